@@ -1,0 +1,173 @@
+// JSON-RPC over HTTP for the indexer and the write path: single calls and batches, bounded retries with
+// backoff, and rate limits respected (HTTP 429 with Retry-After, JSON-RPC -32005 / -32016).
+// Callers above (the indexer loop) decide what a persistent failure means; this layer only retries briefly.
+import { Agent, fetch } from 'undici';
+
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+
+/** The node answered with a JSON-RPC error (not a transport failure). */
+export class RpcResponseError extends Error {
+  override name = 'RpcResponseError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The RPC could not be reached or kept failing; `url` is redacted. */
+export class RpcUnavailableError extends Error {
+  override name = 'RpcUnavailableError';
+}
+
+export interface TransportOptions {
+  url: string;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+  /** Attempts per call before RpcUnavailableError (rate limits and network errors retry; JSON-RPC errors do not). */
+  attempts?: number;
+  /** First backoff delay; doubles per attempt up to maxBackoffMs. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+}
+
+export interface RpcTransport {
+  readonly url: string;
+  request<T>(method: string, params?: unknown[]): Promise<T>;
+  /** Sends calls as one JSON-RPC batch; each entry is the result or an RpcResponseError. */
+  batch(calls: readonly RpcCall[]): Promise<(unknown | RpcResponseError)[]>;
+  close(): Promise<void>;
+}
+
+const RATE_LIMIT_CODES = new Set([-32005, -32016, 429]);
+
+/** Drops credentials, query strings and paths (API keys often live there) before a URL reaches a log or error. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const path = parsed.pathname && parsed.pathname !== '/' ? '/…' : '';
+    return `${parsed.protocol}//${parsed.host}${path}`;
+  } catch {
+    return '<invalid url>';
+  }
+}
+
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+class Retryable extends Error {
+  constructor(
+    message: string,
+    readonly waitMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+export function createHttpTransport(options: TransportOptions): RpcTransport {
+  const { url, timeoutMs = 30_000, attempts = 4, backoffMs = 200, maxBackoffMs = 5_000 } = options;
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
+  const safeUrl = redactUrl(url);
+  let nextId = 1;
+
+  async function post(body: unknown): Promise<unknown> {
+    let response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        dispatcher,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+      throw new Retryable(`cannot reach ${safeUrl} (${cause})`);
+    }
+    if (response.status === 429) {
+      await response.body?.cancel();
+      throw new Retryable(`${safeUrl} is rate limiting (HTTP 429)`, retryAfterMs(response.headers.get('retry-after')));
+    }
+    if (response.status >= 500) {
+      await response.body?.cancel();
+      throw new Retryable(`${safeUrl} answered HTTP ${response.status}`);
+    }
+    const text = await response.text();
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new Retryable(`${safeUrl} answered HTTP ${response.status} with a body that is not JSON`);
+    }
+  }
+
+  function unwrap(answer: { result?: unknown; error?: { code: number; message: string; data?: unknown } }): unknown {
+    if (answer.error) {
+      if (RATE_LIMIT_CODES.has(answer.error.code) && /rate|limit|too many/i.test(answer.error.message)) {
+        throw new Retryable(`${safeUrl} is rate limiting (${answer.error.code})`);
+      }
+      return new RpcResponseError(answer.error.code, answer.error.message, answer.error.data);
+    }
+    return answer.result;
+  }
+
+  async function withRetries<T>(run: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (!(error instanceof Retryable)) throw error;
+        if (attempt >= attempts) throw new RpcUnavailableError(error.message);
+        const delayMs = Math.min(maxBackoffMs, error.waitMs ?? backoffMs * 2 ** (attempt - 1));
+        options.onRetry?.({ attempt, delayMs, reason: error.message });
+        await delay(delayMs);
+      }
+    }
+  }
+
+  return {
+    url,
+    async request<T>(method: string, params: unknown[] = []): Promise<T> {
+      return withRetries(async () => {
+        const answer = (await post({ jsonrpc: '2.0', id: nextId++, method, params })) as Parameters<typeof unwrap>[0];
+        const result = unwrap(answer);
+        if (result instanceof RpcResponseError) throw result;
+        return result as T;
+      });
+    },
+    async batch(calls) {
+      if (calls.length === 0) return [];
+      return withRetries(async () => {
+        const first = nextId;
+        nextId += calls.length;
+        const answers = await post(calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params })));
+        if (!Array.isArray(answers)) {
+          const single = answers as Parameters<typeof unwrap>[0];
+          const result = unwrap(single);
+          throw result instanceof RpcResponseError ? result : new RpcResponseError(-32603, 'batch answered with a single response');
+        }
+        type Answer = Parameters<typeof unwrap>[0] & { id: number };
+        const byId = new Map<number, Answer>((answers as Answer[]).map((a) => [a.id, a]));
+        return calls.map((_, i) => {
+          const answer = byId.get(first + i);
+          return answer ? unwrap(answer) : new RpcResponseError(-32603, 'missing response in batch');
+        });
+      });
+    },
+    async close() {
+      await dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// The `arkivector` command line: `devnet` runs the local Arkiv node; `serve` (the gateway) is still to come.
+import { parseArgs } from 'node:util';
+import { DEVNET_DEFAULTS, startDevnet } from './devnet/index.ts';
+
+const USAGE = `usage:
+  arkivector devnet [--host 127.0.0.1] [--port 8545] [--chain-id 1337] [--block-time 2] [--state FILE]
+  arkivector serve   (not implemented yet: runs the embedded devnet)
+  arkivector help`;
+
+function integerFlag(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+class UsageError extends Error {}
+
+async function runDevnet(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      host: { type: 'string', default: process.env.ARKIVECTOR_HOST ?? DEVNET_DEFAULTS.host },
+      port: { type: 'string', default: process.env.ARKIVECTOR_PORT },
+      'chain-id': { type: 'string', default: process.env.ARKIVECTOR_CHAIN_ID },
+      'block-time': { type: 'string', default: process.env.ARKIVECTOR_BLOCK_TIME },
+      state: { type: 'string', default: process.env.ARKIVECTOR_STATE },
+    },
+    strict: true,
+  });
+  const started = Date.now();
+  const devnet = await startDevnet({
+    host: values.host,
+    port: integerFlag(values.port, 'port', DEVNET_DEFAULTS.port, 0, 65535),
+    chainId: integerFlag(values['chain-id'], 'chain-id', DEVNET_DEFAULTS.chainId, 1, 2 ** 48),
+    blockTime: integerFlag(values['block-time'], 'block-time', DEVNET_DEFAULTS.blockTime, 0, 3600),
+    stateFile: values.state,
+  });
+  const lines = [
+    'arkivector devnet: an Arkiv v1-compatible JSON-RPC node for development',
+    '',
+    'Available accounts (test mnemonic, never use these keys for real funds)',
+    '========================================================================',
+    ...devnet.accounts.map((a, i) => `(${i}) ${a.address} (10000 ETH)`),
+    '',
+    'Private keys',
+    '============',
+    ...devnet.accounts.map((a, i) => `(${i}) ${a.privateKey}`),
+    '',
+    `Chain id:   ${devnet.chainId}`,
+    `Head block: ${devnet.headNumber}${values.state ? ` (state file ${values.state})` : ''}`,
+    `Listening:  ${devnet.url} (WebSocket ${devnet.wsUrl}) after ${Date.now() - started} ms`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  const shutdown = async () => {
+    await devnet.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'devnet':
+      return runDevnet(rest);
+    case 'serve':
+      process.stderr.write('arkivector serve: the gateway is not implemented yet; starting the embedded devnet instead\n');
+      return runDevnet(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`arkivector: ${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`${JSON.stringify({ level: 'fatal', msg: (error as Error).message })}\n`);
+  process.exit(1);
+});

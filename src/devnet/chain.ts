@@ -1,0 +1,536 @@
+// The devnet's chain: blocks, transactions, receipts and accounts, with Arkiv storage transactions
+// executed as op-geth does. Everything here is synchronous and deterministic: the chain state is a pure
+// function of the block list, which is what makes --state files and forced reorgs simple (replay).
+import {
+  bytesToHex,
+  concat,
+  hexToBytes,
+  keccak256,
+  numberToHex,
+  pad,
+  parseTransaction,
+  recoverTransactionAddress,
+  toRlp,
+  zeroHash,
+  type Address,
+  type Hex,
+} from 'viem';
+import { ARKIV_ADDRESS, ARKIV_TOPICS, SYSTEM_TX_FROM, SYSTEM_TX_TO, entityKey } from '../chain/protocol.ts';
+import {
+  StorageTxDecodeError,
+  decodeStorageTransaction,
+  validateStorageOps,
+  type StorageOps,
+} from '../chain/storageTransaction.ts';
+import { EntityState, type EntityFields } from './state.ts';
+
+export const BASE_FEE_PER_GAS = 1_000_000_000n;
+export const PRIORITY_FEE_PER_GAS = 1_000_000_000n;
+export const BLOCK_GAS_LIMIT = 60_000_000n;
+const UINT64_MOD = 1n << 64n;
+
+/** A JSON-RPC level refusal; `code` -32000 is geth's generic server error. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface ChainTx {
+  readonly hash: Hex;
+  /** Signed RLP; null for the synthetic system (deposit) transaction. */
+  readonly raw: Hex | null;
+  readonly type: 'legacy' | 'eip2930' | 'eip1559' | 'deposit';
+  readonly from: Address;
+  readonly to: Address | null;
+  readonly nonce: bigint;
+  readonly value: bigint;
+  readonly gas: bigint;
+  readonly gasPrice?: bigint;
+  readonly maxFeePerGas?: bigint;
+  readonly maxPriorityFeePerGas?: bigint;
+  readonly input: Hex;
+  readonly chainId?: number;
+  readonly v?: bigint;
+  readonly r?: Hex;
+  readonly s?: Hex;
+  readonly yParity?: number;
+  readonly accessList?: readonly unknown[];
+  /** Decoded Arkiv operations when `to` is the processor and the calldata decoded. */
+  readonly ops?: StorageOps;
+}
+
+export interface ChainLog {
+  address: Address;
+  topics: Hex[];
+  data: Hex;
+  blockNumber: number;
+  blockHash: Hex;
+  transactionHash: Hex;
+  transactionIndex: number;
+  logIndex: number;
+}
+
+export interface ChainReceipt {
+  transactionHash: Hex;
+  transactionIndex: number;
+  status: 0 | 1;
+  gasUsed: bigint;
+  cumulativeGasUsed: bigint;
+  effectiveGasPrice: bigint;
+  logs: ChainLog[];
+  logsBloom: Hex;
+  /** Why an Arkiv transaction reverted (devnet extra, mirrors the eth_call error). */
+  revertReason?: string;
+}
+
+export interface ChainBlock {
+  readonly number: number;
+  readonly hash: Hex;
+  readonly parentHash: Hex;
+  readonly timestamp: number;
+  /** Distinguishes blocks of a forced reorg from the ones they replace. */
+  readonly salt: number;
+  readonly transactions: ChainTx[];
+  readonly receipts: ChainReceipt[];
+  readonly gasUsed: bigint;
+  readonly logsBloom: Hex;
+}
+
+/** What a block is made of; the rest is derived by executing it. */
+export interface BlockSpec {
+  timestamp: number;
+  salt: number;
+  transactions: ChainTx[];
+}
+
+interface Account {
+  balance: bigint;
+  nonce: bigint;
+}
+
+export interface ChainOptions {
+  chainId: number;
+  genesisTimestamp: number;
+  fundedAccounts: readonly Address[];
+  initialBalance: bigint;
+}
+
+/** A failed Arkiv execution; the message is what eth_call / eth_estimateGas report. */
+class ArkivExecutionError extends Error {}
+
+export function intrinsicGas(data: Hex): bigint {
+  let gas = 21_000n;
+  for (const byte of hexToBytes(data)) gas += byte === 0 ? 4n : 16n;
+  return gas;
+}
+
+function logsBloom(logs: readonly { address: Address; topics: readonly Hex[] }[]): Hex {
+  const bloom = new Uint8Array(256);
+  for (const log of logs) {
+    for (const item of [log.address, ...log.topics]) {
+      const hash = hexToBytes(keccak256(item));
+      for (let i = 0; i < 6; i += 2) {
+        const bit = ((hash[i] << 8) | hash[i + 1]) & 2047;
+        bloom[256 - 1 - (bit >> 3)] |= 1 << (bit & 7);
+      }
+    }
+  }
+  return bytesToHex(bloom);
+}
+
+const word = (value: bigint | number): Hex => numberToHex(BigInt(value) % UINT64_MOD, { size: 32 });
+const addressTopic = (address: Address): Hex => pad(address, { size: 32 });
+
+/** Decodes and recovers a signed transaction as eth_sendRawTransaction receives it. */
+export async function decodeRawTransaction(raw: Hex, chainId: number): Promise<ChainTx> {
+  let parsed: ReturnType<typeof parseTransaction>;
+  let from: Address;
+  try {
+    parsed = parseTransaction(raw);
+    from = (await recoverTransactionAddress({ serializedTransaction: raw as never })).toLowerCase() as Address;
+  } catch (error) {
+    throw new RpcError(-32000, `rlp: invalid transaction: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (parsed.type !== 'legacy' && parsed.type !== 'eip1559' && parsed.type !== 'eip2930') {
+    throw new RpcError(-32000, 'transaction type not supported');
+  }
+  if (parsed.chainId !== undefined && parsed.chainId !== chainId) {
+    throw new RpcError(-32000, `invalid chain id: have ${parsed.chainId}, want ${chainId}`);
+  }
+  if (parsed.r === undefined || parsed.s === undefined) throw new RpcError(-32000, 'transaction is not signed');
+  const to = parsed.to ? (parsed.to.toLowerCase() as Address) : null;
+  const input = (parsed.data ?? '0x') as Hex;
+  let ops: StorageOps | undefined;
+  if (to === ARKIV_ADDRESS) {
+    try {
+      ops = decodeStorageTransaction(hexToBytes(input));
+      validateStorageOps(ops);
+    } catch (error) {
+      if (error instanceof StorageTxDecodeError) {
+        throw new RpcError(-32000, `failed to validate arkiv transaction: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+  return {
+    hash: keccak256(raw),
+    raw,
+    type: parsed.type,
+    from,
+    to,
+    nonce: BigInt(parsed.nonce ?? 0),
+    value: parsed.value ?? 0n,
+    gas: parsed.gas ?? 0n,
+    gasPrice: parsed.gasPrice,
+    maxFeePerGas: parsed.maxFeePerGas,
+    maxPriorityFeePerGas: parsed.maxPriorityFeePerGas,
+    input,
+    chainId: parsed.chainId,
+    v: parsed.v,
+    r: parsed.r,
+    s: parsed.s,
+    yParity: parsed.yParity,
+    accessList: parsed.accessList ?? [],
+    ops,
+  };
+}
+
+export function effectiveGasPrice(tx: Pick<ChainTx, 'gasPrice' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>): bigint {
+  if (tx.maxFeePerGas !== undefined) {
+    const tip = tx.maxPriorityFeePerGas ?? 0n;
+    const capped = BASE_FEE_PER_GAS + tip;
+    return capped < tx.maxFeePerGas ? capped : tx.maxFeePerGas;
+  }
+  return tx.gasPrice ?? 0n;
+}
+
+export class DevnetChain {
+  readonly chainId: number;
+  readonly blocks: ChainBlock[] = [];
+  entities = new EntityState();
+  #accounts = new Map<Address, Account>();
+  #txLocations = new Map<Hex, { block: number; index: number }>();
+  readonly #options: ChainOptions;
+
+  constructor(options: ChainOptions) {
+    this.chainId = options.chainId;
+    this.#options = options;
+    this.#reset();
+    this.blocks.push(this.#buildBlock({ timestamp: options.genesisTimestamp, salt: 0, transactions: [] }, true));
+  }
+
+  get head(): ChainBlock {
+    return this.blocks[this.blocks.length - 1];
+  }
+
+  get options(): ChainOptions {
+    return this.#options;
+  }
+
+  balanceOf(address: Address): bigint {
+    return this.#accounts.get(address.toLowerCase() as Address)?.balance ?? 0n;
+  }
+
+  nonceOf(address: Address): bigint {
+    return this.#accounts.get(address.toLowerCase() as Address)?.nonce ?? 0n;
+  }
+
+  locate(hash: Hex): { block: ChainBlock; index: number } | undefined {
+    const at = this.#txLocations.get(hash.toLowerCase() as Hex);
+    return at ? { block: this.blocks[at.block], index: at.index } : undefined;
+  }
+
+  /**
+   * Checks a transaction against the head state as the pool would (nonce, gas, fees, balance).
+   * `pendingNonce` lets a caller account for transactions waiting to be mined.
+   */
+  checkAdmission(tx: ChainTx, pendingNonce = this.nonceOf(tx.from)): void {
+    if (tx.nonce < pendingNonce) throw new RpcError(-32000, `nonce too low: next nonce ${pendingNonce}, tx nonce ${tx.nonce}`);
+    if (tx.nonce > pendingNonce) throw new RpcError(-32000, `nonce too high: next nonce ${pendingNonce}, tx nonce ${tx.nonce} (the devnet keeps no queue)`);
+    const intrinsic = intrinsicGas(tx.input);
+    if (tx.gas < intrinsic) throw new RpcError(-32000, `intrinsic gas too low: gas ${tx.gas}, minimum needed ${intrinsic}`);
+    if (tx.gas > BLOCK_GAS_LIMIT) throw new RpcError(-32000, 'exceeds block gas limit');
+    const feeCap = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
+    if (feeCap < BASE_FEE_PER_GAS) {
+      throw new RpcError(-32000, `max fee per gas less than block base fee: maxFeePerGas: ${feeCap}, baseFee: ${BASE_FEE_PER_GAS}`);
+    }
+    if (tx.to === null) throw new RpcError(-32000, 'contract creation is not supported by the devnet');
+    const cost = tx.gas * feeCap + tx.value;
+    const balance = this.balanceOf(tx.from);
+    if (balance < cost) {
+      throw new RpcError(-32000, `insufficient funds for gas * price + value: address ${tx.from} have ${balance} want ${cost}`);
+    }
+  }
+
+  /** Runs Arkiv operations against the head without committing (eth_call / eth_estimateGas); returns the error text. */
+  dryRun(ops: StorageOps, sender: Address): string | undefined {
+    try {
+      this.#runStorageOps(ops, sender.toLowerCase() as Address, this.head.number + 1, zeroHash, 0, () => undefined);
+      return undefined;
+    } catch (error) {
+      if (error instanceof ArkivExecutionError) return error.message;
+      throw error;
+    }
+  }
+
+  /** Executes and appends a block. */
+  mine(spec: BlockSpec): ChainBlock {
+    const block = this.#buildBlock(spec, false);
+    this.blocks.push(block);
+    return block;
+  }
+
+  /** The block specs (enough to rebuild the chain), genesis excluded. */
+  specs(from = 1): BlockSpec[] {
+    return this.blocks.slice(from).map((b) => ({
+      timestamp: b.timestamp,
+      salt: b.salt,
+      transactions: b.transactions.filter((tx) => tx.raw !== null),
+    }));
+  }
+
+  /** Drops every block after `keep` and rebuilds the state by replaying the rest. */
+  truncate(keep: number): ChainTx[] {
+    const kept = this.specs(1).slice(0, keep);
+    const dropped = this.specs(keep + 1).flatMap((s) => s.transactions);
+    const genesis = this.blocks[0];
+    this.blocks.length = 0;
+    this.#reset();
+    this.blocks.push(genesis);
+    for (const spec of kept) this.mine(spec);
+    return dropped;
+  }
+
+  #reset(): void {
+    this.entities = new EntityState();
+    this.#accounts = new Map();
+    this.#txLocations = new Map();
+    for (const address of this.#options.fundedAccounts) {
+      this.#accounts.set(address.toLowerCase() as Address, { balance: this.#options.initialBalance, nonce: 0n });
+    }
+  }
+
+  #account(address: Address): Account {
+    let account = this.#accounts.get(address);
+    if (!account) this.#accounts.set(address, (account = { balance: 0n, nonce: 0n }));
+    return account;
+  }
+
+  #buildBlock(spec: BlockSpec, genesis: boolean): ChainBlock {
+    const number = genesis ? 0 : this.head.number + 1;
+    const parentHash = genesis ? zeroHash : this.head.hash;
+    const systemTx = genesis ? [] : [this.#systemTx(number)];
+    const transactions = [...systemTx, ...spec.transactions];
+    const hash = keccak256(
+      toRlp([
+        parentHash,
+        numberToHex(number),
+        numberToHex(spec.timestamp),
+        numberToHex(spec.salt),
+        ...transactions.map((tx) => tx.hash),
+      ]),
+    );
+    const receipts: ChainReceipt[] = [];
+    let cumulativeGasUsed = 0n;
+    let logIndex = 0;
+    const emit = (txIndex: number, txHash: Hex) => (log: { topics: Hex[]; data: Hex }) => {
+      const full: ChainLog = {
+        address: ARKIV_ADDRESS,
+        topics: log.topics,
+        data: log.data,
+        blockNumber: number,
+        blockHash: hash,
+        transactionHash: txHash,
+        transactionIndex: txIndex,
+        logIndex: logIndex++,
+      };
+      return full;
+    };
+    transactions.forEach((tx, index) => {
+      const logs: ChainLog[] = [];
+      const push = emit(index, tx.hash);
+      let status: 0 | 1 = 1;
+      let gasUsed = 0n;
+      let revertReason: string | undefined;
+      if (tx.type === 'deposit') {
+        for (const key of this.entities.expiringAt(number)) {
+          const entity = this.entities.get(key)!;
+          this.entities.remove(key, number);
+          logs.push(push({ topics: [ARKIV_TOPICS.expired, key, addressTopic(entity.owner)], data: key }));
+        }
+      } else {
+        const sender = this.#account(tx.from);
+        gasUsed = intrinsicGas(tx.input);
+        sender.nonce += 1n;
+        sender.balance -= gasUsed * effectiveGasPrice(tx);
+        if (tx.to === ARKIV_ADDRESS) {
+          const pending: { topics: Hex[]; data: Hex }[] = [];
+          try {
+            if (!tx.ops) throw new ArkivExecutionError('invalid arkiv transaction');
+            const commit = this.#runStorageOps(tx.ops, tx.from, number, tx.hash, index, (log) => pending.push(log));
+            commit();
+            logs.push(...pending.map(push));
+          } catch (error) {
+            if (!(error instanceof ArkivExecutionError)) throw error;
+            status = 0;
+            revertReason = error.message;
+          }
+        }
+        if (status === 1 && tx.value > 0n && tx.to) {
+          sender.balance -= tx.value;
+          this.#account(tx.to).balance += tx.value;
+        }
+        this.#txLocations.set(tx.hash, { block: number, index });
+      }
+      cumulativeGasUsed += gasUsed;
+      receipts.push({
+        transactionHash: tx.hash,
+        transactionIndex: index,
+        status,
+        gasUsed,
+        cumulativeGasUsed,
+        effectiveGasPrice: tx.type === 'deposit' ? 0n : effectiveGasPrice(tx),
+        logs,
+        logsBloom: logsBloom(logs),
+        revertReason,
+      });
+    });
+    if (systemTx.length) this.#txLocations.set(systemTx[0].hash, { block: number, index: 0 });
+    return {
+      number,
+      hash,
+      parentHash,
+      timestamp: spec.timestamp,
+      salt: spec.salt,
+      transactions,
+      receipts,
+      gasUsed: cumulativeGasUsed,
+      logsBloom: logsBloom(receipts.flatMap((r) => r.logs)),
+    };
+  }
+
+  #systemTx(number: number): ChainTx {
+    const input = numberToHex(number);
+    return {
+      hash: keccak256(concat(['0x7e', SYSTEM_TX_TO, input])),
+      raw: null,
+      type: 'deposit',
+      from: SYSTEM_TX_FROM,
+      to: SYSTEM_TX_TO,
+      nonce: 0n,
+      value: 0n,
+      gas: 1_000_000n,
+      input,
+    };
+  }
+
+  /**
+   * Runs one transaction's operations in the node's order (creates, deletes, updates, extends, owner
+   * changes) against an overlay, so a failure anywhere leaves the state untouched.
+   * Returns the commit step; throws ArkivExecutionError with op-geth's wording on failure.
+   */
+  #runStorageOps(
+    ops: StorageOps,
+    sender: Address,
+    block: number,
+    txHash: Hex,
+    txIndex: number,
+    emit: (log: { topics: Hex[]; data: Hex }) => void,
+  ): () => void {
+    const overlay = new Map<Hex, EntityFields | null>();
+    const writes: { key: Hex; fields: EntityFields | null }[] = [];
+    const current = (key: Hex): EntityFields | undefined => {
+      const k = key.toLowerCase() as Hex;
+      return overlay.has(k) ? (overlay.get(k) ?? undefined) : this.entities.get(k);
+    };
+    const set = (key: Hex, fields: EntityFields | null) => {
+      overlay.set(key, fields);
+      writes.push({ key, fields });
+    };
+    const owned = (verb: string, key: Hex): EntityFields => {
+      const entity = current(key);
+      if (!entity) throw new ArkivExecutionError(`failed to ${verb} entity ${key}: entity not found`);
+      if (entity.owner !== sender) {
+        throw new ArkivExecutionError(`failed to ${verb} entity ${key}: the sender ${sender} is not the owner ${entity.owner}`);
+      }
+      return entity;
+    };
+    const attributes = (op: StorageOps['creates'][number]) => ({
+      stringAttributes: new Map(op.stringAttributes.map((a) => [a.key, a.value])),
+      numericAttributes: new Map(op.numericAttributes.map((a) => [a.key, a.value])),
+    });
+    const expiry = (btl: bigint) => (BigInt(block) + btl) % UINT64_MOD;
+
+    ops.creates.forEach((op, i) => {
+      const key = entityKey(txHash, op.payload, i);
+      const fields: EntityFields = {
+        key,
+        owner: sender,
+        creator: sender,
+        contentType: op.contentType,
+        payload: op.payload,
+        ...attributes(op),
+        expiresAt: expiry(op.btl),
+        createdAtBlock: block,
+        lastModifiedAtBlock: block,
+        transactionIndexInBlock: txIndex,
+        operationIndexInTransaction: i,
+        sequence: (BigInt(block) << 32n) | (BigInt(txIndex) << 16n) | BigInt(i),
+      };
+      set(key, fields);
+      emit({ topics: [ARKIV_TOPICS.created, key, addressTopic(sender)], data: concat([word(fields.expiresAt), word(0)]) });
+    });
+    for (const rawKey of ops.deletes) {
+      const key = rawKey.toLowerCase() as Hex;
+      const entity = owned('delete', key);
+      set(key, null);
+      emit({ topics: [ARKIV_TOPICS.deleted, key, addressTopic(entity.owner)], data: '0x' });
+    }
+    for (const op of ops.updates) {
+      const key = op.entityKey.toLowerCase() as Hex;
+      const entity = owned('update', key);
+      const fields: EntityFields = {
+        ...entity,
+        contentType: op.contentType,
+        payload: op.payload,
+        ...attributes(op),
+        expiresAt: expiry(op.btl),
+        lastModifiedAtBlock: block,
+      };
+      set(key, fields);
+      emit({
+        topics: [ARKIV_TOPICS.updated, key, addressTopic(entity.owner)],
+        data: concat([word(entity.expiresAt), word(fields.expiresAt), word(0)]),
+      });
+    }
+    for (const op of ops.extends) {
+      const key = op.entityKey.toLowerCase() as Hex;
+      const entity = current(key);
+      if (!entity) throw new ArkivExecutionError(`failed to extend entity ${key}: entity not found`);
+      const fields: EntityFields = { ...entity, expiresAt: (entity.expiresAt + op.numberOfBlocks) % UINT64_MOD };
+      set(key, fields);
+      emit({
+        topics: [ARKIV_TOPICS.extended, key, addressTopic(entity.owner)],
+        data: concat([word(entity.expiresAt), word(fields.expiresAt), word(0)]),
+      });
+    }
+    for (const op of ops.ownerChanges) {
+      const key = op.entityKey.toLowerCase() as Hex;
+      const entity = owned('change owner of', key);
+      const newOwner = op.newOwner.toLowerCase() as Address;
+      set(key, { ...entity, owner: newOwner });
+      emit({ topics: [ARKIV_TOPICS.ownerChanged, key, addressTopic(entity.owner), addressTopic(newOwner)], data: '0x' });
+    }
+    return () => {
+      for (const { key, fields } of writes) {
+        if (fields) this.entities.write(fields, block);
+        else this.entities.remove(key, block);
+      }
+    };
+  }
+}

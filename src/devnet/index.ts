@@ -1,0 +1,88 @@
+// The devnet's public entry point: start an Arkiv v1-compatible node in-process (tests, `arkivector serve`)
+// or from the CLI (`arkivector devnet`).
+import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.ts';
+import type { ChainBlock } from './chain.ts';
+import { DevnetNode, type ReorgResult } from './node.ts';
+import { serveDevnet, type DevnetServer } from './server.ts';
+
+export const DEVNET_DEFAULTS = { host: '127.0.0.1', port: 8545, chainId: 1337, blockTime: 2 } as const;
+
+export interface DevnetOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  chainId?: number;
+  /** Seconds between interval blocks; 0 mines only on transactions and `mine()`. */
+  blockTime?: number;
+  stateFile?: string;
+}
+
+export interface Devnet {
+  readonly url: string;
+  readonly wsUrl: string;
+  readonly port: number;
+  readonly chainId: number;
+  readonly accounts: readonly DevAccount[];
+  readonly node: DevnetNode;
+  readonly headNumber: number;
+  /** Mines `count` blocks (the first takes the pending transactions); returns the last. */
+  mine(count?: number): ChainBlock;
+  /** Forces a reorg of the last `depth` blocks (devnet only). */
+  reorg(depth: number, options?: { replay?: boolean }): ReorgResult;
+  /** Stops serving but keeps the chain, to simulate an RPC outage; `resume()` serves again on the same port. */
+  suspend(): Promise<void>;
+  resume(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a devnet and serves it over HTTP and WebSocket.
+ * @example const devnet = await startDevnet({ port: 0, blockTime: 0 }); … await devnet.stop();
+ */
+export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> {
+  const host = options.host ?? DEVNET_DEFAULTS.host;
+  const chainId = options.chainId ?? DEVNET_DEFAULTS.chainId;
+  const accounts = devAccounts();
+  const node = await DevnetNode.create({
+    chainId,
+    blockTime: options.blockTime ?? DEVNET_DEFAULTS.blockTime,
+    fundedAccounts: accounts.map((a) => a.address),
+    initialBalance: DEV_ACCOUNT_BALANCE,
+    stateFile: options.stateFile,
+  });
+  let server: DevnetServer | undefined = await serveDevnet(node, host, options.port ?? DEVNET_DEFAULTS.port);
+  const { url, wsUrl, port } = server;
+  node.start();
+  return {
+    url,
+    wsUrl,
+    port,
+    chainId,
+    accounts,
+    node,
+    get headNumber() {
+      return node.chain.head.number;
+    },
+    mine(count = 1) {
+      let block = node.chain.head;
+      for (let i = 0; i < count; i++) block = node.mine();
+      return block;
+    },
+    reorg: (depth, reorgOptions) => node.reorg(depth, reorgOptions?.replay),
+    async suspend() {
+      await server?.close();
+      server = undefined;
+    },
+    async resume() {
+      server ??= await serveDevnet(node, host, port);
+    },
+    async stop() {
+      await server?.close();
+      server = undefined;
+      await node.stop();
+    },
+  };
+}
+
+export type { DevAccount, ReorgResult };
+export { DevnetNode };

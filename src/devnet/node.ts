@@ -1,0 +1,507 @@
+// The devnet node: the chain plus everything JSON-RPC needs around it (pending pool, interval mining,
+// log filters, subscriptions, devnet-only control methods, --state persistence). Transport-free: the
+// HTTP/WebSocket server in server.ts calls `request()`.
+import { EventEmitter } from 'node:events';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { hexToBytes, numberToHex, type Address, type Hex } from 'viem';
+import { ARKIV_ADDRESS } from '../chain/protocol.ts';
+import { StorageTxDecodeError, decodeStorageTransaction, validateStorageOps } from '../chain/storageTransaction.ts';
+import {
+  BASE_FEE_PER_GAS,
+  DevnetChain,
+  PRIORITY_FEE_PER_GAS,
+  RpcError,
+  decodeRawTransaction,
+  intrinsicGas,
+  type ChainBlock,
+  type ChainLog,
+  type ChainTx,
+} from './chain.ts';
+import { compileQueryText, queryPage, readQueryOptions } from './entityQuery.ts';
+import { formatBlock, formatLog, formatReceipt, formatTransaction } from './format.ts';
+
+export const MAX_LOG_RANGE = 1000;
+/** arkiv_query waits this long for a future atBlock before failing, like the node's store. */
+const AT_BLOCK_WAIT_MS = 3000;
+const STATE_FILE_VERSION = 1;
+
+export interface DevnetNodeOptions {
+  chainId: number;
+  /** Seconds between interval blocks; 0 mines only on transactions and devnet_mine. */
+  blockTime: number;
+  fundedAccounts: readonly Address[];
+  initialBalance: bigint;
+  stateFile?: string;
+}
+
+export interface LogCriteria {
+  addresses?: Address[];
+  topics: (Hex[] | null)[];
+}
+
+interface LogFilter {
+  kind: 'logs';
+  criteria: LogCriteria;
+  nextBlock: number;
+  toBlock?: number;
+  removed: ChainLog[];
+}
+interface BlockFilter {
+  kind: 'blocks';
+  nextBlock: number;
+}
+
+export interface ReorgResult {
+  commonAncestor: number;
+  oldHead: number;
+  newHead: number;
+  replayed: number;
+}
+
+export interface DevnetEvents {
+  block: [ChainBlock];
+  reorg: [{ removed: ChainBlock[]; commonAncestor: number }];
+}
+
+type Params = unknown[];
+
+function readBlockTag(value: unknown, head: number): number | undefined {
+  if (value === undefined || value === null || value === 'latest' || value === 'pending' || value === 'safe' || value === 'finalized') {
+    return head;
+  }
+  if (value === 'earliest') return 0;
+  if (typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value)) return Number(BigInt(value));
+  if (typeof value === 'object' && value !== null && 'blockNumber' in value) {
+    return readBlockTag((value as { blockNumber: unknown }).blockNumber, head);
+  }
+  throw new RpcError(-32602, `invalid block number or tag: ${JSON.stringify(value)}`);
+}
+
+function readHexArg(value: unknown, name: string): Hex {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value)) throw new RpcError(-32602, `invalid argument: ${name} must be 0x hex`);
+  return value.toLowerCase() as Hex;
+}
+
+export function readLogCriteria(raw: unknown): LogCriteria {
+  const filter = (raw ?? {}) as { address?: unknown; topics?: unknown };
+  const addresses =
+    filter.address === undefined || filter.address === null
+      ? undefined
+      : (Array.isArray(filter.address) ? filter.address : [filter.address]).map((a) => readHexArg(a, 'address') as Address);
+  const topics = Array.isArray(filter.topics)
+    ? filter.topics.map((t) =>
+        t === null || t === undefined ? null : (Array.isArray(t) ? t : [t]).map((x) => readHexArg(x, 'topic')),
+      )
+    : [];
+  return { addresses, topics };
+}
+
+export function logMatches(log: ChainLog, criteria: LogCriteria): boolean {
+  if (criteria.addresses && !criteria.addresses.includes(log.address)) return false;
+  return criteria.topics.every((alternatives, i) => alternatives === null || alternatives.length === 0 || alternatives.includes(log.topics[i]));
+}
+
+export class DevnetNode extends EventEmitter<DevnetEvents> {
+  readonly chain: DevnetChain;
+  automine = true;
+  readonly #options: DevnetNodeOptions;
+  #pending: ChainTx[] = [];
+  #filters = new Map<string, LogFilter | BlockFilter>();
+  #nextFilterId = 1;
+  #nextSalt = 1;
+  #timer?: NodeJS.Timeout;
+  #saveTimer?: NodeJS.Timeout;
+  #saving: Promise<void> = Promise.resolve();
+
+  private constructor(options: DevnetNodeOptions, chain: DevnetChain) {
+    super();
+    this.#options = options;
+    this.chain = chain;
+  }
+
+  /** Creates a node, reloading `stateFile` when it exists. */
+  static async create(options: DevnetNodeOptions): Promise<DevnetNode> {
+    let saved: { version: number; chainId: number; genesisTimestamp: number; blocks: { timestamp: number; salt: number; txs: Hex[] }[] } | undefined;
+    if (options.stateFile) {
+      try {
+        saved = JSON.parse(await readFile(options.stateFile, 'utf8'));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read state file ${options.stateFile}: ${(error as Error).message}`);
+      }
+      if (saved && (saved.version !== STATE_FILE_VERSION || saved.chainId !== options.chainId)) {
+        throw new Error(`state file ${options.stateFile} is for chain ${saved.chainId} (format ${saved.version}), not chain ${options.chainId}`);
+      }
+    }
+    const chain = new DevnetChain({
+      chainId: options.chainId,
+      genesisTimestamp: saved?.genesisTimestamp ?? Math.floor(Date.now() / 1000) - 1,
+      fundedAccounts: options.fundedAccounts,
+      initialBalance: options.initialBalance,
+    });
+    const node = new DevnetNode(options, chain);
+    for (const block of saved?.blocks ?? []) {
+      const transactions = await Promise.all(block.txs.map((raw) => decodeRawTransaction(raw, options.chainId)));
+      chain.mine({ timestamp: block.timestamp, salt: block.salt, transactions });
+      node.#nextSalt = Math.max(node.#nextSalt, block.salt + 1);
+    }
+    return node;
+  }
+
+  start(): void {
+    if (this.#options.blockTime > 0 && !this.#timer) {
+      this.#timer = setInterval(() => this.mine(), this.#options.blockTime * 1000);
+      this.#timer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    clearTimeout(this.#saveTimer);
+    await this.save();
+  }
+
+  /** Mines one block with every pending transaction. */
+  mine(): ChainBlock {
+    const head = this.chain.head;
+    const timestamp = Math.max(Math.floor(Date.now() / 1000), head.timestamp + 1);
+    const block = this.chain.mine({ timestamp, salt: 0, transactions: this.#pending });
+    this.#pending = [];
+    this.emit('block', block);
+    this.#scheduleSave();
+    return block;
+  }
+
+  /**
+   * Replaces the last `depth` blocks with new ones (a forced reorg; devnet only). With `replay`, the
+   * dropped transactions are mined again in one block; otherwise they vanish. The new chain is one
+   * block longer than the old one so followers see a new head.
+   */
+  reorg(depth: number, replay = false): ReorgResult {
+    const oldHead = this.chain.head.number;
+    if (!Number.isInteger(depth) || depth < 1 || depth > oldHead) {
+      throw new RpcError(-32602, `reorg depth must be between 1 and the head block (${oldHead})`);
+    }
+    const commonAncestor = oldHead - depth;
+    const removed = this.chain.blocks.slice(commonAncestor + 1);
+    const dropped = this.chain.truncate(commonAncestor);
+    this.#pending = [];
+    for (const filter of this.#filters.values()) {
+      if (filter.nextBlock > commonAncestor + 1) {
+        if (filter.kind === 'logs') {
+          filter.removed.push(
+            ...removed
+              .filter((b) => b.number < filter.nextBlock)
+              .flatMap((b) => b.receipts.flatMap((r) => r.logs))
+              .filter((log) => logMatches(log, filter.criteria)),
+          );
+        }
+        filter.nextBlock = commonAncestor + 1;
+      }
+    }
+    this.emit('reorg', { removed, commonAncestor });
+    let replayed = 0;
+    const mineReplacement = (transactions: ChainTx[]) => {
+      const head = this.chain.head;
+      const block = this.chain.mine({
+        timestamp: Math.max(Math.floor(Date.now() / 1000), head.timestamp + 1),
+        salt: this.#nextSalt++,
+        transactions,
+      });
+      this.emit('block', block);
+    };
+    if (replay && dropped.length) {
+      const admitted: ChainTx[] = [];
+      const nonces = new Map<Address, bigint>();
+      for (const tx of dropped) {
+        const next = nonces.get(tx.from) ?? this.chain.nonceOf(tx.from);
+        try {
+          this.chain.checkAdmission(tx, next);
+          admitted.push(tx);
+          nonces.set(tx.from, next + 1n);
+        } catch {
+          // A transaction that no longer fits the new chain is dropped, as a real reorg may do.
+        }
+      }
+      replayed = admitted.length;
+      mineReplacement(admitted);
+    }
+    while (this.chain.head.number <= oldHead) mineReplacement([]);
+    this.#scheduleSave();
+    return { commonAncestor, oldHead, newHead: this.chain.head.number, replayed };
+  }
+
+  async save(): Promise<void> {
+    const file = this.#options.stateFile;
+    if (!file) return;
+    const body = JSON.stringify({
+      version: STATE_FILE_VERSION,
+      chainId: this.#options.chainId,
+      genesisTimestamp: this.chain.blocks[0].timestamp,
+      blocks: this.chain.specs(1).map((s) => ({ timestamp: s.timestamp, salt: s.salt, txs: s.transactions.map((tx) => tx.raw) })),
+    });
+    this.#saving = this.#saving.then(async () => {
+      await writeFile(`${file}.tmp`, body);
+      await rename(`${file}.tmp`, file);
+    });
+    await this.#saving;
+  }
+
+  #scheduleSave(): void {
+    if (!this.#options.stateFile || this.#saveTimer) return;
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = undefined;
+      this.save().catch((error) => process.stderr.write(`devnet: cannot write state file: ${(error as Error).message}\n`));
+    }, 500);
+    this.#saveTimer.unref();
+  }
+
+  #block(tag: unknown): ChainBlock | undefined {
+    const number = readBlockTag(tag, this.chain.head.number);
+    return number === undefined ? undefined : this.chain.blocks[number];
+  }
+
+  #blockByHash(hash: unknown): ChainBlock | undefined {
+    const wanted = readHexArg(hash, 'block hash');
+    return this.chain.blocks.find((b) => b.hash === wanted);
+  }
+
+  #logsInRange(from: number, to: number, criteria: LogCriteria): ChainLog[] {
+    const logs: ChainLog[] = [];
+    for (let n = Math.max(from, 0); n <= Math.min(to, this.chain.head.number); n++) {
+      for (const receipt of this.chain.blocks[n].receipts) {
+        for (const log of receipt.logs) if (logMatches(log, criteria)) logs.push(log);
+      }
+    }
+    return logs;
+  }
+
+  #pendingNonce(address: Address): bigint {
+    return this.#pending.reduce((n, tx) => (tx.from === address ? n + 1n : n), this.chain.nonceOf(address));
+  }
+
+  /** eth_call / eth_estimateGas on a call object: dry-runs Arkiv data and reports the failure reason. */
+  #simulate(call: unknown): bigint {
+    const { from, to, data, input } = (call ?? {}) as { from?: string; to?: string; data?: string; input?: string };
+    const payload = readHexArg(data ?? input ?? '0x', 'data');
+    if (to && to.toLowerCase() === ARKIV_ADDRESS) {
+      let ops;
+      try {
+        ops = decodeStorageTransaction(hexToBytes(payload));
+        validateStorageOps(ops);
+      } catch (error) {
+        if (error instanceof StorageTxDecodeError) throw new RpcError(-32000, `failed to validate arkiv transaction: ${error.message}`);
+        throw error;
+      }
+      const reason = this.chain.dryRun(ops, (from ?? '0x0000000000000000000000000000000000000000') as Address);
+      if (reason) throw new RpcError(-32000, reason);
+    }
+    return intrinsicGas(payload);
+  }
+
+  async #sendRawTransaction(raw: unknown): Promise<Hex> {
+    const tx = await decodeRawTransaction(readHexArg(raw, 'transaction'), this.#options.chainId);
+    if (this.chain.locate(tx.hash) || this.#pending.some((p) => p.hash === tx.hash)) {
+      throw new RpcError(-32000, 'already known');
+    }
+    this.chain.checkAdmission(tx, this.#pendingNonce(tx.from));
+    this.#pending.push(tx);
+    // Mining inside the call lets viem's first receipt poll succeed instead of waiting 4 s.
+    if (this.automine) this.mine();
+    return tx.hash;
+  }
+
+  async #query(params: Params): Promise<unknown> {
+    const matches = compileQueryText(params[0]);
+    const options = readQueryOptions(params[1]);
+    const block = options.atBlock ?? this.chain.head.number;
+    if (block > this.chain.head.number) await this.#waitForBlock(block);
+    return queryPage(this.chain.entities, matches, options, block);
+  }
+
+  async #waitForBlock(block: number): Promise<void> {
+    if (this.chain.head.number >= block) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.off('block', onBlock);
+        reject(new RpcError(-32000, `error executing query: block ${block} is not available yet (head ${this.chain.head.number})`));
+      }, AT_BLOCK_WAIT_MS);
+      const onBlock = (b: ChainBlock) => {
+        if (b.number < block) return;
+        clearTimeout(timer);
+        this.off('block', onBlock);
+        resolve();
+      };
+      this.on('block', onBlock);
+    });
+  }
+
+  #filterChanges(id: unknown, consume: boolean): unknown[] {
+    const filter = this.#filters.get(String(id));
+    if (!filter) throw new RpcError(-32000, 'filter not found');
+    const head = this.chain.head.number;
+    if (filter.kind === 'blocks') {
+      const hashes = this.chain.blocks.slice(filter.nextBlock, head + 1).map((b) => b.hash);
+      if (consume) filter.nextBlock = head + 1;
+      return hashes;
+    }
+    const to = Math.min(head, filter.toBlock ?? head);
+    const logs = [
+      ...filter.removed.map((log) => formatLog(log, true)),
+      ...this.#logsInRange(filter.nextBlock, to, filter.criteria).map((log) => formatLog(log)),
+    ];
+    if (consume) {
+      filter.removed = [];
+      filter.nextBlock = Math.max(filter.nextBlock, to + 1);
+    }
+    return logs;
+  }
+
+  /** Answers one JSON-RPC call; throws RpcError for protocol-level failures. */
+  async request(method: string, params: Params = []): Promise<unknown> {
+    const chain = this.chain;
+    const head = chain.head.number;
+    switch (method) {
+      case 'web3_clientVersion':
+        return 'arkivector-devnet/0.1.0';
+      case 'net_version':
+        return String(this.#options.chainId);
+      case 'net_listening':
+        return true;
+      case 'eth_chainId':
+        return numberToHex(this.#options.chainId);
+      case 'eth_syncing':
+        return false;
+      case 'eth_accounts':
+        return [];
+      case 'eth_blockNumber':
+        return numberToHex(head);
+      case 'eth_gasPrice':
+        return numberToHex(BASE_FEE_PER_GAS + PRIORITY_FEE_PER_GAS);
+      case 'eth_maxPriorityFeePerGas':
+        return numberToHex(PRIORITY_FEE_PER_GAS);
+      case 'eth_feeHistory': {
+        const count = Math.min(Number(params[0] ?? 1), 1024, head + 1);
+        const newest = readBlockTag(params[1], head) ?? head;
+        const oldest = Math.max(0, newest - count + 1);
+        const blocks = chain.blocks.slice(oldest, newest + 1);
+        return {
+          oldestBlock: numberToHex(oldest),
+          baseFeePerGas: [...blocks, blocks[0]].map(() => numberToHex(BASE_FEE_PER_GAS)),
+          gasUsedRatio: blocks.map((b) => Number(b.gasUsed) / 60_000_000),
+          reward: Array.isArray(params[2]) ? blocks.map(() => (params[2] as unknown[]).map(() => numberToHex(PRIORITY_FEE_PER_GAS))) : undefined,
+        };
+      }
+      case 'eth_getBalance':
+        return numberToHex(chain.balanceOf(readHexArg(params[0], 'address') as Address));
+      case 'eth_getTransactionCount': {
+        const address = readHexArg(params[0], 'address') as Address;
+        return numberToHex(params[1] === 'pending' ? this.#pendingNonce(address) : chain.nonceOf(address));
+      }
+      case 'eth_getCode':
+        return '0x';
+      case 'eth_getStorageAt':
+        return `0x${'0'.repeat(64)}`;
+      case 'eth_getBlockByNumber': {
+        const block = this.#block(params[0]);
+        return block ? formatBlock(block, params[1] === true) : null;
+      }
+      case 'eth_getBlockByHash': {
+        const block = this.#blockByHash(params[0]);
+        return block ? formatBlock(block, params[1] === true) : null;
+      }
+      case 'eth_getBlockTransactionCountByNumber': {
+        const block = this.#block(params[0]);
+        return block ? numberToHex(block.transactions.length) : null;
+      }
+      case 'eth_getBlockReceipts': {
+        const block = typeof params[0] === 'string' && params[0].length === 66 ? this.#blockByHash(params[0]) : this.#block(params[0]);
+        return block ? block.transactions.map((_, i) => formatReceipt(block, i)) : null;
+      }
+      case 'eth_getTransactionByHash': {
+        const at = chain.locate(readHexArg(params[0], 'hash'));
+        return at ? formatTransaction(at.block.transactions[at.index], at.block, at.index) : null;
+      }
+      case 'eth_getTransactionByBlockNumberAndIndex': {
+        const block = this.#block(params[0]);
+        const index = Number(params[1]);
+        return block && block.transactions[index] ? formatTransaction(block.transactions[index], block, index) : null;
+      }
+      case 'eth_getTransactionReceipt': {
+        const at = chain.locate(readHexArg(params[0], 'hash'));
+        return at ? formatReceipt(at.block, at.index) : null;
+      }
+      case 'eth_sendRawTransaction':
+        return this.#sendRawTransaction(params[0]);
+      case 'eth_estimateGas':
+        return numberToHex(this.#simulate(params[0]));
+      case 'eth_call':
+        this.#simulate(params[0]);
+        return '0x';
+      case 'eth_getLogs': {
+        const raw = (params[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown };
+        const criteria = readLogCriteria(params[0]);
+        if (raw.blockHash !== undefined) {
+          const block = this.#blockByHash(raw.blockHash);
+          if (!block) throw new RpcError(-32000, 'unknown block');
+          return this.#logsInRange(block.number, block.number, criteria).map((log) => formatLog(log));
+        }
+        const from = readBlockTag(raw.fromBlock, head) ?? head;
+        const to = readBlockTag(raw.toBlock, head) ?? head;
+        if (to - from + 1 > MAX_LOG_RANGE) {
+          throw new RpcError(-32005, `block range too large: ${to - from + 1} blocks requested, at most ${MAX_LOG_RANGE} allowed`);
+        }
+        return this.#logsInRange(from, to, criteria).map((log) => formatLog(log));
+      }
+      case 'eth_newFilter': {
+        const raw = (params[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown };
+        const id = numberToHex(this.#nextFilterId++);
+        const from = raw.fromBlock === undefined || raw.fromBlock === 'latest' ? head + 1 : readBlockTag(raw.fromBlock, head)!;
+        const to = raw.toBlock === undefined || raw.toBlock === 'latest' ? undefined : readBlockTag(raw.toBlock, head);
+        this.#filters.set(id, { kind: 'logs', criteria: readLogCriteria(params[0]), nextBlock: from, toBlock: to, removed: [] });
+        return id;
+      }
+      case 'eth_newBlockFilter': {
+        const id = numberToHex(this.#nextFilterId++);
+        this.#filters.set(id, { kind: 'blocks', nextBlock: head + 1 });
+        return id;
+      }
+      case 'eth_getFilterChanges':
+        return this.#filterChanges(params[0], true);
+      case 'eth_getFilterLogs':
+        return this.#filterChanges(params[0], false);
+      case 'eth_uninstallFilter':
+        return this.#filters.delete(String(params[0]));
+      case 'arkiv_query':
+        return this.#query(params);
+      case 'arkiv_getEntityCount':
+        return chain.entities.live.size;
+      case 'arkiv_getBlockTiming': {
+        const current = chain.head;
+        const parent = chain.blocks[Math.max(0, current.number - 1)];
+        return {
+          current_block: current.number,
+          current_block_time: current.timestamp,
+          duration: current.number === 0 ? this.#options.blockTime || 2 : current.timestamp - parent.timestamp,
+        };
+      }
+      case 'devnet_mine':
+      case 'evm_mine':
+      case 'anvil_mine': {
+        const count = params[0] === undefined ? 1 : Number(params[0]);
+        if (!Number.isInteger(count) || count < 1 || count > 10_000) throw new RpcError(-32602, 'block count must be 1 to 10000');
+        for (let i = 0; i < count; i++) this.mine();
+        return numberToHex(chain.head.number);
+      }
+      case 'devnet_reorg': {
+        const options = (params[0] ?? {}) as { depth?: unknown; replay?: unknown };
+        return this.reorg(Number(options.depth ?? 1), options.replay === true);
+      }
+      case 'devnet_setAutomine':
+        this.automine = params[0] !== false;
+        return this.automine;
+      default:
+        throw new RpcError(-32601, `the method ${method} does not exist/is not available`);
+    }
+  }
+}
