@@ -233,8 +233,8 @@ describe('devnet: reorgs and persistence', () => {
 });
 
 describe('arkivector devnet (command)', () => {
-  test('prints the dev accounts and serves JSON-RPC on loopback', async () => {
-    const child = spawn(process.execPath, ['bin/arkivector.js', 'devnet', '--port', '0', '--block-time', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  test('prints the dev accounts, serves JSON-RPC on loopback, and passes the SDK-only smoke script', async () => {
+    const child = spawn(process.execPath, ['bin/arkivector.js', 'devnet', '--port', '0', '--block-time', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       let output = '';
       const url = await waitFor(
@@ -246,6 +246,12 @@ describe('arkivector devnet (command)', () => {
       assert.match(output, /\(0\) 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80/);
       const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_chainId' }) });
       assert.deepEqual(await response.json(), { jsonrpc: '2.0', id: 7, result: '0x539' });
+      const smoke = spawn(process.execPath, ['scripts/devnet-smoke.mjs', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let smokeOutput = '';
+      smoke.stdout.on('data', (chunk: Buffer) => (smokeOutput += chunk.toString()));
+      const [code] = await once(smoke, 'exit');
+      assert.equal(code, 0, smokeOutput);
+      assert.equal(smokeOutput.match(/^ok - /gm)?.length, 6, smokeOutput);
     } finally {
       child.kill('SIGTERM');
       await once(child, 'exit');
