@@ -1,0 +1,392 @@
+// The chain indexer: bootstraps the arkivector entities at a pinned block (paged arkiv_query with
+// atBlock), then tails blocks and receipts in JSON-RPC batches, applying each batch as one step so no
+// answer sees half a block. Handles reorgs (journal rollback to the common ancestor), RPC failures
+// (backoff, `stalled`), confirmations and snapshots. Readers use `collections`, `asOfBlock`, `syncState`.
+import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+import { hexToBytes, type Address, type Hex } from 'viem';
+import { getBlockNumber, getBlocksWithReceipts, getHeaders, queryAllEntities, type QueriedEntity } from '../src/chain/actions.ts';
+import { decodeBlock } from '../src/chain/blockOps.ts';
+import type { RpcTransport } from '../src/chain/transport.ts';
+import { applyOps, type CollectionFilter } from './applyOps.ts';
+import { silentProgress, type ProgressSink } from './progress.ts';
+import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
+import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
+import type { StoreFactory } from './storeContract.ts';
+import { TrackedEntities, classify, type TrackedEntity } from './trackedEntities.ts';
+
+export type SyncState = 'starting' | 'catching_up' | 'live' | 'stalled';
+
+export interface IndexerLogger extends ResolverLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+  debug(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface IndexerOptions {
+  transport: RpcTransport;
+  stores: StoreFactory;
+  chainId: number;
+  /** Follow head − N. */
+  confirmations?: number;
+  /** More than this many blocks behind the followed head counts as catching_up. */
+  liveLag?: number;
+  /** Expected seconds per block (stalled after 3 block times of failures; poll cadence). */
+  blockTimeSeconds?: number;
+  /** Blocks per JSON-RPC batch while catching up. */
+  batchSize?: number;
+  /** Only these collections (undefined: all). */
+  collections?: readonly string[];
+  pinnedOwners?: ReadonlyMap<string, Address>;
+  /** Bootstrap at this block instead of the followed head. */
+  startBlock?: number;
+  dataDir?: string;
+  /** Write a snapshot after this many applied blocks (when live) and on stop. */
+  snapshotEveryBlocks?: number;
+  logger?: IndexerLogger;
+  progress?: ProgressSink;
+}
+
+export interface IndexerEvents {
+  /** A block (or batch ending at it) became visible. */
+  block: [number];
+  state: [SyncState];
+  reorg: [{ from: number; to: number }];
+}
+
+const noopLogger: IndexerLogger = { info() {}, warn() {}, error() {}, debug() {} };
+const RECENT_HASHES = 512;
+const MAX_BACKOFF_MS = 5_000;
+
+function toTracked(entity: QueriedEntity, wanted: CollectionFilter): TrackedEntity | undefined {
+  const stringAttributes = new Map((entity.stringAttributes ?? []).map((a) => [a.key, a.value]));
+  const kind = classify(stringAttributes);
+  if (!kind || (wanted && !wanted(kind.collection))) return undefined;
+  return {
+    key: entity.key.toLowerCase() as Hex,
+    ...kind,
+    owner: entity.owner.toLowerCase() as Address,
+    creator: entity.creator?.toLowerCase() as Address | undefined,
+    contentType: entity.contentType ?? '',
+    payload: entity.value ? hexToBytes(entity.value) : new Uint8Array(),
+    stringAttributes,
+    numericAttributes: new Map((entity.numericAttributes ?? []).map((a) => [a.key, BigInt(a.value)])),
+    expiresAt: BigInt(entity.expiresAt),
+    lastModifiedAtBlock: entity.lastModifiedAtBlock ?? 0,
+    sequence: creationSequence(entity),
+  };
+}
+
+const creationSequence = (entity: QueriedEntity): bigint =>
+  (BigInt(entity.createdAtBlock ?? 0) << 32n) | (BigInt(entity.transactionIndexInBlock ?? 0) << 16n) | BigInt(entity.operationIndexInTransaction ?? 0);
+
+export class ChainIndexer extends EventEmitter<IndexerEvents> {
+  readonly #options: Required<Pick<IndexerOptions, 'confirmations' | 'liveLag' | 'blockTimeSeconds' | 'batchSize' | 'snapshotEveryBlocks'>> & IndexerOptions;
+  readonly #logger: IndexerLogger;
+  readonly #progress: ProgressSink;
+  readonly #wanted: CollectionFilter;
+  #resolver!: CollectionResolver;
+  #table!: TrackedEntities;
+  #asOf: number | undefined;
+  #hashes = new Map<number, Hex>();
+  #head: number | undefined;
+  #state: SyncState = 'starting';
+  #failingSince: number | undefined;
+  #failures = 0;
+  #lastError: string | undefined;
+  #stopped = true;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  /** Block of the last snapshot written or loaded. */
+  #snapshotAt: number | undefined;
+  /** Counters for status and metrics. */
+  readonly counters = { blocksApplied: 0, entityOps: 0, anomalies: 0, reorgs: 0, bootstraps: 0, snapshotsLoaded: 0, snapshotsWritten: 0 };
+
+  constructor(options: IndexerOptions) {
+    super();
+    this.#options = { confirmations: 0, liveLag: 5, blockTimeSeconds: 2, batchSize: 50, snapshotEveryBlocks: 500, ...options };
+    this.#logger = options.logger ?? noopLogger;
+    this.#progress = options.progress ?? silentProgress;
+    const only = options.collections ? new Set(options.collections) : undefined;
+    this.#wanted = only ? (name) => only.has(name) : undefined;
+    this.#reset();
+  }
+
+  #reset(): void {
+    this.#resolver = new CollectionResolver({ stores: this.#options.stores, pinnedOwners: this.#options.pinnedOwners, logger: this.#logger });
+    this.#table = new TrackedEntities(this.#resolver.onEntityChange);
+    this.#hashes = new Map();
+  }
+
+  /** The last block fully applied (undefined while starting). */
+  get asOfBlock(): number | undefined {
+    return this.#asOf;
+  }
+  /** The chain head last seen. */
+  get headBlock(): number | undefined {
+    return this.#head;
+  }
+  get syncState(): SyncState {
+    return this.#state;
+  }
+  get lastError(): string | undefined {
+    return this.#lastError;
+  }
+  get collections(): ReadonlyMap<string, PublishedCollection> {
+    return this.#resolver.published;
+  }
+
+  /** Starts following the chain in the background. */
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#loop = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#wake?.();
+    await this.#loop;
+    if (this.#options.dataDir && this.#asOf !== undefined && this.#asOf !== this.#snapshotAt) await this.#snapshot().catch((error) => this.#logger.error({ error: (error as Error).message }, 'snapshot failed'));
+  }
+
+  /** Checks the chain now instead of at the next poll (after a write, or on a newHeads notification). */
+  poke(): void {
+    this.#wake?.();
+  }
+
+  /** Resolves true once asOfBlock >= block, false after timeoutMs. */
+  waitForBlock(block: number, timeoutMs: number): Promise<boolean> {
+    if (this.#asOf !== undefined && this.#asOf >= block) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const onBlock = (n: number) => {
+        if (n < block) return;
+        clearTimeout(timer);
+        this.off('block', onBlock);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.off('block', onBlock);
+        resolve(false);
+      }, timeoutMs);
+      this.on('block', onBlock);
+    });
+  }
+
+  #setState(state: SyncState): void {
+    if (state === this.#state) return;
+    this.#state = state;
+    this.#logger.info({ sync_state: state, as_of_block: this.#asOf, head_block: this.#head }, 'sync state');
+    this.emit('state', state);
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wake = done;
+    });
+  }
+
+  async #run(): Promise<void> {
+    let backoff = 250;
+    while (!this.#stopped) {
+      try {
+        const progressed = await this.#step();
+        this.#failingSince = undefined;
+        this.#failures = 0;
+        backoff = 250;
+        this.#updateState();
+        if (!progressed && !this.#stopped) await this.#sleep(Math.max(100, (this.#options.blockTimeSeconds * 1000) / 4));
+      } catch (error) {
+        this.#failures++;
+        this.#failingSince ??= Date.now();
+        this.#lastError = (error as Error).message;
+        this.#logger.warn({ error: this.#lastError, failures: this.#failures }, 'chain step failed; retrying');
+        this.#updateState();
+        if (!this.#stopped) await this.#sleep(backoff);
+        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+      }
+    }
+    this.#progress.done();
+  }
+
+  #updateState(): void {
+    if (this.#failingSince !== undefined && Date.now() - this.#failingSince > 3 * this.#options.blockTimeSeconds * 1000) {
+      this.#setState('stalled');
+      return;
+    }
+    if (this.#failingSince !== undefined && this.#state === 'stalled') return;
+    if (this.#asOf === undefined || this.#head === undefined) return;
+    const target = Math.max(0, this.#head - this.#options.confirmations);
+    this.#setState(target - this.#asOf > this.#options.liveLag ? 'catching_up' : 'live');
+  }
+
+  /** One unit of work; returns whether it applied anything (false: caught up, wait). */
+  async #step(): Promise<boolean> {
+    const transport = this.#options.transport;
+    this.#head = await getBlockNumber(transport);
+    const target = Math.max(0, this.#head - this.#options.confirmations);
+    if (this.#asOf === undefined) {
+      await this.#initialize(target);
+      return true;
+    }
+    const [tip] = await getHeaders(transport, [this.#asOf]);
+    if (!tip || tip.hash !== this.#hashes.get(this.#asOf)) {
+      await this.#handleReorg();
+      return true;
+    }
+    if (this.#asOf >= target) {
+      if (this.#options.dataDir && this.#asOf - (this.#snapshotAt ?? -Infinity) >= this.#options.snapshotEveryBlocks) await this.#snapshot();
+      return false;
+    }
+    const behind = target - this.#asOf;
+    const to = Math.min(target, this.#asOf + (behind > this.#options.liveLag ? this.#options.batchSize : 1));
+    const started = Date.now();
+    const blocks = await getBlocksWithReceipts(transport, this.#asOf + 1, to);
+    let applied = 0;
+    let ops = 0;
+    for (const block of blocks) {
+      if (block.parentHash !== (applied ? blocks[applied - 1].hash : this.#hashes.get(this.#asOf))) break;
+      const decoded = decodeBlock(block);
+      for (const anomaly of decoded.anomalies) this.#logger.warn({ block: block.number, anomaly }, 'block anomaly');
+      this.counters.anomalies += decoded.anomalies.length;
+      this.#table.beginBlock(block.number);
+      await applyOps(this.#table, decoded.ops, block.number, (key, at) => this.#lookupCreation(key, at), this.#wanted);
+      this.#table.endBlock();
+      ops += decoded.ops.length;
+      applied++;
+    }
+    if (!applied) {
+      await this.#handleReorg();
+      return true;
+    }
+    const last = blocks[applied - 1];
+    const commit = await this.#resolver.flush(this.#table);
+    commit();
+    for (const block of blocks.slice(0, applied)) this.#rememberHash(block.number, block.hash);
+    this.#asOf = last.number;
+    this.counters.blocksApplied += applied;
+    this.counters.entityOps += ops;
+    this.emit('block', last.number);
+    const seconds = Math.max(0.001, (Date.now() - started) / 1000);
+    if (behind > this.#options.liveLag) this.#progress.catchUp({ block: last.number, target, blocksPerSecond: applied / seconds, entitiesPerSecond: ops / seconds });
+    else this.#progress.done();
+    return true;
+  }
+
+  #rememberHash(block: number, hash: Hex): void {
+    this.#hashes.set(block, hash);
+    this.#hashes.delete(block - RECENT_HASHES);
+  }
+
+  async #lookupCreation(key: Hex, block: number) {
+    const [found] = await queryAllEntities(this.#options.transport, `$key = ${key}`, block, { pageSize: 1, maxPages: 1 });
+    return found && { creator: found.creator?.toLowerCase() as Address | undefined, sequence: creationSequence(found) };
+  }
+
+  async #initialize(target: number): Promise<void> {
+    if (this.#options.dataDir && (await this.#loadSnapshot())) return;
+    await this.#bootstrap(this.#options.startBlock ?? target);
+  }
+
+  async #bootstrap(pinned: number): Promise<void> {
+    const transport = this.#options.transport;
+    const started = Date.now();
+    const [before] = await getHeaders(transport, [pinned]);
+    if (!before) throw new Error(`block ${pinned} is not available for bootstrap`);
+    const filter = this.#options.collections?.length
+      ? ` && arkivector_collection IN (${this.#options.collections.map((c) => JSON.stringify(c)).join(' ')})`
+      : '';
+    const entities = await queryAllEntities(transport, `(arkivector_type = "collection" || arkivector_type = "vector")${filter}`, pinned, {
+      onPage: (count) => this.#progress.bootstrap(count, Date.now() - started),
+    });
+    const [after] = await getHeaders(transport, [pinned]);
+    if (!after || after.hash !== before.hash) throw new Error(`block ${pinned} changed during bootstrap (reorg); retrying`);
+    this.#reset();
+    for (const entity of entities) {
+      const tracked = toTracked(entity, this.#wanted);
+      if (tracked) this.#table.set(tracked.key, tracked);
+    }
+    const commit = await this.#resolver.flush(this.#table);
+    commit();
+    this.#table.resetJournal();
+    this.#rememberHash(pinned, before.hash);
+    this.#asOf = pinned;
+    this.counters.bootstraps++;
+    this.#progress.done();
+    const seconds = (Date.now() - started) / 1000;
+    this.#logger.info({ block: pinned, entities: entities.length, collections: this.collections.size, seconds, entities_per_second: Math.round(entities.length / Math.max(seconds, 0.001)) }, 'bootstrap done');
+    this.emit('block', pinned);
+  }
+
+  /** Walks back to the newest block whose hash we applied and that is still canonical, and rolls back to it. */
+  async #handleReorg(): Promise<void> {
+    const from = this.#asOf!;
+    const known = [...this.#hashes.keys()].filter((n) => n <= from).sort((a, b) => b - a);
+    let ancestor: number | undefined;
+    for (let i = 0; i < known.length && ancestor === undefined; i += 32) {
+      const numbers = known.slice(i, i + 32);
+      const headers = await getHeaders(this.#options.transport, numbers);
+      const match = numbers.findIndex((n, j) => headers[j]?.hash === this.#hashes.get(n));
+      if (match >= 0) ancestor = numbers[match];
+    }
+    this.counters.reorgs++;
+    if (ancestor === undefined || !this.#table.canRollBackTo(ancestor)) {
+      this.#logger.warn({ from, ancestor }, 'reorg deeper than the journal; rebuilding from the chain');
+      const target = Math.max(0, (this.#head ?? from) - this.#options.confirmations);
+      await this.#bootstrap(target);
+      this.emit('reorg', { from, to: this.#asOf! });
+      return;
+    }
+    this.#table.rollBackTo(ancestor);
+    const commit = await this.#resolver.flush(this.#table);
+    commit();
+    for (const n of [...this.#hashes.keys()]) if (n > ancestor) this.#hashes.delete(n);
+    this.#asOf = ancestor;
+    this.#logger.warn({ from, to: ancestor }, 'reorg: rolled back to the common ancestor');
+    this.emit('reorg', { from, to: ancestor });
+  }
+
+  async #loadSnapshot(): Promise<boolean> {
+    const dataDir = this.#options.dataDir!;
+    const started = Date.now();
+    const meta = await readSnapshotMeta(dataDir);
+    if (!meta) return false;
+    if (meta.chainId !== this.#options.chainId) {
+      this.#logger.warn({ snapshot_chain: meta.chainId, chain: this.#options.chainId }, 'snapshot is for another chain; rebuilding');
+      return false;
+    }
+    const [header] = await getHeaders(this.#options.transport, [meta.block]);
+    if (!header || header.hash !== meta.hash) {
+      this.#logger.warn({ block: meta.block }, 'snapshot block is no longer canonical; rebuilding');
+      return false;
+    }
+    this.#reset();
+    for (const entity of await readSnapshotEntities(dataDir)) this.#table.set(entity.key, entity);
+    await this.#resolver.adopt(this.#table, async (name, definition) => {
+      const dir = snapshotStoreDir(dataDir, meta, name);
+      return dir ? this.#options.stores.load(dir, name, definition) : undefined;
+    });
+    this.#table.resetJournal();
+    this.#rememberHash(meta.block, meta.hash);
+    this.#asOf = meta.block;
+    this.#snapshotAt = meta.block;
+    this.counters.snapshotsLoaded++;
+    this.#logger.info({ block: meta.block, collections: this.collections.size, ms: Date.now() - started }, 'snapshot loaded');
+    this.emit('block', meta.block);
+    return true;
+  }
+
+  async #snapshot(): Promise<void> {
+    const started = Date.now();
+    const stores = new Map([...this.collections].map(([name, c]) => [name, c.store]));
+    await writeSnapshot(this.#options.dataDir!, { chainId: this.#options.chainId, block: this.#asOf!, hash: this.#hashes.get(this.#asOf!)! }, this.#table.values(), stores);
+    this.#snapshotAt = this.#asOf;
+    this.counters.snapshotsWritten++;
+    this.#logger.info({ block: this.#asOf, dir: join(this.#options.dataDir!, 'snapshot'), ms: Date.now() - started }, 'snapshot written');
+  }
+}

@@ -1,0 +1,330 @@
+// Derives the published collections from the tracked entities: which definition a name resolves to
+// (first created wins; pinned owners; conflicts reported), which vector entities count (closed vs open
+// collections), which one wins per id (most recently modified; the rest shadowed), and which are rejected.
+// It turns every table change into staged store changes; `flush` returns one commit for all collections.
+import type { Address, Hex } from 'viem';
+import {
+  decodeVectorEntity,
+  isWriterAllowed,
+  parseCollectionDefinition,
+  type CollectionDefinition,
+  type RawEntity,
+  type VectorRecord,
+} from '../src/collections/index.ts';
+import type { IndexedStore, StoreFactory } from './storeContract.ts';
+import type { TrackedEntities, TrackedEntity } from './trackedEntities.ts';
+
+export interface CollectionStats {
+  live_entities: number;
+  rejected: number;
+  shadowed: number;
+}
+
+/** A collection as readers see it at the last applied block. */
+export interface PublishedCollection {
+  readonly name: string;
+  readonly definition: CollectionDefinition;
+  readonly definitionKey: Hex;
+  readonly owner: Address;
+  readonly store: IndexedStore;
+  /** Other live definitions of the same name, ignored. */
+  readonly conflicts: readonly Hex[];
+  readonly stats: CollectionStats;
+}
+
+interface CollectionState {
+  name: string;
+  definitionEntity: TrackedEntity;
+  definition: CollectionDefinition;
+  conflicts: Hex[];
+  store: IndexedStore;
+  /** id -> the entity currently in the store */
+  winners: Map<string, TrackedEntity>;
+  perId: Map<string, { rejected: number; shadowed: number }>;
+  rejected: number;
+  shadowed: number;
+}
+
+export interface ResolverLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface ResolverOptions {
+  stores: StoreFactory;
+  /** --collection-owner: name -> the only owner whose definition counts. */
+  pinnedOwners?: ReadonlyMap<string, Address>;
+  logger?: ResolverLogger;
+}
+
+type Decoded = { definition: CollectionDefinition; result: ReturnType<typeof decodeVectorEntity> };
+
+const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
+  a.lastModifiedAtBlock !== b.lastModifiedAtBlock ? a.lastModifiedAtBlock > b.lastModifiedAtBlock : a.key > b.key;
+
+export class CollectionResolver {
+  readonly #options: ResolverOptions;
+  readonly #definitions = new Map<string, Set<Hex>>();
+  readonly #vectors = new Map<string, Map<string, Set<Hex>>>();
+  readonly #states = new Map<string, CollectionState>();
+  readonly #dirtyCollections = new Set<string>();
+  readonly #dirtyIds = new Map<string, Set<string>>();
+  readonly #decoded = new WeakMap<TrackedEntity, Decoded>();
+  readonly #parsedDefinitions = new WeakMap<TrackedEntity, CollectionDefinition | Error>();
+  readonly #reported = new Set<string>();
+  #published: ReadonlyMap<string, PublishedCollection> = new Map();
+
+  constructor(options: ResolverOptions) {
+    this.#options = options;
+  }
+
+  /** The collections as of the last commit. Replaced (never mutated) at each commit. */
+  get published(): ReadonlyMap<string, PublishedCollection> {
+    return this.#published;
+  }
+
+  /** Table listener: keeps the name/id indexes and marks what must be recomputed. */
+  readonly onEntityChange = (previous: TrackedEntity | undefined, next: TrackedEntity | undefined): void => {
+    for (const entity of [previous, next]) {
+      if (!entity) continue;
+      if (entity.kind === 'collection') this.#dirtyCollections.add(entity.collection);
+      else {
+        const id = entity.stringAttributes.get('arkivector_id') ?? '';
+        let ids = this.#dirtyIds.get(entity.collection);
+        if (!ids) this.#dirtyIds.set(entity.collection, (ids = new Set()));
+        ids.add(id);
+      }
+    }
+    if (previous) this.#index(previous, false);
+    if (next) this.#index(next, true);
+  };
+
+  #index(entity: TrackedEntity, add: boolean): void {
+    if (entity.kind === 'collection') {
+      let keys = this.#definitions.get(entity.collection);
+      if (!keys) this.#definitions.set(entity.collection, (keys = new Set()));
+      if (add) keys.add(entity.key);
+      else keys.delete(entity.key);
+      if (!keys.size) this.#definitions.delete(entity.collection);
+      return;
+    }
+    const id = entity.stringAttributes.get('arkivector_id') ?? '';
+    let ids = this.#vectors.get(entity.collection);
+    if (!ids) this.#vectors.set(entity.collection, (ids = new Map()));
+    let keys = ids.get(id);
+    if (!keys) ids.set(id, (keys = new Set()));
+    if (add) keys.add(entity.key);
+    else keys.delete(entity.key);
+    if (!keys.size) ids.delete(id);
+    if (!ids.size) this.#vectors.delete(entity.collection);
+  }
+
+  #reportOnce(key: string, fields: Record<string, unknown>, message: string): void {
+    if (this.#reported.has(key)) return;
+    this.#reported.add(key);
+    this.#options.logger?.warn(fields, message);
+  }
+
+  #parseDefinition(entity: TrackedEntity): CollectionDefinition | undefined {
+    let parsed = this.#parsedDefinitions.get(entity);
+    if (parsed === undefined) {
+      try {
+        parsed = parseCollectionDefinition(entity.payload);
+      } catch (error) {
+        parsed = error as Error;
+      }
+      this.#parsedDefinitions.set(entity, parsed);
+    }
+    if (parsed instanceof Error) {
+      this.#reportOnce(`def:${entity.key}:${entity.lastModifiedAtBlock}`, { collection: entity.collection, key: entity.key, reason: parsed.message }, 'collection definition rejected');
+      return undefined;
+    }
+    return parsed;
+  }
+
+  #resolveDefinition(name: string, table: TrackedEntities): { entity: TrackedEntity; definition: CollectionDefinition; conflicts: Hex[] } | undefined {
+    const pinned = this.#options.pinnedOwners?.get(name);
+    const candidates = [...(this.#definitions.get(name) ?? [])]
+      .map((key) => table.get(key)!)
+      .filter((entity) => !pinned || entity.owner === pinned)
+      .sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : a.key < b.key ? -1 : 1));
+    const valid = candidates.flatMap((entity) => {
+      const definition = this.#parseDefinition(entity);
+      return definition ? [{ entity, definition }] : [];
+    });
+    if (!valid.length) return undefined;
+    const conflicts = valid.slice(1).map((v) => v.entity.key);
+    if (conflicts.length) {
+      this.#reportOnce(`conflict:${name}:${conflicts.join(',')}`, { collection: name, winner: valid[0].entity.key, ignored: conflicts }, 'several definitions for one collection name; the first created wins');
+    }
+    return { ...valid[0], conflicts };
+  }
+
+  #decode(entity: TrackedEntity, name: string, definition: CollectionDefinition): ReturnType<typeof decodeVectorEntity> {
+    const cached = this.#decoded.get(entity);
+    if (cached && cached.definition === definition) return cached.result;
+    const result = decodeVectorEntity(entity as unknown as RawEntity, { name, definition });
+    this.#decoded.set(entity, { definition, result });
+    if (!result.ok) {
+      this.#reportOnce(`vec:${entity.key}:${entity.lastModifiedAtBlock}`, { collection: name, key: entity.key, owner: entity.owner, reason: result.reason }, 'vector entity rejected');
+    }
+    return result;
+  }
+
+  /** Resolves one id: the newest valid candidate from an allowed writer. */
+  #resolveId(state: Pick<CollectionState, 'name' | 'definition' | 'definitionEntity'>, id: string, table: TrackedEntities) {
+    let winner: { entity: TrackedEntity; record: VectorRecord } | undefined;
+    let valid = 0;
+    let rejected = 0;
+    for (const key of this.#vectors.get(state.name)?.get(id) ?? []) {
+      const entity = table.get(key)!;
+      if (!isWriterAllowed(state.definition, state.definitionEntity.owner, entity.owner)) continue;
+      const decoded = this.#decode(entity, state.name, state.definition);
+      if (!decoded.ok) {
+        rejected++;
+        continue;
+      }
+      valid++;
+      if (!winner || isNewer(entity, winner.entity)) winner = { entity, record: decoded.record };
+    }
+    return { winner, rejected, shadowed: Math.max(0, valid - 1) };
+  }
+
+  /**
+   * Computes and stages the store changes for everything marked dirty since the last flush.
+   * Returns the commit that makes all of them visible at once (and publishes the new collection map).
+   */
+  async flush(table: TrackedEntities): Promise<() => void> {
+    const names = new Set([...this.#dirtyCollections, ...this.#dirtyIds.keys()]);
+    const dirtyIds = new Map(this.#dirtyIds);
+    const rebuild = new Set(this.#dirtyCollections);
+    this.#dirtyCollections.clear();
+    this.#dirtyIds.clear();
+    const commits: (() => void)[] = [];
+    const nextStates = new Map(this.#states);
+    for (const name of names) {
+      const current = this.#states.get(name);
+      const resolved = rebuild.has(name) || !current ? this.#resolveDefinition(name, table) : { entity: current.definitionEntity, definition: current.definition, conflicts: current.conflicts };
+      if (!resolved) {
+        nextStates.delete(name);
+        continue;
+      }
+      const sameCollection = current && current.definitionEntity.key === resolved.entity.key && current.definition.dim === resolved.definition.dim && current.definition.metric === resolved.definition.metric;
+      if (!current || !sameCollection) {
+        const state = await this.#build(name, resolved, table, commits);
+        nextStates.set(name, state);
+        continue;
+      }
+      const definitionChanged = current.definitionEntity !== resolved.entity;
+      const ids = definitionChanged ? new Set([...current.winners.keys(), ...(this.#vectors.get(name)?.keys() ?? [])]) : (dirtyIds.get(name) ?? new Set<string>());
+      const state: CollectionState = {
+        ...current,
+        definitionEntity: resolved.entity,
+        definition: resolved.definition,
+        conflicts: resolved.conflicts,
+        winners: new Map(current.winners),
+        perId: new Map(current.perId),
+      };
+      const remove: string[] = [];
+      const upsert: VectorRecord[] = [];
+      for (const id of ids) {
+        const { winner, rejected, shadowed } = this.#resolveId(state, id, table);
+        const before = state.winners.get(id);
+        const counts = state.perId.get(id) ?? { rejected: 0, shadowed: 0 };
+        state.rejected += rejected - counts.rejected;
+        state.shadowed += shadowed - counts.shadowed;
+        if (rejected || shadowed) state.perId.set(id, { rejected, shadowed });
+        else state.perId.delete(id);
+        if (winner) {
+          if (winner.entity !== before) upsert.push(winner.record);
+          state.winners.set(id, winner.entity);
+        } else if (before) {
+          remove.push(before.key);
+          state.winners.delete(id);
+        }
+      }
+      if (definitionChanged || remove.length || upsert.length) {
+        const commitStore = await state.store.prepare({ remove, upsert });
+        commits.push(() => {
+          if (definitionChanged) state.store.updateDefinition(state.definition);
+          commitStore();
+        });
+      }
+      nextStates.set(name, state);
+    }
+    return () => {
+      for (const commit of commits) commit();
+      this.#states.clear();
+      for (const [name, state] of nextStates) this.#states.set(name, state);
+      this.#publish();
+    };
+  }
+
+  async #build(
+    name: string,
+    resolved: { entity: TrackedEntity; definition: CollectionDefinition; conflicts: Hex[] },
+    table: TrackedEntities,
+    commits: (() => void)[],
+    store?: IndexedStore,
+  ): Promise<CollectionState> {
+    const state: CollectionState = {
+      name,
+      definitionEntity: resolved.entity,
+      definition: resolved.definition,
+      conflicts: resolved.conflicts,
+      store: store ?? this.#options.stores.create(name, resolved.definition),
+      winners: new Map(),
+      perId: new Map(),
+      rejected: 0,
+      shadowed: 0,
+    };
+    const upsert: VectorRecord[] = [];
+    for (const id of this.#vectors.get(name)?.keys() ?? []) {
+      const { winner, rejected, shadowed } = this.#resolveId(state, id, table);
+      state.rejected += rejected;
+      state.shadowed += shadowed;
+      if (rejected || shadowed) state.perId.set(id, { rejected, shadowed });
+      if (winner) {
+        state.winners.set(id, winner.entity);
+        if (!store) upsert.push(winner.record);
+      }
+    }
+    if (!store) commits.push(await state.store.prepare({ remove: [], upsert }));
+    return state;
+  }
+
+  /**
+   * Adopts stores loaded from a snapshot: their contents already equal what the table resolves to, so
+   * only the bookkeeping (winners, stats) is rebuilt. `load` returns undefined when a store is missing.
+   */
+  async adopt(table: TrackedEntities, load: (name: string, definition: CollectionDefinition) => Promise<IndexedStore | undefined>): Promise<void> {
+    this.#dirtyCollections.clear();
+    this.#dirtyIds.clear();
+    this.#states.clear();
+    const commits: (() => void)[] = [];
+    for (const name of this.#definitions.keys()) {
+      const resolved = this.#resolveDefinition(name, table);
+      if (!resolved) continue;
+      const store = await load(name, resolved.definition);
+      this.#states.set(name, await this.#build(name, resolved, table, commits, store));
+    }
+    for (const commit of commits) commit();
+    this.#publish();
+  }
+
+  #publish(): void {
+    this.#published = new Map(
+      [...this.#states].map(([name, s]) => [
+        name,
+        {
+          name,
+          definition: s.definition,
+          definitionKey: s.definitionEntity.key,
+          owner: s.definitionEntity.owner,
+          store: s.store,
+          conflicts: s.conflicts,
+          stats: { live_entities: s.winners.size, rejected: s.rejected, shadowed: s.shadowed },
+        },
+      ]),
+    );
+  }
+}

@@ -1,0 +1,181 @@
+// Chain reads the indexer needs, as plain functions over an RpcTransport (viem's action style):
+// block headers, whole blocks with receipts in JSON-RPC batches, and pages of arkiv_query.
+import { hexToNumber, numberToHex, type Address, type Hex } from 'viem';
+import { QUERY_PAGE_LIMIT } from './protocol.ts';
+import { RpcResponseError, type RpcTransport } from './transport.ts';
+
+export interface BlockHeader {
+  number: number;
+  hash: Hex;
+  parentHash: Hex;
+  timestamp: number;
+}
+
+export interface ChainLogData {
+  address: Address;
+  topics: Hex[];
+  data: Hex;
+  logIndex: number;
+}
+
+export interface BlockTransaction {
+  hash: Hex;
+  index: number;
+  from: Address;
+  to: Address | null;
+  input: Hex;
+  /** From the receipt: 1 success, 0 reverted. */
+  status: 0 | 1;
+  logs: ChainLogData[];
+}
+
+export interface BlockWithReceipts extends BlockHeader {
+  transactions: BlockTransaction[];
+}
+
+interface RawHeader {
+  number: Hex;
+  hash: Hex;
+  parentHash: Hex;
+  timestamp: Hex;
+}
+interface RawTx {
+  hash: Hex;
+  transactionIndex: Hex;
+  from: Address;
+  to: Address | null;
+  input: Hex;
+}
+interface RawReceipt {
+  transactionHash: Hex;
+  transactionIndex: Hex;
+  status: Hex;
+  logs: { address: Address; topics: Hex[]; data: Hex; logIndex: Hex }[];
+}
+
+/** A block the node does not have (yet) or an answer that breaks the JSON-RPC shapes. */
+export class ChainDataError extends Error {
+  override name = 'ChainDataError';
+}
+
+const toHeader = (raw: RawHeader): BlockHeader => ({
+  number: hexToNumber(raw.number),
+  hash: raw.hash.toLowerCase() as Hex,
+  parentHash: raw.parentHash.toLowerCase() as Hex,
+  timestamp: hexToNumber(raw.timestamp),
+});
+
+export async function getBlockNumber(transport: RpcTransport): Promise<number> {
+  return hexToNumber(await transport.request<Hex>('eth_blockNumber'));
+}
+
+/** Headers of the given blocks in one batch; a missing block is undefined. */
+export async function getHeaders(transport: RpcTransport, numbers: readonly number[]): Promise<(BlockHeader | undefined)[]> {
+  const answers = await transport.batch(numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(n), false] })));
+  return answers.map((answer) => {
+    if (answer instanceof RpcResponseError) throw answer;
+    return answer ? toHeader(answer as RawHeader) : undefined;
+  });
+}
+
+/**
+ * Blocks `from..to` with full transactions and receipts, in one JSON-RPC batch
+ * (eth_getBlockByNumber + eth_getBlockReceipts per block, as the Arkiv rpciterator does).
+ * Throws ChainDataError if a block is missing or its receipts do not line up with its transactions.
+ */
+export async function getBlocksWithReceipts(transport: RpcTransport, from: number, to: number): Promise<BlockWithReceipts[]> {
+  const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  const answers = await transport.batch(
+    numbers.flatMap((n) => [
+      { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
+      { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
+    ]),
+  );
+  return numbers.map((n, i) => {
+    const block = answers[2 * i];
+    const receipts = answers[2 * i + 1];
+    if (block instanceof RpcResponseError) throw block;
+    if (receipts instanceof RpcResponseError) throw receipts;
+    if (!block || !Array.isArray(receipts)) throw new ChainDataError(`block ${n} is not available`);
+    const raw = block as RawHeader & { transactions: RawTx[] };
+    const header = toHeader(raw);
+    const byHash = new Map((receipts as RawReceipt[]).map((r) => [r.transactionHash.toLowerCase(), r]));
+    const transactions = raw.transactions.map((tx): BlockTransaction => {
+      const receipt = byHash.get(tx.hash.toLowerCase());
+      if (!receipt) throw new ChainDataError(`block ${n}: no receipt for transaction ${tx.hash}`);
+      return {
+        hash: tx.hash.toLowerCase() as Hex,
+        index: hexToNumber(tx.transactionIndex),
+        from: tx.from.toLowerCase() as Address,
+        to: tx.to ? (tx.to.toLowerCase() as Address) : null,
+        input: tx.input,
+        status: receipt.status === '0x1' ? 1 : 0,
+        logs: receipt.logs.map((log) => ({
+          address: log.address.toLowerCase() as Address,
+          topics: log.topics.map((t) => t.toLowerCase() as Hex),
+          data: log.data,
+          logIndex: hexToNumber(log.logIndex),
+        })),
+      };
+    });
+    if (header.number !== n) throw new ChainDataError(`asked for block ${n}, got ${header.number}`);
+    return { ...header, transactions };
+  });
+}
+
+/** One entity as arkiv_query returns it with every field requested. */
+export interface QueriedEntity {
+  key: Hex;
+  value?: Hex;
+  contentType?: string;
+  expiresAt: number | string;
+  owner: Address;
+  creator?: Address;
+  createdAtBlock?: number;
+  lastModifiedAtBlock?: number;
+  transactionIndexInBlock?: number;
+  operationIndexInTransaction?: number;
+  stringAttributes?: { key: string; value: string }[];
+  numericAttributes?: { key: string; value: number | string }[];
+}
+
+const FULL_INCLUDE = {
+  key: true,
+  attributes: true,
+  payload: true,
+  contentType: true,
+  expiration: true,
+  owner: true,
+  creator: true,
+  createdAtBlock: true,
+  lastModifiedAtBlock: true,
+  transactionIndexInBlock: true,
+  operationIndexInTransaction: true,
+};
+
+/**
+ * Every entity matching `query` as of block `atBlock`, page by page (≤ 200 each), following cursors.
+ * `onPage` sees each page as it arrives (progress). Bounded by `maxPages`.
+ */
+export async function queryAllEntities(
+  transport: RpcTransport,
+  query: string,
+  atBlock: number,
+  options: { pageSize?: number; maxPages?: number; onPage?: (count: number) => void } = {},
+): Promise<QueriedEntity[]> {
+  const pageSize = Math.min(options.pageSize ?? QUERY_PAGE_LIMIT, QUERY_PAGE_LIMIT);
+  const maxPages = options.maxPages ?? 1_000_000;
+  const entities: QueriedEntity[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const result = await transport.request<{ data: QueriedEntity[]; cursor?: string; blockNumber?: Hex }>('arkiv_query', [
+      query,
+      { includeData: FULL_INCLUDE, atBlock: numberToHex(atBlock), resultsPerPage: numberToHex(pageSize), ...(cursor ? { cursor } : {}) },
+    ]);
+    entities.push(...result.data);
+    options.onPage?.(entities.length);
+    if (!result.cursor || result.data.length < pageSize) return entities;
+    cursor = result.cursor;
+  }
+  throw new ChainDataError(`arkiv_query "${query}" did not finish within ${maxPages} pages`);
+}

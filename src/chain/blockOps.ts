@@ -1,0 +1,99 @@
+// Turns one Arkiv v1 block (transactions + receipts) into the entity operations it applied, in chain
+// order: expiries first, then per successful storage transaction its creates, deletes, updates, extends
+// and owner changes. Calldata gives the content; the receipt's logs give keys and expiries, and are
+// cross-checked against the calldata. Failed transactions are skipped: they changed nothing.
+import { hexToBigInt, hexToBytes, type Address, type Hex } from 'viem';
+import type { BlockWithReceipts, ChainLogData } from './actions.ts';
+import { ARKIV_ADDRESS, ARKIV_TOPICS } from './protocol.ts';
+import { StorageTxDecodeError, decodeStorageTransaction, type CreateOp } from './storageTransaction.ts';
+
+interface OpPosition {
+  txIndex: number;
+  opIndex: number;
+}
+
+export type EntityOp =
+  | { type: 'expire'; key: Hex }
+  | ({ type: 'create'; key: Hex; owner: Address; expiresAt: bigint; content: CreateOp } & OpPosition)
+  | ({ type: 'delete'; key: Hex } & OpPosition)
+  | ({ type: 'update'; key: Hex; owner: Address; expiresAt: bigint; content: CreateOp } & OpPosition)
+  | ({ type: 'extend'; key: Hex; expiresAt: bigint } & OpPosition)
+  | ({ type: 'changeOwner'; key: Hex; newOwner: Address } & OpPosition);
+
+export interface DecodedBlock {
+  ops: EntityOp[];
+  /** Successful storage transactions whose calldata or logs could not be understood (never expected on a real node). */
+  anomalies: string[];
+}
+
+const word = (data: Hex, index: number): bigint => hexToBigInt(`0x${data.slice(2 + 64 * index, 2 + 64 * (index + 1))}` as Hex);
+const topicAddress = (topic: Hex): Address => `0x${topic.slice(26)}` as Address;
+
+/**
+ * @example decodeBlock(await getBlocksWithReceipts(t, n, n)[0]).ops
+ */
+export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
+  const ops: EntityOp[] = [];
+  const anomalies: string[] = [];
+  for (const tx of block.transactions) {
+    for (const log of tx.logs) {
+      if (log.address === ARKIV_ADDRESS && log.topics[0] === ARKIV_TOPICS.expired) ops.push({ type: 'expire', key: log.topics[1] });
+    }
+  }
+  for (const tx of block.transactions) {
+    if (tx.to !== ARKIV_ADDRESS || tx.status !== 1) continue;
+    let decoded;
+    try {
+      decoded = decodeStorageTransaction(hexToBytes(tx.input));
+    } catch (error) {
+      if (!(error instanceof StorageTxDecodeError)) throw error;
+      anomalies.push(`tx ${tx.hash}: successful but calldata does not decode (${error.message})`);
+      continue;
+    }
+    const logs = tx.logs.filter((log) => log.address === ARKIV_ADDRESS && log.topics[0] !== ARKIV_TOPICS.expired);
+    const expected = decoded.creates.length + decoded.deletes.length + decoded.updates.length + decoded.extends.length + decoded.ownerChanges.length;
+    if (logs.length !== expected) {
+      anomalies.push(`tx ${tx.hash}: ${expected} operations but ${logs.length} logs`);
+      continue;
+    }
+    let cursor = 0;
+    const next = (topic: Hex, what: string): ChainLogData => {
+      const log = logs[cursor++];
+      if (log.topics[0] !== topic) throw new StorageTxDecodeError(`tx ${tx.hash}: log ${cursor - 1} is not ${what}`);
+      return log;
+    };
+    const position = (opIndex: number) => ({ txIndex: tx.index, opIndex });
+    try {
+      const txOps: EntityOp[] = [];
+      decoded.creates.forEach((content, i) => {
+        const log = next(ARKIV_TOPICS.created, 'Created');
+        txOps.push({ type: 'create', key: log.topics[1], owner: tx.from, expiresAt: word(log.data, 0), content, ...position(i) });
+      });
+      decoded.deletes.forEach((key, i) => {
+        const log = next(ARKIV_TOPICS.deleted, 'Deleted');
+        if (log.topics[1] !== key.toLowerCase()) throw new StorageTxDecodeError(`tx ${tx.hash}: delete ${i} key differs from its log`);
+        txOps.push({ type: 'delete', key: log.topics[1], ...position(i) });
+      });
+      decoded.updates.forEach((content, i) => {
+        const log = next(ARKIV_TOPICS.updated, 'Updated');
+        if (log.topics[1] !== content.entityKey.toLowerCase()) throw new StorageTxDecodeError(`tx ${tx.hash}: update ${i} key differs from its log`);
+        txOps.push({ type: 'update', key: log.topics[1], owner: tx.from, expiresAt: word(log.data, 1), content, ...position(i) });
+      });
+      decoded.extends.forEach((op, i) => {
+        const log = next(ARKIV_TOPICS.extended, 'BTLExtended');
+        if (log.topics[1] !== op.entityKey.toLowerCase()) throw new StorageTxDecodeError(`tx ${tx.hash}: extend ${i} key differs from its log`);
+        txOps.push({ type: 'extend', key: log.topics[1], expiresAt: word(log.data, 1), ...position(i) });
+      });
+      decoded.ownerChanges.forEach((op, i) => {
+        const log = next(ARKIV_TOPICS.ownerChanged, 'OwnerChanged');
+        if (topicAddress(log.topics[3]) !== op.newOwner.toLowerCase()) throw new StorageTxDecodeError(`tx ${tx.hash}: owner change ${i} differs from its log`);
+        txOps.push({ type: 'changeOwner', key: log.topics[1], newOwner: op.newOwner.toLowerCase() as Address, ...position(i) });
+      });
+      ops.push(...txOps);
+    } catch (error) {
+      if (!(error instanceof StorageTxDecodeError)) throw error;
+      anomalies.push(error.message);
+    }
+  }
+  return { ops, anomalies };
+}

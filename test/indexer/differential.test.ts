@@ -1,0 +1,207 @@
+// Differential test of the chain indexer: several writers (one outside a closed collection, one hostile)
+// send thousands of random operations through the unmodified SDK and raw signed transactions; after every
+// block the indexer's collections must equal what the devnet's arkiv_query says at that block under the
+// collection rules. Forced reorgs are mixed in.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bytesToHex, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { encodeCollectionDefinition, encodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
+import { ARKIV_ADDRESS } from '../../src/chain/protocol.ts';
+import { emptyStorageOps, encodeStorageTransaction, type CreateOp, type StorageOps } from '../../src/chain/storageTransaction.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import type { Devnet } from '../../src/devnet/index.ts';
+import { ChainIndexer } from '../../indexer/indexer.ts';
+import { publicClient, rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
+import { memoryStores } from '../helpers/memoryStore.ts';
+
+/** mulberry32: a small seeded generator, so a failure can be replayed. */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+    chance: (p: number) => next() < p,
+  };
+}
+
+const SEED = Number(process.env.ARKIVECTOR_TEST_SEED ?? 20261130);
+const c1: CollectionDefinition = {
+  dim: 4, metric: 'cosine', open: false, writers: [], index: { m: 16, ef_construction: 64, ef_search: 40 },
+  attributes: { topic: 'str', stars: 'i32', score: 'f32', flag: 'bool', n: 'uint' },
+};
+const c2: CollectionDefinition = { dim: 3, metric: 'l2', open: true, writers: [], index: { m: 16, ef_construction: 64, ef_search: 40 }, attributes: { topic: 'str' } };
+const text = (s: string) => new TextEncoder().encode(s);
+
+describe('indexer: differential against the devnet', () => {
+  let devnet: Devnet;
+  let transport: RpcTransport;
+  let indexer: ChainIndexer;
+
+  before(async () => {
+    devnet = await startTestDevnet();
+    transport = createHttpTransport({ url: devnet.url, attempts: 2, backoffMs: 20 });
+  });
+  after(async () => {
+    await indexer?.stop();
+    await transport.close();
+    await devnet.stop();
+  });
+
+  test('≥ 2,000 random operations from 4 writers, with hostile entities and reorgs: equal after every block', async () => {
+    const r = rng(SEED);
+    const reader = publicClient(devnet);
+    const wallets = [0, 1, 2, 3].map((i) => walletClient(devnet, i));
+    const [alice, bob, carol] = wallets;
+    const address = (i: number) => devnet.accounts[i].address.toLowerCase() as Hex;
+    const definition = (name: string, def: CollectionDefinition | Uint8Array) => ({
+      payload: def instanceof Uint8Array ? def : encodeCollectionDefinition(def),
+      contentType: 'application/vnd.arkivector.collection.v1+json',
+      attributes: [{ key: 'arkivector_type', value: 'collection' }, { key: 'arkivector_collection', value: name }],
+      expiresIn: 100_000,
+    });
+    // c1: closed, alice + bob; c2: open, owned by bob; carol's later "c1" is a conflict; "c3" starts invalid.
+    const c1Key = (await alice.createEntity(definition('c1', { ...c1, writers: [address(1)] }))).entityKey;
+    await bob.createEntity(definition('c2', c2));
+    await carol.createEntity(definition('c1', { ...c1, dim: 8, open: true }));
+    await carol.createEntity(definition('c3', text('{not json')));
+
+    indexer = new ChainIndexer({ transport, stores: memoryStores, chainId: devnet.chainId, blockTimeSeconds: 0.2, liveLag: 5 });
+    indexer.start();
+
+    const ids = Array.from({ length: 30 }, (_, i) => `id-${i}`);
+    const words = ['cats', 'dogs', 'birds', 'fish', '猫', 'ネコ', 'émoji 🎉', ''];
+    let ops = 0;
+    let failedTxs = 0;
+    let reorgs = 0;
+    let blocksChecked = 0;
+
+    const randomVector = (dim: number) => Array.from({ length: dim }, () => Math.round((r.next() * 2 - 1) * 1000) / 1000);
+    const randomCreate = (): { payload: Uint8Array; contentType: string; attributes: { key: string; value: string | number }[]; expiresIn: number } => {
+      const collection = r.pick(['c1', 'c1', 'c2', 'c2', 'c3', 'nope']);
+      const def = collection === 'c2' ? c2 : c1;
+      const ttl = r.chance(0.3) ? 2 * (1 + r.int(6)) : 2 * (200 + r.int(400));
+      if (r.chance(0.06)) {
+        // garbage payload with the vector content type: must be rejected, never crash
+        return {
+          payload: Uint8Array.from({ length: r.int(20) }, () => r.int(256)),
+          contentType: 'application/vnd.arkivector.vector.v1',
+          attributes: [{ key: 'arkivector_type', value: 'vector' }, { key: 'arkivector_collection', value: collection }, { key: 'arkivector_id', value: r.pick(ids) }],
+          expiresIn: ttl,
+        };
+      }
+      const dim = r.chance(0.06) ? def.dim + 1 : def.dim;
+      const attributes: Record<string, unknown> = { topic: r.pick(words) };
+      if (def === c1) {
+        if (r.chance(0.7)) attributes.stars = r.int(11) - 5;
+        if (r.chance(0.5)) attributes.score = r.next() * 10 - 5;
+        if (r.chance(0.5)) attributes.flag = r.chance(0.5);
+        if (r.chance(0.3)) attributes.n = r.int(1_000_000);
+      }
+      const encoded = encodeVectorEntity({ collection, id: r.pick(ids), vector: randomVector(def.dim), document: r.pick(words), attributes }, def);
+      let payload = encoded.payload;
+      if (dim !== def.dim) payload = encodeVectorEntity({ collection, id: 'x', vector: randomVector(dim), document: '' }, { ...def, dim }).payload;
+      const extra: { key: string; value: string | number }[] = r.chance(0.04) ? [{ key: 'stars', value: 'not a number' }] : [];
+      return { payload, contentType: encoded.contentType, attributes: [...encoded.attributes.filter((a) => !extra.some((e) => e.key === a.key)), ...extra], expiresIn: ttl };
+    };
+
+    type Live = { key: Hex; owner: string };
+    const liveVectors = async (): Promise<Live[]> => {
+      const rows = await rpcResult<{ data: { key: Hex; owner: string }[]; cursor?: string }>(devnet, 'arkiv_query', ['arkivector_type = "vector"', { includeData: { key: true, owner: true } }]);
+      return rows.data;
+    };
+
+    const check = async (label: string) => {
+      const head = Number(await reader.getBlockNumber({ cacheTime: 0 }));
+      indexer.poke();
+      assert.ok(await indexer.waitForBlock(head, 20_000), `${label}: indexer did not reach block ${head} (at ${indexer.asOfBlock}, ${indexer.lastError ?? 'no error'})`);
+      const at = indexer.asOfBlock!;
+      assert.deepEqual(indexedCollections(indexer), await expectedCollections(devnet, at), `${label}: state differs at block ${at}`);
+      blocksChecked++;
+    };
+
+    await check('after bootstrap');
+    const deadline = Date.now() + 240_000;
+    for (let step = 0; ops < 2_000 && Date.now() < deadline && step < 2_000; step++) {
+      const who = r.int(4);
+      const wallet = wallets[who];
+      const live = await liveVectors();
+      const mine = live.filter((l) => l.owner === address(who));
+      const roll = r.next();
+      try {
+        if (roll < 0.06 && step > 5) {
+          // several transactions in one block, signed directly with viem (not through the SDK)
+          await rpcResult(devnet, 'devnet_setAutomine', [false]);
+          try {
+            const senders = [...new Set([r.int(4), r.int(4)])];
+            for (const s of senders) {
+              const account = privateKeyToAccount(devnet.accounts[s].privateKey);
+              const creates: CreateOp[] = Array.from({ length: 1 + r.int(3) }, () => {
+                const c = randomCreate();
+                const strings = c.attributes.filter((a) => typeof a.value === 'string').map((a) => ({ key: a.key, value: a.value as string }));
+                const numbers = c.attributes.filter((a) => typeof a.value === 'number').map((a) => ({ key: a.key, value: BigInt(a.value) }));
+                return { btl: BigInt(c.expiresIn / 2), contentType: c.contentType, payload: c.payload, stringAttributes: strings, numericAttributes: numbers };
+              });
+              const ownedBySender = live.filter((l) => l.owner === address(s));
+              const body: StorageOps = { ...emptyStorageOps(), creates, deletes: ownedBySender.length && r.chance(0.5) ? [r.pick(ownedBySender).key] : [] };
+              const nonce = await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
+              const raw = await account.signTransaction({ type: 'eip1559', chainId: devnet.chainId, nonce, to: ARKIV_ADDRESS, data: bytesToHex(encodeStorageTransaction(body)), gas: 3_000_000n, maxFeePerGas: 3_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n });
+              await rpcResult(devnet, 'eth_sendRawTransaction', [raw]);
+              ops += body.creates.length + body.deletes.length;
+            }
+            await rpcResult(devnet, 'devnet_mine', []);
+          } finally {
+            await rpcResult(devnet, 'devnet_setAutomine', [true]);
+          }
+        } else if (roll < 0.09) {
+          devnet.mine(1 + r.int(3));
+        } else if (roll < 0.11 && step > 10) {
+          devnet.reorg(1 + r.int(2), { replay: r.chance(0.5) });
+          reorgs++;
+        } else if (roll < 0.13) {
+          // the owner of c1 edits its writers (carol in or out) or opens it
+          const writers = r.chance(0.5) ? [address(1), address(2)] : [address(1)];
+          await alice.updateEntity({ entityKey: c1Key, ...definition('c1', { ...c1, writers, open: r.chance(0.2) }) }).catch(() => failedTxs++);
+          ops++;
+        } else if (roll < 0.15 && step > 20) {
+          await carol.createEntity(definition('c3', c2));
+          ops++;
+        } else {
+          const creates = Array.from({ length: r.int(4) }, randomCreate);
+          const updates = mine.length && r.chance(0.5) ? [{ entityKey: r.pick(mine).key, ...randomCreate() }] : [];
+          const remaining = mine.filter((m) => !updates.some((u) => u.entityKey === m.key));
+          const deletes = remaining.length && r.chance(0.3) ? [{ entityKey: r.pick(remaining).key }] : [];
+          const extensions = live.length && r.chance(0.3) ? [{ entityKey: r.pick(live).key, expiresIn: 2 * (1 + r.int(20)) }] : [];
+          const movable = remaining.filter((m) => !deletes.some((d) => d.entityKey === m.key));
+          const ownershipChanges = movable.length && r.chance(0.15) ? [{ entityKey: r.pick(movable).key, newOwner: devnet.accounts[r.int(4)].address }] : [];
+          const count = creates.length + updates.length + deletes.length + extensions.length + ownershipChanges.length;
+          if (creates.length + updates.length + deletes.length + extensions.length === 0) creates.push(randomCreate());
+          ops += Math.max(count, 1);
+          await wallet.mutateEntities({ creates, updates, deletes, extensions, ownershipChanges });
+        }
+      } catch (error) {
+        // a randomly chosen operation may be refused (e.g. an extension of an entity that expired meanwhile)
+        if (!/Transaction failed|reverted/.test((error as Error).message)) throw error;
+        failedTxs++;
+      }
+      await check(`step ${step}`);
+    }
+    assert.ok(ops >= 2_000, `only ${ops} operations within the time bound`);
+    assert.ok(reorgs > 0 && blocksChecked > 100, `reorgs ${reorgs}, blocks checked ${blocksChecked}`);
+    const final = indexedCollections(indexer);
+    assert.ok(Object.keys(final.c1.records).length > 0 && Object.keys(final.c2.records).length > 0);
+    assert.ok(final.c1.rejected + final.c2.rejected > 0, 'hostile entities were rejected');
+    assert.ok(final.c1.shadowed + final.c2.shadowed > 0, 'duplicate ids were shadowed');
+    assert.equal(indexer.collections.get('c1')!.conflicts.length, 1);
+    process.stderr.write(`# differential: seed ${SEED}, ${ops} ops, ${failedTxs} failed txs, ${reorgs} reorgs, ${blocksChecked} checks, ${indexer.counters.blocksApplied} blocks applied\n`);
+  });
+});

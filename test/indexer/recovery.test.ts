@@ -1,0 +1,232 @@
+// Indexer recovery paths, each checked against a clean full sync at the same block: a forced reorg,
+// an RPC outage in the middle of catch-up, a restart from a snapshot (and a stale snapshot), plus sync
+// states, confirmations, --collections, --collection-owner and a long-chain bootstrap of 20,000 entities.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Address, Hex } from 'viem';
+import { encodeCollectionDefinition, encodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import type { Devnet } from '../../src/devnet/index.ts';
+import { ChainIndexer, type IndexerOptions, type SyncState } from '../../indexer/indexer.ts';
+import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
+import { memoryStores } from '../helpers/memoryStore.ts';
+
+const notes: CollectionDefinition = { dim: 4, metric: 'cosine', open: true, writers: [], index: { m: 16, ef_construction: 64, ef_search: 40 }, attributes: { topic: 'str' } };
+
+function definitionArgs(name: string, def: CollectionDefinition) {
+  return {
+    payload: encodeCollectionDefinition(def),
+    contentType: 'application/vnd.arkivector.collection.v1+json',
+    attributes: [{ key: 'arkivector_type', value: 'collection' }, { key: 'arkivector_collection', value: name }],
+    expiresIn: 100_000,
+  };
+}
+
+function vectorArgs(collection: string, id: string, seed: number, def = notes) {
+  const encoded = encodeVectorEntity({ collection, id, vector: Array.from({ length: def.dim }, (_, i) => Math.sin(seed + i)), document: `doc ${id}`, attributes: { topic: `t${seed % 3}` } }, def);
+  return { payload: encoded.payload, contentType: encoded.contentType, attributes: encoded.attributes, expiresIn: 20_000 };
+}
+
+/** Resolves when `indexer` emits `state` with `wanted`, failing after `ms`. */
+function stateReached(indexer: ChainIndexer, wanted: SyncState, ms = 15_000): Promise<void> {
+  if (indexer.syncState === wanted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sync state ${wanted} not reached (is ${indexer.syncState})`)), ms);
+    const on = (state: SyncState) => {
+      if (state !== wanted) return;
+      clearTimeout(timer);
+      indexer.off('state', on);
+      resolve();
+    };
+    indexer.on('state', on);
+  });
+}
+
+describe('indexer: recovery and options', () => {
+  let devnet: Devnet;
+  let transport: RpcTransport;
+  const indexers: ChainIndexer[] = [];
+  const newIndexer = (options: Partial<IndexerOptions> = {}) => {
+    const indexer = new ChainIndexer({ transport, stores: memoryStores, chainId: devnet.chainId, blockTimeSeconds: 0.2, ...options });
+    indexers.push(indexer);
+    return indexer;
+  };
+  const synced = async (indexer: ChainIndexer, block = devnet.headNumber) => {
+    indexer.start();
+    indexer.poke();
+    assert.ok(await indexer.waitForBlock(block, 30_000), `indexer stuck at ${indexer.asOfBlock}: ${indexer.lastError}`);
+  };
+  /** A clean full sync: a fresh indexer bootstrapped at `block`. */
+  const cleanAt = async (block: number) => {
+    const clean = newIndexer({ startBlock: block });
+    await synced(clean, block);
+    await clean.stop();
+    return indexedCollections(clean);
+  };
+
+  before(async () => {
+    devnet = await startTestDevnet();
+    transport = createHttpTransport({ url: devnet.url, attempts: 2, backoffMs: 20 });
+    const alice = walletClient(devnet, 0);
+    await alice.createEntity(definitionArgs('notes', notes));
+    for (let i = 0; i < 40; i++) await alice.createEntity(vectorArgs('notes', `n${i % 25}`, i));
+  });
+  after(async () => {
+    for (const indexer of indexers) await indexer.stop();
+    await transport.close();
+    await devnet.stop();
+  });
+
+  test('sync states: starting, then catching_up from an early bootstrap block, then live', async () => {
+    const indexer = newIndexer({ startBlock: 1, batchSize: 5, liveLag: 3 });
+    assert.equal(indexer.syncState, 'starting');
+    assert.equal(indexer.asOfBlock, undefined);
+    const seen: SyncState[] = [];
+    indexer.on('state', (s) => seen.push(s));
+    await synced(indexer);
+    await stateReached(indexer, 'live');
+    assert.deepEqual(seen.slice(0, 2), ['catching_up', 'live']);
+    assert.ok(indexer.counters.blocksApplied >= devnet.headNumber - 1);
+    assert.deepEqual(indexedCollections(indexer), await expectedCollections(devnet, indexer.asOfBlock!));
+  });
+
+  test('forced reorg: rolled back to the common ancestor and re-applied, equal to a clean sync', async () => {
+    const indexer = newIndexer();
+    await synced(indexer);
+    const alice = walletClient(devnet, 0);
+    for (let i = 0; i < 4; i++) await alice.createEntity(vectorArgs('notes', `r${i}`, 100 + i));
+    await synced(indexer);
+    const reorged = once(indexer, 'reorg');
+    devnet.reorg(3, { replay: false });
+    await synced(indexer);
+    const [{ from, to }] = (await reorged) as [{ from: number; to: number }];
+    assert.equal(to, from - 3);
+    assert.equal(indexer.counters.reorgs, 1);
+    assert.deepEqual(indexedCollections(indexer), await cleanAt(indexer.asOfBlock!));
+    assert.equal(indexedCollections(indexer).notes.records.r3, undefined, 'entities of dropped blocks are gone');
+    await indexer.stop();
+  });
+
+  test('RPC outage in the middle of catch-up: stalled, then resumes without loss or duplication', async () => {
+    const alice = walletClient(devnet, 0);
+    for (let i = 0; i < 30; i++) await alice.createEntity(vectorArgs('notes', `o${i}`, 200 + i));
+    const indexer = newIndexer({ startBlock: 1, batchSize: 3, liveLag: 2 });
+    const midway = Math.floor(devnet.headNumber / 2);
+    const reachedMidway = new Promise<void>((resolve) => indexer.on('block', (n) => n >= midway && resolve()));
+    indexer.start();
+    await reachedMidway;
+    await devnet.suspend();
+    const stalledAt = indexer.asOfBlock!;
+    await stateReached(indexer, 'stalled');
+    assert.ok(indexer.asOfBlock! < devnet.headNumber, 'the outage hit before the end of catch-up');
+    assert.equal(indexer.asOfBlock, stalledAt, 'nothing applied while the RPC is down');
+    await devnet.resume();
+    await synced(indexer);
+    await stateReached(indexer, 'live');
+    assert.deepEqual(indexedCollections(indexer), await cleanAt(indexer.asOfBlock!));
+    await indexer.stop();
+  });
+
+  test('restart from a snapshot: loaded when still canonical, tails from it, equal to a clean sync', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'arkivector-snap-'));
+    try {
+      const first = newIndexer({ dataDir });
+      await synced(first);
+      await first.stop();
+      assert.equal(first.counters.snapshotsWritten, 1);
+      const snapshotBlock = first.asOfBlock!;
+      const alice = walletClient(devnet, 0);
+      for (let i = 0; i < 3; i++) await alice.createEntity(vectorArgs('notes', `s${i}`, 300 + i));
+
+      const second = newIndexer({ dataDir });
+      const loaded = once(second, 'block');
+      await synced(second);
+      assert.equal((await loaded)[0], snapshotBlock);
+      assert.equal(second.counters.snapshotsLoaded, 1);
+      assert.equal(second.counters.bootstraps, 0);
+      assert.equal(second.counters.blocksApplied, devnet.headNumber - snapshotBlock);
+      assert.deepEqual(indexedCollections(second), await cleanAt(second.asOfBlock!));
+      await second.stop();
+
+      // The snapshot's block is reorged away: the next start rebuilds instead of loading it.
+      devnet.reorg(devnet.headNumber - second.asOfBlock! + 1);
+      const third = newIndexer({ dataDir });
+      await synced(third);
+      assert.equal(third.counters.snapshotsLoaded, 0);
+      assert.equal(third.counters.bootstraps, 1);
+      assert.deepEqual(indexedCollections(third), await expectedCollections(devnet, third.asOfBlock!));
+      await third.stop();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('confirmations: follows head − N', async () => {
+    const indexer = newIndexer({ confirmations: 3 });
+    await synced(indexer, devnet.headNumber - 3);
+    devnet.mine();
+    indexer.poke();
+    assert.ok(await indexer.waitForBlock(devnet.headNumber - 3, 10_000));
+    assert.equal(indexer.asOfBlock, devnet.headNumber - 3);
+    await indexer.stop();
+  });
+
+  test('--collections and --collection-owner: only the listed collections, only the pinned owner\'s definition', async () => {
+    const bob = walletClient(devnet, 1);
+    const carol = walletClient(devnet, 2);
+    await bob.createEntity(definitionArgs('other', notes));
+    await carol.createEntity(definitionArgs('pinned', { ...notes, dim: 2 }));
+    await bob.createEntity(definitionArgs('pinned', notes));
+    await bob.createEntity(vectorArgs('pinned', 'p1', 1));
+    const indexer = newIndexer({ collections: ['notes', 'pinned'], pinnedOwners: new Map([['pinned', devnet.accounts[1].address.toLowerCase() as Address]]) });
+    await synced(indexer);
+    assert.deepEqual([...indexer.collections.keys()].sort(), ['notes', 'pinned']);
+    const pinned = indexer.collections.get('pinned')!;
+    assert.equal(pinned.owner, devnet.accounts[1].address.toLowerCase());
+    assert.equal(pinned.definition.dim, 4);
+    assert.equal(pinned.stats.live_entities, 1);
+    await indexer.stop();
+  });
+});
+
+describe('indexer: long-chain bootstrap', () => {
+  let devnet: Devnet;
+  let transport: RpcTransport;
+  before(async () => {
+    devnet = await startTestDevnet();
+    transport = createHttpTransport({ url: devnet.url });
+  });
+  after(async () => {
+    await transport.close();
+    await devnet.stop();
+  });
+
+  test('20,000 entities are read with the pinned-block query, not by replaying blocks', async () => {
+    const alice = walletClient(devnet, 0);
+    const small: CollectionDefinition = { ...notes, dim: 8 };
+    await alice.createEntity(definitionArgs('bulk', small));
+    for (let batch = 0; batch < 20; batch++) {
+      await alice.mutateEntities({ creates: Array.from({ length: 1000 }, (_, i) => vectorArgs('bulk', `b${batch * 1000 + i}`, i, small)) });
+    }
+    const indexer = new ChainIndexer({ transport, stores: memoryStores, chainId: devnet.chainId, blockTimeSeconds: 0.2 });
+    const started = Date.now();
+    indexer.start();
+    try {
+      assert.ok(await indexer.waitForBlock(devnet.headNumber, 120_000), indexer.lastError);
+      const seconds = (Date.now() - started) / 1000;
+      assert.equal(indexer.counters.bootstraps, 1);
+      assert.equal(indexer.counters.blocksApplied, 0, 'no block was replayed');
+      assert.equal(indexer.collections.get('bulk')!.stats.live_entities, 20_000);
+      process.stderr.write(`# bootstrap: 20,000 entities (dim 8) in ${seconds.toFixed(2)} s = ${Math.round(20_000 / seconds)} entities/s\n`);
+    } finally {
+      await indexer.stop();
+    }
+  });
+});
+
+export type { Hex };
