@@ -12,7 +12,7 @@ import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
-import type { StoreFactory } from './storeContract.ts';
+import type { IndexedStore, StoreFactory } from './storeContract.ts';
 import { TrackedEntities, classify, type TrackedEntity } from './trackedEntities.ts';
 
 export type SyncState = 'starting' | 'catching_up' | 'live' | 'stalled';
@@ -23,9 +23,9 @@ export interface IndexerLogger extends ResolverLogger {
   debug(fields: Record<string, unknown>, message: string): void;
 }
 
-export interface IndexerOptions {
+export interface IndexerOptions<S extends IndexedStore = IndexedStore> {
   transport: RpcTransport;
-  stores: StoreFactory;
+  stores: StoreFactory<S>;
   chainId: number;
   /** Follow head − N. */
   confirmations?: number;
@@ -80,12 +80,12 @@ function toTracked(entity: QueriedEntity, wanted: CollectionFilter): TrackedEnti
 const creationSequence = (entity: QueriedEntity): bigint =>
   (BigInt(entity.createdAtBlock ?? 0) << 32n) | (BigInt(entity.transactionIndexInBlock ?? 0) << 16n) | BigInt(entity.operationIndexInTransaction ?? 0);
 
-export class ChainIndexer extends EventEmitter<IndexerEvents> {
-  readonly #options: Required<Pick<IndexerOptions, 'confirmations' | 'liveLag' | 'blockTimeSeconds' | 'batchSize' | 'snapshotEveryBlocks'>> & IndexerOptions;
+export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEmitter<IndexerEvents> {
+  readonly #options: Required<Pick<IndexerOptions<S>, 'confirmations' | 'liveLag' | 'blockTimeSeconds' | 'batchSize' | 'snapshotEveryBlocks'>> & IndexerOptions<S>;
   readonly #logger: IndexerLogger;
   readonly #progress: ProgressSink;
   readonly #wanted: CollectionFilter;
-  #resolver!: CollectionResolver;
+  #resolver!: CollectionResolver<S>;
   #table!: TrackedEntities;
   #asOf: number | undefined;
   #hashes = new Map<number, Hex>();
@@ -102,7 +102,7 @@ export class ChainIndexer extends EventEmitter<IndexerEvents> {
   /** Counters for status and metrics. */
   readonly counters = { blocksApplied: 0, entityOps: 0, anomalies: 0, reorgs: 0, bootstraps: 0, snapshotsLoaded: 0, snapshotsWritten: 0 };
 
-  constructor(options: IndexerOptions) {
+  constructor(options: IndexerOptions<S>) {
     super();
     this.#options = { confirmations: 0, liveLag: 5, blockTimeSeconds: 2, batchSize: 50, snapshotEveryBlocks: 500, ...options };
     this.#logger = options.logger ?? noopLogger;
@@ -113,7 +113,7 @@ export class ChainIndexer extends EventEmitter<IndexerEvents> {
   }
 
   #reset(): void {
-    this.#resolver = new CollectionResolver({ stores: this.#options.stores, pinnedOwners: this.#options.pinnedOwners, logger: this.#logger });
+    this.#resolver = new CollectionResolver<S>({ stores: this.#options.stores, pinnedOwners: this.#options.pinnedOwners, logger: this.#logger });
     this.#table = new TrackedEntities(this.#resolver.onEntityChange);
     this.#hashes = new Map();
   }
@@ -132,7 +132,7 @@ export class ChainIndexer extends EventEmitter<IndexerEvents> {
   get lastError(): string | undefined {
     return this.#lastError;
   }
-  get collections(): ReadonlyMap<string, PublishedCollection> {
+  get collections(): ReadonlyMap<string, PublishedCollection<S>> {
     return this.#resolver.published;
   }
 

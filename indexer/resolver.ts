@@ -21,23 +21,23 @@ export interface CollectionStats {
 }
 
 /** A collection as readers see it at the last applied block. */
-export interface PublishedCollection {
+export interface PublishedCollection<S extends IndexedStore = IndexedStore> {
   readonly name: string;
   readonly definition: CollectionDefinition;
   readonly definitionKey: Hex;
   readonly owner: Address;
-  readonly store: IndexedStore;
+  readonly store: S;
   /** Other live definitions of the same name, ignored. */
   readonly conflicts: readonly Hex[];
   readonly stats: CollectionStats;
 }
 
-interface CollectionState {
+interface CollectionState<S extends IndexedStore> {
   name: string;
   definitionEntity: TrackedEntity;
   definition: CollectionDefinition;
   conflicts: Hex[];
-  store: IndexedStore;
+  store: S;
   /** id -> the entity currently in the store */
   winners: Map<string, TrackedEntity>;
   perId: Map<string, { rejected: number; shadowed: number }>;
@@ -49,8 +49,8 @@ export interface ResolverLogger {
   warn(fields: Record<string, unknown>, message: string): void;
 }
 
-export interface ResolverOptions {
-  stores: StoreFactory;
+export interface ResolverOptions<S extends IndexedStore> {
+  stores: StoreFactory<S>;
   /** --collection-owner: name -> the only owner whose definition counts. */
   pinnedOwners?: ReadonlyMap<string, Address>;
   logger?: ResolverLogger;
@@ -61,24 +61,24 @@ type Decoded = { definition: CollectionDefinition; result: ReturnType<typeof dec
 const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
   a.lastModifiedAtBlock !== b.lastModifiedAtBlock ? a.lastModifiedAtBlock > b.lastModifiedAtBlock : a.key > b.key;
 
-export class CollectionResolver {
-  readonly #options: ResolverOptions;
+export class CollectionResolver<S extends IndexedStore = IndexedStore> {
+  readonly #options: ResolverOptions<S>;
   readonly #definitions = new Map<string, Set<Hex>>();
   readonly #vectors = new Map<string, Map<string, Set<Hex>>>();
-  readonly #states = new Map<string, CollectionState>();
+  readonly #states = new Map<string, CollectionState<S>>();
   readonly #dirtyCollections = new Set<string>();
   readonly #dirtyIds = new Map<string, Set<string>>();
   readonly #decoded = new WeakMap<TrackedEntity, Decoded>();
   readonly #parsedDefinitions = new WeakMap<TrackedEntity, CollectionDefinition | Error>();
   readonly #reported = new Set<string>();
-  #published: ReadonlyMap<string, PublishedCollection> = new Map();
+  #published: ReadonlyMap<string, PublishedCollection<S>> = new Map();
 
-  constructor(options: ResolverOptions) {
+  constructor(options: ResolverOptions<S>) {
     this.#options = options;
   }
 
   /** The collections as of the last commit. Replaced (never mutated) at each commit. */
-  get published(): ReadonlyMap<string, PublishedCollection> {
+  get published(): ReadonlyMap<string, PublishedCollection<S>> {
     return this.#published;
   }
 
@@ -171,7 +171,7 @@ export class CollectionResolver {
   }
 
   /** Resolves one id: the newest valid candidate from an allowed writer. */
-  #resolveId(state: Pick<CollectionState, 'name' | 'definition' | 'definitionEntity'>, id: string, table: TrackedEntities) {
+  #resolveId(state: Pick<CollectionState<S>, 'name' | 'definition' | 'definitionEntity'>, id: string, table: TrackedEntities) {
     let winner: { entity: TrackedEntity; record: VectorRecord } | undefined;
     let valid = 0;
     let rejected = 0;
@@ -216,7 +216,7 @@ export class CollectionResolver {
       }
       const definitionChanged = current.definitionEntity !== resolved.entity;
       const ids = definitionChanged ? new Set([...current.winners.keys(), ...(this.#vectors.get(name)?.keys() ?? [])]) : (dirtyIds.get(name) ?? new Set<string>());
-      const state: CollectionState = {
+      const state: CollectionState<S> = {
         ...current,
         definitionEntity: resolved.entity,
         definition: resolved.definition,
@@ -264,9 +264,9 @@ export class CollectionResolver {
     resolved: { entity: TrackedEntity; definition: CollectionDefinition; conflicts: Hex[] },
     table: TrackedEntities,
     commits: (() => void)[],
-    store?: IndexedStore,
-  ): Promise<CollectionState> {
-    const state: CollectionState = {
+    store?: S,
+  ): Promise<CollectionState<S>> {
+    const state: CollectionState<S> = {
       name,
       definitionEntity: resolved.entity,
       definition: resolved.definition,
@@ -296,7 +296,7 @@ export class CollectionResolver {
    * Adopts stores loaded from a snapshot: their contents already equal what the table resolves to, so
    * only the bookkeeping (winners, stats) is rebuilt. `load` returns undefined when a store is missing.
    */
-  async adopt(table: TrackedEntities, load: (name: string, definition: CollectionDefinition) => Promise<IndexedStore | undefined>): Promise<void> {
+  async adopt(table: TrackedEntities, load: (name: string, definition: CollectionDefinition) => Promise<S | undefined>): Promise<void> {
     this.#dirtyCollections.clear();
     this.#dirtyIds.clear();
     this.#states.clear();

@@ -19,7 +19,7 @@ export interface IndexedStore {
   save(dir: string): Promise<void>;
 }
 
-export interface StoreFactory {
-  create(name: string, definition: CollectionDefinition): IndexedStore;
-  load(dir: string, name: string, definition: CollectionDefinition): Promise<IndexedStore>;
+export interface StoreFactory<S extends IndexedStore = IndexedStore> {
+  create(name: string, definition: CollectionDefinition): S;
+  load(dir: string, name: string, definition: CollectionDefinition): Promise<S>;
 }

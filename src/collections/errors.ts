@@ -1,5 +1,6 @@
 // Errors thrown by the schema v1 codecs in src/collections/. The service layer catches them and renders
 // them as problem objects (DESIGN.md §8); decodeVectorEntity turns them into `{ ok: false, reason }`.
+import { ArkivectorError } from '../errors.ts'
 
 /** The DESIGN.md §8 codes the codecs can raise. */
 export type CodecErrorCode = 'invalid_argument' | 'dimension_mismatch'
@@ -7,29 +8,17 @@ export type CodecErrorCode = 'invalid_argument' | 'dimension_mismatch'
 /** One problem found while validating a value (a zod issue, flattened). */
 export type CodecIssue = { path: string; message: string }
 
-/**
- * Base of every codec error. Same fields as the service's `ArkivectorError`
- * (`code`, `status`, `shortMessage`, `details`, `meta`) so it can be rendered without translation.
- */
-export class CodecError extends Error {
+/** Base of every codec error: an ArkivectorError limited to the codes the codecs raise. */
+export class CodecError extends ArkivectorError {
   override name = 'CodecError'
-  readonly code: CodecErrorCode
-  readonly status: number
-  readonly shortMessage: string
-  readonly details: string | undefined
-  readonly meta: Record<string, unknown>
+  declare readonly code: CodecErrorCode
 
   constructor(
     code: CodecErrorCode,
     shortMessage: string,
     options: { details?: string; meta?: Record<string, unknown> } = {},
   ) {
-    super(shortMessage)
-    this.code = code
-    this.status = 400
-    this.shortMessage = shortMessage
-    this.details = options.details
-    this.meta = options.meta ?? {}
+    super(code, shortMessage, options)
   }
 }
 

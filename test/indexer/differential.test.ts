@@ -14,7 +14,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer } from '../../indexer/indexer.ts';
 import { publicClient, rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
-import { memoryStores } from '../helpers/memoryStore.ts';
+import { engineStores } from '../../src/engine/storeFactory.ts';
 
 /** mulberry32: a small seeded generator, so a failure can be replayed. */
 function rng(seed: number) {
@@ -75,7 +75,7 @@ describe('indexer: differential against the devnet', () => {
     await carol.createEntity(definition('c1', { ...c1, dim: 8, open: true }));
     await carol.createEntity(definition('c3', text('{not json')));
 
-    indexer = new ChainIndexer({ transport, stores: memoryStores, chainId: devnet.chainId, blockTimeSeconds: 0.2, liveLag: 5 });
+    indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2, liveLag: 5 });
     indexer.start();
 
     const ids = Array.from({ length: 30 }, (_, i) => `id-${i}`);

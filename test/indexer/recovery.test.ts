@@ -14,7 +14,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer, type IndexerOptions, type SyncState } from '../../indexer/indexer.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
-import { memoryStores } from '../helpers/memoryStore.ts';
+import { engineStores } from '../../src/engine/storeFactory.ts';
 
 const notes: CollectionDefinition = { dim: 4, metric: 'cosine', open: true, writers: [], index: { m: 16, ef_construction: 64, ef_search: 40 }, attributes: { topic: 'str' } };
 
@@ -52,7 +52,7 @@ describe('indexer: recovery and options', () => {
   let transport: RpcTransport;
   const indexers: ChainIndexer[] = [];
   const newIndexer = (options: Partial<IndexerOptions> = {}) => {
-    const indexer = new ChainIndexer({ transport, stores: memoryStores, chainId: devnet.chainId, blockTimeSeconds: 0.2, ...options });
+    const indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2, ...options });
     indexers.push(indexer);
     return indexer;
   };
@@ -213,7 +213,7 @@ describe('indexer: long-chain bootstrap', () => {
     for (let batch = 0; batch < 20; batch++) {
       await alice.mutateEntities({ creates: Array.from({ length: 1000 }, (_, i) => vectorArgs('bulk', `b${batch * 1000 + i}`, i, small)) });
     }
-    const indexer = new ChainIndexer({ transport, stores: memoryStores, chainId: devnet.chainId, blockTimeSeconds: 0.2 });
+    const indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2 });
     const started = Date.now();
     indexer.start();
     try {

@@ -1,0 +1,159 @@
+// Configuration of `arkivector serve`: every flag of DESIGN.md §11 with its ARKIVECTOR_<FLAG> environment
+// twin, parsed and validated once. Flags win over the environment.
+import { parseArgs } from 'node:util';
+import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
+import { z } from 'zod';
+import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
+
+export const CHAINS = { braga, kaolin, localhost } as const;
+export const HTTP_DEFAULT = '127.0.0.1:8787';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const OPTIONS = {
+  rpc: { type: 'string' },
+  ws: { type: 'string' },
+  chain: { type: 'string' },
+  http: { type: 'string' },
+  stdio: { type: 'boolean' },
+  'data-dir': { type: 'string' },
+  collections: { type: 'string' },
+  'collection-owner': { type: 'string', multiple: true },
+  confirmations: { type: 'string' },
+  'live-lag': { type: 'string' },
+  'start-block': { type: 'string' },
+  embedder: { type: 'string' },
+  'embedder-model': { type: 'string' },
+  tokens: { type: 'string' },
+  'public-read': { type: 'boolean' },
+  compat: { type: 'string' },
+  'log-level': { type: 'string' },
+  'min-block-timeout': { type: 'string' },
+  'private-key-file': { type: 'string' },
+  'block-time': { type: 'string' },
+  'no-demo': { type: 'boolean' },
+} as const;
+
+export type FlagName = keyof typeof OPTIONS;
+export const FLAG_NAMES = Object.keys(OPTIONS) as FlagName[];
+export const envName = (flag: FlagName) => `ARKIVECTOR_${flag.toUpperCase().replace(/-/g, '_')}`;
+
+export interface ServeConfig {
+  /** undefined: start the embedded devnet with demo data. */
+  rpc?: string;
+  ws?: string;
+  chainName?: keyof typeof CHAINS;
+  http?: { host: string; port: number };
+  stdio: boolean;
+  dataDir?: string;
+  collections?: string[];
+  collectionOwners: Map<string, `0x${string}`>;
+  confirmations: number;
+  liveLag: number;
+  startBlock?: number;
+  embedder?: { url: string; model: string };
+  tokensFile?: string;
+  publicRead: boolean;
+  compat?: 'kuradb';
+  logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  minBlockTimeoutMs: number;
+  privateKeyFile?: string;
+  /** Block time of the embedded devnet, in seconds. */
+  blockTime: number;
+  demo: boolean;
+}
+
+const intFlag = (name: string, min: number, max: number) =>
+  z.coerce.number({ error: `--${name} must be a number` }).int({ error: `--${name} must be an integer` }).min(min, { error: `--${name} must be at least ${min}` }).max(max, { error: `--${name} must be at most ${max}` });
+
+function parseHostPort(value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
+  if (!match) throw new ConfigError(`--http must be HOST:PORT (for example ${HTTP_DEFAULT}), not ${JSON.stringify(value)}`);
+  const port = Number(match[3]);
+  if (port > 65535) throw new ConfigError(`--http port ${port} is out of range`);
+  return { host: match[1] ?? match[2], port };
+}
+
+function parseOwners(values: string[]): Map<string, `0x${string}`> {
+  const owners = new Map<string, `0x${string}`>();
+  for (const item of values.flatMap((v) => v.split(',')).filter(Boolean)) {
+    const match = /^([a-z0-9][a-z0-9._-]{0,62})=(0x[0-9a-fA-F]{40})$/.exec(item.trim());
+    if (!match) throw new ConfigError(`--collection-owner must be NAME=0xADDRESS, not ${JSON.stringify(item)}`);
+    owners.set(match[1], match[2].toLowerCase() as `0x${string}`);
+  }
+  return owners;
+}
+
+function check<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues[0]?.message ?? 'invalid value');
+  return parsed.data;
+}
+
+/** Parses `serve` arguments and the environment. Throws ConfigError with a message for the user. */
+export function parseServeConfig(args: string[], env: NodeJS.ProcessEnv = process.env): ServeConfig {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const get = (flag: FlagName): string | boolean | string[] | undefined => {
+    if (values[flag] !== undefined) return values[flag];
+    const fromEnv = env[envName(flag)];
+    if (fromEnv === undefined || fromEnv === '') return undefined;
+    if (OPTIONS[flag].type === 'boolean') return /^(1|true|yes)$/i.test(fromEnv);
+    return 'multiple' in OPTIONS[flag] ? [fromEnv] : fromEnv;
+  };
+  const str = (flag: FlagName) => get(flag) as string | undefined;
+
+  const chainName = str('chain');
+  if (chainName !== undefined && !(chainName in CHAINS)) throw new ConfigError(`--chain must be one of ${Object.keys(CHAINS).join(', ')}, not ${JSON.stringify(chainName)}`);
+  let rpc = str('rpc');
+  if (rpc === undefined && chainName) rpc = CHAINS[chainName as keyof typeof CHAINS].rpcUrls.default.http[0];
+  if (rpc !== undefined) {
+    try {
+      const url = new URL(rpc);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+    } catch {
+      throw new ConfigError('--rpc must be an http(s) URL');
+    }
+  }
+  const stdio = get('stdio') === true;
+  const httpFlag = str('http');
+  const http = httpFlag !== undefined ? parseHostPort(httpFlag) : stdio ? undefined : parseHostPort(HTTP_DEFAULT);
+  const collections = str('collections')?.split(',').map((c) => c.trim()).filter(Boolean);
+  const embedderUrl = str('embedder');
+  const embedderModel = str('embedder-model');
+  if (embedderUrl && !embedderModel) throw new ConfigError('--embedder needs --embedder-model (the model name sent to the /embeddings endpoint)');
+  const compat = str('compat');
+  if (compat !== undefined && compat !== 'kuradb') throw new ConfigError(`--compat must be kuradb, not ${JSON.stringify(compat)}`);
+  const logLevel = str('log-level') ?? 'info';
+  const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+  if (!(levels as readonly string[]).includes(logLevel)) throw new ConfigError(`--log-level must be one of ${levels.join(', ')}`);
+  const startBlock = str('start-block');
+  return {
+    rpc,
+    ws: str('ws'),
+    chainName: chainName as ServeConfig['chainName'],
+    http,
+    stdio,
+    dataDir: str('data-dir'),
+    collections,
+    collectionOwners: parseOwners((get('collection-owner') as string[] | undefined) ?? []),
+    confirmations: check(intFlag('confirmations', 0, 1000), str('confirmations') ?? 0),
+    liveLag: check(intFlag('live-lag', 0, 100_000), str('live-lag') ?? 5),
+    startBlock: startBlock === undefined ? undefined : check(intFlag('start-block', 0, Number.MAX_SAFE_INTEGER), startBlock),
+    embedder: embedderUrl ? { url: embedderUrl, model: embedderModel! } : undefined,
+    tokensFile: str('tokens'),
+    publicRead: get('public-read') === true,
+    compat: compat as ServeConfig['compat'],
+    logLevel: logLevel as ServeConfig['logLevel'],
+    minBlockTimeoutMs: check(z.coerce.number().min(0).max(600), str('min-block-timeout') ?? MIN_BLOCK_TIMEOUT_MS_DEFAULT / 1000) * 1000,
+    privateKeyFile: str('private-key-file'),
+    blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? 2),
+    demo: get('no-demo') !== true,
+  };
+}

@@ -1,0 +1,86 @@
+// Demo data for `arkivector serve` without --rpc (DESIGN.md §10): the `notes` collection (dim 4: cat,
+// dog, fern) and `demo.docs` (dim 8, 200 entities), written with the unmodified SDK like any writer would.
+import { createPublicClient, createWalletClient, http, type Hex } from '@arkiv-network/sdk';
+import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
+import { localhost } from '@arkiv-network/sdk/chains';
+import {
+  COLLECTION_CONTENT_TYPE,
+  encodeCollectionDefinition,
+  encodeVectorEntity,
+  validateCollectionDefinition,
+  type CollectionDefinitionInput,
+} from '../collections/index.ts';
+
+const DEMO_TTL_SECONDS = 30 * 24 * 3600;
+
+export const DEMO_NOTES: CollectionDefinitionInput = {
+  dim: 4,
+  metric: 'cosine',
+  attributes: { topic: 'str', stars: 'i32' },
+  description: 'Three short notes about animals and plants (demo data)',
+};
+export const DEMO_DOCS: CollectionDefinitionInput = {
+  dim: 8,
+  metric: 'cosine',
+  attributes: { topic: 'str', rank: 'i32', score: 'f32', featured: 'bool' },
+  description: '200 synthetic documents in five topics (demo data)',
+};
+
+export const DEMO_NOTE_ENTITIES = [
+  { id: 'cat', vector: [1, 0, 0, 0], document: 'Cats purr.', attributes: { topic: 'pets', stars: 5 } },
+  { id: 'dog', vector: [0.95, 0.08, 0.05, 0], document: 'Dogs bark.', attributes: { topic: 'pets', stars: 4 } },
+  { id: 'fern', vector: [0, 0.1, 1, 0.2], document: 'Ferns like shade.', attributes: { topic: 'plants', stars: 3 } },
+];
+
+const TOPICS = ['astronomy', 'cooking', 'music', 'history', 'sports'];
+
+/** The 200 demo documents, deterministic: vectors cluster by topic. */
+export function demoDocs(count = 200) {
+  let seed = 42;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  return Array.from({ length: count }, (_, i) => {
+    const t = i % TOPICS.length;
+    const vector = Array.from({ length: 8 }, (_, d) => (d === t ? 1 : 0) + (random() - 0.5) * 0.4);
+    return {
+      id: `doc-${String(i).padStart(3, '0')}`,
+      vector,
+      document: `Document ${i} about ${TOPICS[t]}: ${['an overview', 'a story', 'a how-to', 'a list of facts'][i % 4]}.`,
+      attributes: { topic: TOPICS[t], rank: i, score: Math.round(random() * 1000) / 100, featured: i % 10 === 0 },
+    };
+  });
+}
+
+function definitionCreate(name: string, definition: CollectionDefinitionInput) {
+  return {
+    payload: encodeCollectionDefinition(definition),
+    contentType: COLLECTION_CONTENT_TYPE,
+    attributes: [
+      { key: 'arkivector_type', value: 'collection' },
+      { key: 'arkivector_collection', value: name },
+    ],
+    expiresIn: DEMO_TTL_SECONDS,
+  };
+}
+
+/**
+ * Writes the demo collections to a devnet with its first dev account; returns the block of the last write.
+ * @example await seedDemo(devnet.url, devnet.accounts[0].privateKey)
+ */
+export async function seedDemo(rpcUrl: string, privateKey: Hex): Promise<bigint> {
+  const wallet = createWalletClient({ chain: localhost, transport: http(rpcUrl), account: privateKeyToAccount(privateKey) });
+  const reader = createPublicClient({ chain: localhost, transport: http(rpcUrl) });
+  await wallet.mutateEntities({ creates: [definitionCreate('notes', DEMO_NOTES), definitionCreate('demo.docs', DEMO_DOCS)] });
+  const vectors = (collection: string, input: CollectionDefinitionInput, entities: { id: string; vector: number[]; document: string; attributes: Record<string, unknown> }[]) => {
+    const definition = validateCollectionDefinition(input);
+    return entities.map((entity) => {
+      const encoded = encodeVectorEntity({ collection, ...entity }, definition);
+      return { payload: encoded.payload, contentType: encoded.contentType, attributes: encoded.attributes, expiresIn: DEMO_TTL_SECONDS };
+    });
+  };
+  await wallet.mutateEntities({ creates: vectors('notes', DEMO_NOTES, DEMO_NOTE_ENTITIES) });
+  const { txHash } = await wallet.mutateEntities({ creates: vectors('demo.docs', DEMO_DOCS, demoDocs()) });
+  return (await reader.getTransactionReceipt({ hash: txHash })).blockNumber;
+}

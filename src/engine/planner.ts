@@ -1,0 +1,140 @@
+// The search planner: chooses between an exact scan and the HNSW graph for one query and guarantees
+// that k results come back whenever k live records pass the filter. Called by CollectionStore.search
+// (and through it hybridSearch). Reports its choice as `search_mode`.
+//
+// Plan (perf.md §2.7, §5):
+//   1. Estimate how many records pass from the attribute indexes (exact for single conditions, an upper
+//      bound for AND). Nothing passes → empty answer.
+//   2. Few pass (≤ exactThreshold(dim), ~1M multiply-adds, and ≤ √(2 · ef · n), where the graph's
+//      ~ef·n/passing filtered steps start to cost less) → enumerate them and scan exactly. For an
+//      AND whose bound is up to 4× that, enumerate too: the true count is often far lower.
+//   3. Otherwise search the graph with the filter applied during traversal. If it returns fewer than
+//      min(k, passing), widen ef ×4 up to HNSW_MAX_WIDEN_EF, then fall back to exact.
+//   4. The traversal filter collapses when the allowed set lies away from the query (recall 0.71–0.89
+//      in perf.md), and it shows: the filter is consulted far more often per result than for an
+//      allowed set spread like the data. Then, if the exact scan is affordable (≤ 8× the threshold)
+//      or would have cost no more than the calls already made, the answer is recomputed exactly;
+//      otherwise ef widens (×4) until the graph reaches the set.
+
+import { allowedSlots, estimate, type IndexSource } from './filter/plan.ts'
+import { buildPredicate, type RowSource } from './filter/predicate.ts'
+import type { Cond } from './filter/types.ts'
+import { type ExactSource, exactTopK } from './exact.ts'
+import type { HnswGraph } from './hnsw/graph.ts'
+import { exactThreshold, HNSW_MAX_WIDEN_EF } from './hnsw/params.ts'
+import type { MetricOps } from './metrics.ts'
+
+export type SearchMode = 'exact' | 'hnsw'
+
+/** What the planner reads from the store for one query. */
+export type PlannerContext = IndexSource & {
+  ops: MetricOps
+  graph: HnswGraph
+  exact: ExactSource
+  /** hnswlib label → slot; −1 for labels not visible (deleted, or inserted by an uncommitted block). */
+  labelSlot: Int32Array
+  /** A block is being applied: the graph holds labels readers must not see yet. */
+  pending: boolean
+  rows: RowSource
+}
+
+export type PlannedResult = { slots: number[]; distances: number[]; mode: SearchMode }
+
+/** Rescue rule of step 4: filter calls ≥ passing × this → recompute exactly. */
+const RESCUE_CALLS_PER_ALLOWED = 0.5
+/**
+ * Step 4: filter calls × selectivity / ef above this marks an allowed set away from the query
+ * (random filters measure 1–3; perf.md's anti-correlated case 49).
+ */
+const FAR_SPREAD = 5
+/** Step 4: such a set is rescanned exactly up to this many times the exact threshold, else ef widens. */
+const FAR_RESCUE_FACTOR = 8
+/** Step 2: relative cost of one filtered graph step vs one scanned vector, and the floor of the rule. */
+const GRAPH_STEP_COST = 2
+const FILTERED_EXACT_MIN = 1000
+/** Step 2: enumerate an AND whose bound is at most this many times the exact threshold. */
+const AND_ENUMERATE_FACTOR = 4
+
+function toSlots(ctx: PlannerContext, labels: number[], distances: number[]): { slots: number[]; distances: number[] } {
+  const slots: number[] = []
+  const dists: number[] = []
+  const labelSlot = ctx.labelSlot
+  for (let i = 0; i < labels.length; i++) {
+    const s = labels[i]! < labelSlot.length ? labelSlot[labels[i]!]! : -1
+    if (s < 0) continue
+    slots.push(s)
+    dists.push(distances[i]!)
+  }
+  return { slots, distances: dists }
+}
+
+/**
+ * k nearest live records passing a filter.
+ * @param ctx the store's indexes and graph
+ * @param query float32 query (length = dim)
+ * @param k results wanted (≥ 1)
+ * @param ef hnswlib search width (see effectiveEf)
+ * @param cond compiled filter, or undefined
+ * @returns slots and pgvector distances, nearest first, and the mode used
+ * @example plannedSearch(ctx, q, 10, 100, compileWhere('stars > 3', attrs))
+ */
+export function plannedSearch(ctx: PlannerContext, query: Float32Array, k: number, ef: number, cond: Cond | undefined): PlannedResult {
+  const n = ctx.liveCount
+  if (n === 0) return { slots: [], distances: [], mode: 'exact' }
+
+  if (cond === undefined || cond.t === 'all') {
+    if (n <= exactThreshold(query.length)) return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' }
+    const labelSlot = ctx.labelSlot
+    // Only while a block is half-applied does the graph hold labels to hide; otherwise no callback.
+    const visible = ctx.pending ? (label: number) => label < labelSlot.length && labelSlot[label]! >= 0 : undefined
+    const want = Math.min(k, n)
+    for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
+      const hits = ctx.graph.search(query, k, Math.max(width, k), visible)
+      const res = toSlots(ctx, hits.labels, hits.distances)
+      if (res.slots.length >= want) return { ...res, mode: 'hnsw' }
+      if (width >= HNSW_MAX_WIDEN_EF) break
+    }
+    return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' }
+  }
+
+  const predicate = buildPredicate(cond, ctx.rows)
+  const est = estimate(cond, ctx)
+  // The filtered graph search scores ~ef × n / passing candidates, the scan passing ones: the scan
+  // is cheaper below passing ≈ √(c · ef · n) (c ≈ 2: a graph step costs about twice a scanned vector).
+  const threshold = Math.min(exactThreshold(query.length), Math.max(FILTERED_EXACT_MIN, Math.sqrt(GRAPH_STEP_COST * ef * n)))
+  if (est === 0) return { slots: [], distances: [], mode: 'exact' }
+
+  let allowed: Int32Array | undefined
+  if (est <= threshold || (cond.t === 'and' && est <= threshold * AND_ENUMERATE_FACTOR)) {
+    allowed = allowedSlots(cond, ctx, predicate)
+    if (allowed.length <= threshold) return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' }
+  }
+  const passing = allowed?.length ?? est
+
+  const labelSlot = ctx.labelSlot
+  let calls = 0
+  const filter = (label: number): boolean => {
+    calls++
+    const s = label < labelSlot.length ? labelSlot[label]! : -1
+    return s >= 0 && predicate(s)
+  }
+  const want = Math.min(k, passing)
+  const rescueMax = threshold * FAR_RESCUE_FACTOR
+  for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
+    calls = 0
+    const hits = ctx.graph.search(query, k, Math.max(width, k), filter)
+    if (calls >= passing * RESCUE_CALLS_PER_ALLOWED) break
+    // Filter calls per result slot, normalised by selectivity: ~1–3 when the allowed set is spread
+    // like the data, far more when the graph had to travel to reach it.
+    const far = (calls * passing) / (n * Math.max(width, k)) > FAR_SPREAD
+    if (far && passing <= rescueMax) break
+    const res = toSlots(ctx, hits.labels, hits.distances)
+    // `passing` is an upper bound when not enumerated; hnswlib walks the whole reachable graph
+    // before returning fewer than ef matches, so a short answer at the widest ef is the truth…
+    if (res.slots.length >= want && (!far || width >= HNSW_MAX_WIDEN_EF)) return { ...res, mode: 'hnsw' }
+    if (width >= HNSW_MAX_WIDEN_EF) break
+  }
+  // …except when the graph is disconnected around deleted nodes: the exact scan settles it.
+  allowed ??= allowedSlots(cond, ctx, predicate)
+  return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' }
+}

@@ -1,0 +1,103 @@
+// The one error base of arkivector (viem's BaseError pattern): every failure a caller can act on is an
+// ArkivectorError with a stable `code` from DESIGN.md §8, an HTTP status, a short factual message and
+// structured `meta`. src/http renders it as application/problem+json, tools/ as an isError result.
+
+/** Every code of DESIGN.md §8, one closed union. */
+export type ErrorCode =
+  | 'invalid_argument'
+  | 'dimension_mismatch'
+  | 'invalid_filter'
+  | 'embedder_not_configured'
+  | 'embedder_mismatch'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'collection_not_found'
+  | 'entity_not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'signer_not_configured'
+  | 'tx_failed'
+  | 'chain_unavailable'
+  | 'not_yet_indexed'
+  | 'internal';
+
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  invalid_argument: 400,
+  dimension_mismatch: 400,
+  invalid_filter: 400,
+  embedder_not_configured: 400,
+  embedder_mismatch: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  collection_not_found: 404,
+  entity_not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  signer_not_configured: 501,
+  tx_failed: 502,
+  chain_unavailable: 503,
+  not_yet_indexed: 503,
+  internal: 500,
+};
+
+/** Titles for the problem object (RFC 9457 `title`: the same for every occurrence of a code). */
+export const ERROR_TITLE: Record<ErrorCode, string> = {
+  invalid_argument: 'Invalid argument',
+  dimension_mismatch: 'Vector dimension mismatch',
+  invalid_filter: 'Invalid filter',
+  embedder_not_configured: 'No embedder configured',
+  embedder_mismatch: 'Embedder mismatch',
+  unauthorized: 'Unauthorized',
+  forbidden: 'Forbidden',
+  collection_not_found: 'Collection not found',
+  entity_not_found: 'Entity not found',
+  conflict: 'Conflict',
+  payload_too_large: 'Payload too large',
+  rate_limited: 'Rate limited',
+  signer_not_configured: 'No signer configured',
+  tx_failed: 'Transaction failed',
+  chain_unavailable: 'Chain unavailable',
+  not_yet_indexed: 'Not yet indexed',
+  internal: 'Internal error',
+};
+
+export class ArkivectorError extends Error {
+  override name = 'ArkivectorError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly shortMessage: string;
+  readonly details: string | undefined;
+  readonly meta: Record<string, unknown>;
+
+  constructor(code: ErrorCode, shortMessage: string, options: { status?: number; details?: string; meta?: Record<string, unknown> } = {}) {
+    super(shortMessage);
+    this.code = code;
+    this.status = options.status ?? ERROR_STATUS[code];
+    this.shortMessage = shortMessage;
+    this.details = options.details;
+    this.meta = options.meta ?? {};
+  }
+}
+
+/** RFC 9457 problem object with arkivector's stable `code` and the error's fields. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  [field: string]: unknown;
+}
+
+export function toProblem(error: ArkivectorError): Problem {
+  return {
+    type: `https://arkivector.dev/errors/${error.code}`,
+    title: ERROR_TITLE[error.code],
+    status: error.status,
+    detail: error.shortMessage,
+    code: error.code,
+    ...error.meta,
+  };
+}

@@ -1,0 +1,45 @@
+// What the service operations need from the rest of the node: the indexer's published view (read once
+// per answer, synchronously, so an answer never mixes two blocks), chain facts, and optional embedder
+// and signer. Built once by `arkivector serve`; tests build it around a real indexer and devnet.
+import type { VectorRecord } from '../collections/index.ts';
+import type { IndexedStore } from '../../indexer/storeContract.ts';
+import type { PublishedCollection } from '../../indexer/resolver.ts';
+import type { SyncState } from '../../indexer/indexer.ts';
+
+type SearchMode = 'exact' | 'hnsw';
+type Filtered = { where?: string; filter?: unknown };
+
+/** The read side of a collection store (the engine's CollectionStore). */
+export interface ReadableStore extends IndexedStore {
+  search(params: { vector: ArrayLike<number>; k: number } & Filtered): { results: { record: VectorRecord; distance: number; score: number }[]; search_mode: SearchMode };
+  count(params?: Filtered): number;
+  keywordSearch(params: { text: string; k: number } & Filtered): { results: { record: VectorRecord; score: number }[] };
+  hybridSearch(params: { vector: ArrayLike<number>; text: string; k: number } & Filtered): {
+    results: { record: VectorRecord; score: number; distance?: number }[];
+    search_mode: SearchMode;
+  };
+}
+
+/** The indexer as the service sees it. */
+export interface IndexerView {
+  readonly asOfBlock: number | undefined;
+  readonly headBlock: number | undefined;
+  readonly syncState: SyncState;
+  readonly lastError: string | undefined;
+  readonly collections: ReadonlyMap<string, PublishedCollection<ReadableStore>>;
+  waitForBlock(block: number, timeoutMs: number): Promise<boolean>;
+}
+
+export interface Embedder {
+  readonly model: string;
+  embed(text: string): Promise<number[]>;
+}
+
+export interface ServiceContext {
+  indexer: IndexerView;
+  chain: { chainId: number; rpc: string };
+  minBlockTimeoutMs: number;
+  embedder?: Embedder;
+  /** Signer address when writes are enabled (the write path adds the rest). */
+  signer?: { address: string; balance(): Promise<bigint> };
+}

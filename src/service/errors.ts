@@ -1,0 +1,55 @@
+// Errors raised by the service operations (one class per DESIGN.md §8 code they can raise).
+import { ArkivectorError } from '../errors.ts';
+
+export class CollectionNotFoundError extends ArkivectorError {
+  override name = 'CollectionNotFoundError';
+  constructor(collection: string) {
+    super('collection_not_found', `no collection named ${JSON.stringify(collection)} on this node`, { meta: { collection } });
+  }
+}
+
+export class EntityNotFoundError extends ArkivectorError {
+  override name = 'EntityNotFoundError';
+  constructor(collection: string, ref: string) {
+    super('entity_not_found', `no live entity ${JSON.stringify(ref)} in collection ${collection}`, { meta: { collection, ref } });
+  }
+}
+
+export class NotYetIndexedError extends ArkivectorError {
+  override name = 'NotYetIndexedError';
+  constructor(minBlock: number, asOfBlock: number | null, waitedMs: number) {
+    super('not_yet_indexed', `block ${minBlock} is not indexed yet (as_of_block ${asOfBlock ?? 'none'} after waiting ${waitedMs} ms)`, {
+      meta: { min_block: minBlock, as_of_block: asOfBlock },
+    });
+  }
+}
+
+export class EmbedderNotConfiguredError extends ArkivectorError {
+  override name = 'EmbedderNotConfiguredError';
+  constructor() {
+    super('embedder_not_configured', 'text search needs an embedder (--embedder URL); use mode "keyword" for BM25 over documents, or pass a vector');
+  }
+}
+
+export class EmbedderMismatchError extends ArkivectorError {
+  override name = 'EmbedderMismatchError';
+  constructor(collection: string, expected: string, configured: string) {
+    super('embedder_mismatch', `collection ${collection} was embedded with ${expected}, this node embeds with ${configured}`, {
+      meta: { collection, expected, configured },
+    });
+  }
+}
+
+export class ChainUnavailableError extends ArkivectorError {
+  override name = 'ChainUnavailableError';
+  constructor(message: string) {
+    super('chain_unavailable', message);
+  }
+}
+
+export class InvalidArgumentError extends ArkivectorError {
+  override name = 'InvalidArgumentError';
+  constructor(message: string, errors: { path: string; message: string }[] = []) {
+    super('invalid_argument', message, { meta: errors.length ? { errors } : {} });
+  }
+}

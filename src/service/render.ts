@@ -1,0 +1,24 @@
+// Shapes records for answers: typed attributes as {type, value}, expiry as a block number, documents
+// only when asked for.
+import type { CollectionDefinition, VectorRecord } from '../collections/index.ts';
+
+export function typedAttributes(record: VectorRecord, definition: CollectionDefinition) {
+  const out: Record<string, { type: CollectionDefinition['attributes'][string]; value: string | number | boolean }> = {};
+  for (const name of Object.keys(record.attributes).sort()) {
+    const type = definition.attributes[name];
+    if (type) out[name] = { type, value: record.attributes[name] };
+  }
+  return out;
+}
+
+export function entityOf(record: VectorRecord, definition: CollectionDefinition, includeDocument: boolean) {
+  return {
+    key: record.key,
+    id: record.id,
+    owner: record.owner,
+    ...(record.creator ? { creator: record.creator } : {}),
+    expires_at_block: Number(record.expiresAt),
+    attributes: typedAttributes(record, definition),
+    ...(includeDocument ? { document: record.document } : {}),
+  };
+}

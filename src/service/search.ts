@@ -1,0 +1,49 @@
+// search: nearest neighbours by vector, by embedded text, by keyword (BM25) or hybrid (RRF), with
+// Arkiv filters; the planner in the engine chooses exact or HNSW and reports it.
+import type { ServiceContext } from './context.ts';
+import { EmbedderMismatchError, EmbedderNotConfiguredError, InvalidArgumentError } from './errors.ts';
+import { typedAttributes } from './render.ts';
+import { searchSchema, type SearchParameters, type SearchResult } from './schemas.ts';
+import { validate } from './validate.ts';
+import { collectionIn, readView } from './view.ts';
+
+export type { SearchParameters, SearchResult };
+
+export async function search(ctx: ServiceContext, params: unknown): Promise<SearchResult> {
+  const args = validate(searchSchema, params);
+  const mode = args.mode ?? (args.vector ? 'vector' : 'semantic');
+  if (mode === 'vector' && !args.vector) throw new InvalidArgumentError('vector: required for mode "vector" (or pass text with mode "keyword", "semantic" or "hybrid")', [{ path: 'vector', message: 'required' }]);
+  if (mode !== 'vector' && !args.text) throw new InvalidArgumentError(`text: required for mode "${mode}"`, [{ path: 'text', message: 'required' }]);
+  // The embedding call is the only await after validation: it happens before the view is taken.
+  let vector = args.vector;
+  if ((mode === 'semantic' || mode === 'hybrid') && !vector) {
+    if (!ctx.embedder) throw new EmbedderNotConfiguredError();
+    const view = (await readView(ctx))();
+    const wanted = collectionIn(view, args.collection).definition.embedder?.model;
+    if (wanted && wanted !== ctx.embedder.model) throw new EmbedderMismatchError(args.collection, wanted, ctx.embedder.model);
+    vector = await ctx.embedder.embed(args.text!);
+  }
+  const view = (await readView(ctx, args.min_block))();
+  const c = collectionIn(view, args.collection);
+  const filters = { where: args.where, filter: args.filter };
+  const base = { as_of_block: view.as_of_block, sync_state: view.sync_state, open_collection: c.definition.open, mode };
+  const render = (hit: { record: Parameters<typeof typedAttributes>[0]; score: number; distance?: number }) => ({
+    key: hit.record.key,
+    id: hit.record.id,
+    ...(hit.distance !== undefined ? { distance: hit.distance } : {}),
+    score: hit.score,
+    expires_at_block: Number(hit.record.expiresAt),
+    attributes: typedAttributes(hit.record, c.definition),
+    ...(args.include_document ? { document: hit.record.document } : {}),
+  });
+  if (mode === 'keyword') {
+    const { results } = c.store.keywordSearch({ text: args.text!, k: args.k, ...filters });
+    return { ...base, search_mode: 'exact', results: results.map(render) };
+  }
+  if (mode === 'hybrid') {
+    const answer = c.store.hybridSearch({ vector: vector!, text: args.text!, k: args.k, ...filters });
+    return { ...base, search_mode: answer.search_mode, results: answer.results.map(render) };
+  }
+  const answer = c.store.search({ vector: vector!, k: args.k, ...filters });
+  return { ...base, search_mode: answer.search_mode, results: answer.results.map(render) };
+}

@@ -1,0 +1,32 @@
+// status: chain, sync and signer facts for operators (REST GET /v1/status).
+import type { ServiceContext } from './context.ts';
+
+export interface StatusResult {
+  chain_id: number;
+  rpc: string;
+  head_block: number | null;
+  as_of_block: number | null;
+  lag: number | null;
+  sync_state: ServiceContext['indexer']['syncState'];
+  last_error: string | null;
+  collections: number;
+  signer: { address: string; balance_wei: string } | null;
+}
+
+export async function status(ctx: ServiceContext): Promise<StatusResult> {
+  const signer = ctx.signer ? { address: ctx.signer.address, balance_wei: (await ctx.signer.balance().catch(() => -1n)).toString() } : null;
+  const { indexer } = ctx;
+  const head = indexer.headBlock ?? null;
+  const asOf = indexer.asOfBlock ?? null;
+  return {
+    chain_id: ctx.chain.chainId,
+    rpc: ctx.chain.rpc,
+    head_block: head,
+    as_of_block: asOf,
+    lag: head !== null && asOf !== null ? head - asOf : null,
+    sync_state: indexer.syncState,
+    last_error: indexer.lastError ?? null,
+    collections: indexer.collections.size,
+    signer,
+  };
+}

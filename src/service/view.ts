@@ -1,0 +1,61 @@
+// One consistent view of the node for one answer: waits for `min_block` first, then reads the block
+// number, sync state and collections together, synchronously, so the answer reflects exactly one block.
+import { ArkivectorError } from '../errors.ts';
+import type { PublishedCollection } from '../../indexer/resolver.ts';
+import type { ReadableStore, ServiceContext } from './context.ts';
+import { CollectionNotFoundError, NotYetIndexedError } from './errors.ts';
+import type { Collection } from './schemas.ts';
+
+export interface View {
+  as_of_block: number;
+  sync_state: ServiceContext['indexer']['syncState'];
+  collections: ReadonlyMap<string, PublishedCollection<ReadableStore>>;
+}
+
+/** Waits for min_block (bounded by the node's timeout), then returns the view. Await nothing after it. */
+export async function readView(ctx: ServiceContext, minBlock?: number): Promise<() => View> {
+  const { indexer } = ctx;
+  if (minBlock !== undefined && (indexer.asOfBlock ?? -1) < minBlock) {
+    const started = Date.now();
+    if (!(await indexer.waitForBlock(minBlock, ctx.minBlockTimeoutMs))) {
+      throw new NotYetIndexedError(minBlock, indexer.asOfBlock ?? null, Date.now() - started);
+    }
+  }
+  return () => {
+    if (indexer.asOfBlock === undefined) {
+      throw new ArkivectorError('not_yet_indexed', 'the node is still starting: nothing is indexed yet', { meta: { as_of_block: null, sync_state: indexer.syncState } });
+    }
+    return { as_of_block: indexer.asOfBlock, sync_state: indexer.syncState, collections: indexer.collections };
+  };
+}
+
+export function collectionIn(view: View, name: string): PublishedCollection<ReadableStore> {
+  const collection = view.collections.get(name);
+  if (!collection) throw new CollectionNotFoundError(name);
+  return collection;
+}
+
+const OPCLASS = { cosine: 'halfvec_cosine_ops', l2: 'halfvec_l2_ops', ip: 'halfvec_ip_ops' } as const;
+
+/** The Collection object of DESIGN.md §7. */
+export function describeCollection(view: View, c: PublishedCollection<ReadableStore>): Collection {
+  const d = c.definition;
+  return {
+    name: c.name,
+    column: `halfvec(${d.dim})`,
+    dim: d.dim,
+    metric: d.metric,
+    index: { type: 'hnsw', opclass: OPCLASS[d.metric], m: d.index.m, ef_construction: d.index.ef_construction, ef_search: d.index.ef_search },
+    attributes: { ...d.attributes },
+    open: d.open,
+    owner: c.owner,
+    writers: [...d.writers],
+    ...(d.description !== undefined ? { description: d.description } : {}),
+    ...(d.embedder !== undefined ? { embedder: { ...d.embedder } } : {}),
+    definition_key: c.definitionKey,
+    conflicts: [...c.conflicts],
+    stats: { ...c.stats },
+    sync_state: view.sync_state,
+    as_of_block: view.as_of_block,
+  };
+}

@@ -1,0 +1,30 @@
+// arkivector_get: one entity by id or key.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { get, type GetResult, type ServiceContext } from '../src/service/index.ts';
+import { getArgs, getResultShape } from '../src/service/schemas.ts';
+import { run, type Logger } from './result.ts';
+
+export function renderGet(answer: GetResult): string {
+  const e = answer.entity;
+  const attributes = Object.entries(e.attributes).map(([name, a]) => `${name}=${a.type === 'str' ? JSON.stringify(a.value) : String(a.value)}`).join(' ');
+  return [
+    `${e.id} (key ${e.key}) as of block ${answer.as_of_block}, sync ${answer.sync_state}`,
+    `owner ${e.owner}, expires at block ${e.expires_at_block}`,
+    ...(attributes ? [`attributes: ${attributes}`] : []),
+    ...(e.document !== undefined ? [`document: ${e.document}`] : []),
+  ].join('\n');
+}
+
+export function registerGet(server: McpServer, ctx: ServiceContext, logger?: Logger): void {
+  server.registerTool(
+    'arkivector_get',
+    {
+      title: 'Get an entity',
+      description: 'Returns one live entity of a collection by its id or its 0x entity key: attributes, owner, expiry block and (with include_document) its document, with the block the answer reflects.',
+      inputSchema: getArgs,
+      outputSchema: getResultShape,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async (args) => run(() => get(ctx, args), renderGet, logger),
+  );
+}

@@ -1,0 +1,34 @@
+// arkivector_search: nearest neighbours with Arkiv filters; the text lists rank, id, score, attributes
+// and (when asked) documents.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { search, type SearchResult, type ServiceContext } from '../src/service/index.ts';
+import { SEARCH_K_MAX } from '../src/service/limits.ts';
+import { searchArgs, searchResultShape } from '../src/service/schemas.ts';
+import { run, type Logger } from './result.ts';
+
+const formatValue = (a: { type: string; value: unknown }) => (a.type === 'str' ? JSON.stringify(a.value) : String(a.value));
+
+export function renderSearch(answer: SearchResult): string {
+  const head = `${answer.results.length} result(s) as of block ${answer.as_of_block} (sync ${answer.sync_state}, ${answer.search_mode} search${answer.open_collection ? ', open collection: any writer' : ''})`;
+  const lines = answer.results.map((r, i) => {
+    const attributes = Object.entries(r.attributes).map(([name, a]) => `${name}=${formatValue(a)}`).join(' ');
+    const distance = r.distance !== undefined ? ` distance ${r.distance.toFixed(4)}` : '';
+    const document = r.document !== undefined ? `\n   ${r.document.replace(/\n/g, '\n   ')}` : '';
+    return `${i + 1}. ${r.id} score ${r.score.toFixed(4)}${distance}${attributes ? ` ${attributes}` : ''}${document}`;
+  });
+  return [head, ...lines].join('\n');
+}
+
+export function registerSearch(server: McpServer, ctx: ServiceContext, logger?: Logger): void {
+  server.registerTool(
+    'arkivector_search',
+    {
+      title: 'Search a vector collection',
+      description: `Finds the k nearest entities (k 1-${SEARCH_K_MAX}, default 10) of a collection to a query vector (with the collection's dimension), or to text (mode "keyword" is BM25 over documents and needs no embedder; "semantic" and "hybrid" need one). Filter with where (Arkiv syntax, e.g. topic = str('pets') && stars >= 4, $owner = 0x...) and/or filter (JSON). Filtered searches never return fewer than k results when k entities pass the filter. The answer carries as_of_block; pass min_block to wait until a block you wrote in is indexed.`,
+      inputSchema: searchArgs,
+      outputSchema: searchResultShape,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async (args) => run(() => search(ctx, args), renderSearch, logger),
+  );
+}
