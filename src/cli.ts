@@ -1,11 +1,18 @@
-// The `arkivector` command line: `devnet` runs the local Arkiv node; `serve` (the gateway) is still to come.
+// The `arkivector` command line: `serve` runs the gateway (MCP + REST) following a chain or the embedded
+// devnet; `devnet` runs the local Arkiv node alone.
 import { parseArgs } from 'node:util';
+import { ConfigError, FLAG_NAMES, parseServeConfig } from './config.ts';
 import { DEVNET_DEFAULTS, startDevnet } from './devnet/index.ts';
+import { connectionBanner, createLogger, startGateway } from './gateway.ts';
 
 const USAGE = `usage:
+  arkivector serve [--rpc URL | --chain braga|kaolin|localhost] [--http HOST:PORT] [--stdio] [options]
   arkivector devnet [--host 127.0.0.1] [--port 8545] [--chain-id 1337] [--block-time 2] [--state FILE]
-  arkivector serve   (not implemented yet: runs the embedded devnet)
-  arkivector help`;
+  arkivector help
+
+serve options (each also read from ARKIVECTOR_<FLAG>, e.g. ARKIVECTOR_DATA_DIR):
+  ${FLAG_NAMES.map((f) => `--${f}`).join(' ')}
+See the README for what each one does.`;
 
 function integerFlag(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -60,14 +67,38 @@ async function runDevnet(args: string[]): Promise<void> {
   process.once('SIGTERM', shutdown);
 }
 
+async function runServe(args: string[]): Promise<void> {
+  let config;
+  try {
+    config = parseServeConfig(args);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const gateway = await startGateway(config, logger);
+  // stdout belongs to MCP in stdio mode; the banner goes to stderr there.
+  (config.stdio ? process.stderr : process.stdout).write(`${connectionBanner(gateway)}\n`);
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    await gateway.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  if (config.stdio) process.stdin.once('end', () => void shutdown('stdin closed'));
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'devnet':
       return runDevnet(rest);
     case 'serve':
-      process.stderr.write('arkivector serve: the gateway is not implemented yet; starting the embedded devnet instead\n');
-      return runDevnet(rest);
+      return runServe(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'collection_not_found'
   | 'entity_not_found'
+  | 'not_found'
   | 'conflict'
   | 'payload_too_large'
   | 'rate_limited'
@@ -32,6 +33,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   collection_not_found: 404,
   entity_not_found: 404,
+  not_found: 404,
   conflict: 409,
   payload_too_large: 413,
   rate_limited: 429,
@@ -53,6 +55,7 @@ export const ERROR_TITLE: Record<ErrorCode, string> = {
   forbidden: 'Forbidden',
   collection_not_found: 'Collection not found',
   entity_not_found: 'Entity not found',
+  not_found: 'Not found',
   conflict: 'Conflict',
   payload_too_large: 'Payload too large',
   rate_limited: 'Rate limited',

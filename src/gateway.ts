@@ -1,0 +1,149 @@
+// `arkivector serve`: assembles the node from its configuration: the chain (an --rpc URL, or the
+// embedded devnet seeded with demo data), the indexer with engine stores, the service context, and the
+// transports (MCP over stdio; REST + MCP streamable HTTP on one HTTP server).
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import pino, { type Logger } from 'pino';
+import { hexToNumber, type Hex } from 'viem';
+import { getBlockNumber } from './chain/actions.ts';
+import { createHttpTransport, redactUrl, type RpcTransport } from './chain/transport.ts';
+import type { ServeConfig } from './config.ts';
+import { seedDemo } from './devnet/demo.ts';
+import { startDevnet, type Devnet } from './devnet/index.ts';
+import { createEmbedder } from './embedder.ts';
+import { engineStores } from './engine/storeFactory.ts';
+import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
+import type { ServiceContext } from './service/index.ts';
+import { ChainIndexer } from '../indexer/indexer.ts';
+import { ttyProgress } from '../indexer/progress.ts';
+import { serveStdio } from '../tools/index.ts';
+
+/** Where this checkout's `arkivector` command is, for the client snippets printed at start. */
+const BIN_PATH = fileURLToPath(new URL('../bin/arkivector.js', import.meta.url));
+
+export interface Gateway {
+  readonly rpc: string;
+  readonly chainId: number;
+  readonly httpUrl?: string;
+  readonly devnet?: Devnet;
+  readonly indexer: ChainIndexer<ReturnType<typeof engineStores.create>>;
+  readonly ctx: ServiceContext;
+  close(): Promise<void>;
+}
+
+export function createLogger(level: ServeConfig['logLevel']): Logger {
+  // Logs go to stderr: stdout belongs to MCP stdio.
+  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(2));
+}
+
+async function readPrivateKey(config: ServeConfig): Promise<Hex | undefined> {
+  const raw = process.env.ARKIVECTOR_PRIVATE_KEY ?? (config.privateKeyFile ? await readFile(config.privateKeyFile, 'utf8') : undefined);
+  if (raw === undefined) return undefined;
+  const key = raw.trim();
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new Error('the signer key must be 0x followed by 64 hex digits');
+  return key as Hex;
+}
+
+export async function startGateway(config: ServeConfig, logger: Logger = createLogger(config.logLevel)): Promise<Gateway> {
+  let devnet: Devnet | undefined;
+  let rpc = config.rpc;
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    if (!rpc) {
+      devnet = await startDevnet({ host: '127.0.0.1', port: 0, blockTime: config.blockTime });
+      closers.push(() => devnet!.stop());
+      rpc = devnet.url;
+      logger.info({ rpc, chain_id: devnet.chainId }, 'embedded devnet started');
+      if (config.demo) {
+        const block = await seedDemo(devnet.url, devnet.accounts[0].privateKey);
+        logger.info({ block: Number(block) }, 'demo collections notes and demo.docs written');
+      }
+    }
+    const transport: RpcTransport = createHttpTransport({
+      url: rpc,
+      onRetry: ({ attempt, delayMs, reason }) => logger.debug({ attempt, delay_ms: delayMs, reason }, 'rpc retry'),
+    });
+    closers.push(() => transport.close());
+    const chainId = hexToNumber(await transport.request<Hex>('eth_chainId'));
+    await readPrivateKey(config); // validated now so a bad key fails at start; the write path uses it
+    const indexer = new ChainIndexer({
+      transport,
+      stores: engineStores,
+      chainId,
+      confirmations: config.confirmations,
+      liveLag: config.liveLag,
+      blockTimeSeconds: devnet ? config.blockTime : 2,
+      collections: config.collections,
+      pinnedOwners: config.collectionOwners,
+      startBlock: config.startBlock,
+      dataDir: config.dataDir,
+      logger,
+      progress: process.stderr.isTTY && !config.stdio ? ttyProgress() : undefined,
+    });
+    indexer.start();
+    closers.push(() => indexer.stop());
+    const ctx: ServiceContext = {
+      indexer,
+      chain: { chainId, rpc: redactUrl(rpc) },
+      minBlockTimeoutMs: config.minBlockTimeoutMs,
+      embedder: config.embedder ? createEmbedder({ ...config.embedder, apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY }) : undefined,
+    };
+    if (devnet) {
+      // Reads right after start should see the demo data: wait (bounded) for the first sync.
+      await indexer.waitForBlock(await getBlockNumber(transport), 30_000);
+    }
+    let httpUrl: string | undefined;
+    if (config.http) {
+      const access = await loadAccessPolicy({ tokensFile: config.tokensFile, tokensEnv: process.env.ARKIVECTOR_TOKENS, publicRead: config.publicRead, host: config.http.host });
+      assertSafeExposure(config.http.host, access);
+      const metrics = createMetrics(ctx);
+      const app = createHttpApp({ ctx, access, metrics, logger, mcp: { ctx, logger, observe: metrics.observeTool } });
+      const server = await serveHttp({ host: config.http.host, port: config.http.port, app });
+      closers.push(() => server.close());
+      httpUrl = server.url;
+      logger.info({ url: httpUrl }, 'http listening');
+    }
+    if (config.stdio) {
+      const stdio = await serveStdio({ ctx, logger });
+      closers.push(() => stdio.close());
+    }
+    return {
+      rpc,
+      chainId,
+      httpUrl,
+      devnet,
+      indexer,
+      ctx,
+      async close() {
+        for (const close of closers.reverse()) await close().catch((error) => logger.error({ error: (error as Error).message }, 'shutdown step failed'));
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    throw error;
+  }
+}
+
+/** What `npm start` prints: where the gateway is and how to connect an MCP client. */
+export function connectionBanner(gateway: Gateway): string {
+  const lines = ['arkivector is running.', ''];
+  if (gateway.devnet) lines.push(`Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), demo collections notes and demo.docs`);
+  else lines.push(`Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId})`);
+  if (gateway.httpUrl) {
+    lines.push(
+      `REST:     ${gateway.httpUrl}/v1/collections`,
+      `MCP:      ${gateway.httpUrl}/mcp (streamable HTTP)`,
+      '',
+      'Claude Code:',
+      `  claude mcp add --transport http arkivector ${gateway.httpUrl}/mcp`,
+      '',
+      'Claude Desktop (claude_desktop_config.json), over stdio against the same chain:',
+      `  {"mcpServers": {"arkivector": {"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(BIN_PATH)}, "serve", "--stdio", "--rpc", "${gateway.rpc}"]}}}`,
+      '',
+      'Try it:',
+      `  curl -s ${gateway.httpUrl}/v1/collections`,
+      `  curl -s -X POST ${gateway.httpUrl}/v1/collections/notes/search -H 'content-type: application/json' -d '{"vector":[1,0.05,0,0],"k":2,"where":"topic = \\"pets\\"","include_document":true}'`,
+    );
+  }
+  return lines.join('\n');
+}

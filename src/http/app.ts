@@ -1,0 +1,250 @@
+// The HTTP surface of a node (DESIGN.md §7): the REST routes over the service operations, MCP streamable
+// HTTP on /mcp, health/readiness probes and /metrics, with access control (auth.ts) on every guarded
+// route and one error renderer (application/problem+json). `arkivector serve` builds it and hands it to
+// serveHttp; tests call it over a real socket.
+import { Hono, type Context } from 'hono';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { ArkivectorError, ERROR_STATUS, ERROR_TITLE, toProblem, type ErrorCode, type Problem } from '../errors.ts';
+import { MAX_REQUEST_BYTES, count, get, getCollection, listCollections, search, status, type ServiceContext } from '../service/index.ts';
+import { buildServer, type BuildServerDeps } from '../../tools/server.ts';
+import { AccessError, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
+import type { Metrics } from './metrics.ts';
+
+type LogFn = (fields: Record<string, unknown>, message: string) => void;
+export interface HttpLogger {
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+}
+
+export interface HttpAppDeps {
+  ctx: ServiceContext;
+  access: AccessPolicy;
+  metrics: Metrics;
+  logger: HttpLogger;
+  /** What each /mcp request's server is built from; `observe` defaults to metrics.observeTool. */
+  mcp: BuildServerDeps;
+}
+
+type Env = { Variables: { route: string; grant: Grant } };
+type Ctx = Context<Env>;
+
+const PROBLEM_TYPE = 'application/problem+json';
+
+/** Errors from layers that mirror ArkivectorError without extending it (the engine's EngineError). */
+interface RenderableError {
+  code: ErrorCode;
+  status: number;
+  shortMessage?: string;
+  message: string;
+  meta?: Record<string, unknown>;
+}
+
+function isRenderable(error: unknown): error is RenderableError {
+  if (error instanceof ArkivectorError) return true;
+  const e = error as Partial<RenderableError> | null;
+  return typeof e === 'object' && e !== null && typeof e.code === 'string' && Object.hasOwn(ERROR_STATUS, e.code) && typeof e.status === 'number';
+}
+
+function problemOf(error: RenderableError): Problem {
+  if (error instanceof ArkivectorError) return toProblem(error);
+  return {
+    type: `https://arkivector.dev/errors/${error.code}`,
+    title: ERROR_TITLE[error.code],
+    status: error.status,
+    detail: error.shortMessage ?? error.message,
+    code: error.code,
+    ...(error.meta ?? {}),
+  };
+}
+
+function problemResponse(problem: Problem | Record<string, unknown>, status: number, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(problem), { status, headers: { 'content-type': PROBLEM_TYPE, ...headers } });
+}
+
+/** The body of a route no one registered: a problem with the same shape as every other error. */
+function notFoundProblem(method: string, path: string) {
+  return toProblem(new ArkivectorError('not_found', `no route ${method} ${path}`));
+}
+
+/**
+ * Reads a request body, refusing more than `limit` bytes as soon as it is exceeded (Content-Length
+ * first, then while streaming, since chunked bodies announce no length).
+ */
+async function readBody(request: Request, limit: number): Promise<Uint8Array> {
+  const tooLarge = () => new ArkivectorError('payload_too_large', `request body over ${limit} bytes`, { meta: { limit_bytes: limit } });
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw tooLarge();
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The JSON object of a POST body (empty body = `{}`); anything else is invalid_argument. */
+async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
+  const bytes = await readBody(c.req.raw, MAX_REQUEST_BYTES);
+  if (bytes.byteLength === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? error.message : 'not UTF-8';
+    throw new ArkivectorError('invalid_argument', `request body is not valid JSON: ${reason}`, { meta: { errors: [{ path: '', message: 'invalid JSON' }] } });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ArkivectorError('invalid_argument', 'request body must be a JSON object', { meta: { errors: [{ path: '', message: 'expected object' }] } });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Arguments of a collection route: the body plus the collection from the path (which must agree). */
+function withCollection(body: Record<string, unknown>, collection: string): Record<string, unknown> {
+  if (body.collection !== undefined && body.collection !== collection) {
+    throw new ArkivectorError('invalid_argument', `collection: the body names ${JSON.stringify(body.collection)} but the path names ${JSON.stringify(collection)}`, {
+      meta: { errors: [{ path: 'collection', message: 'does not match the path' }] },
+    });
+  }
+  return { ...body, collection };
+}
+
+// Query strings carry text; the service's zod schemas want numbers and booleans. Only well-formed values
+// are converted: anything else reaches zod as the original string and fails there with its path.
+const queryInteger = (value: string | undefined): unknown => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : value);
+const queryBoolean = (value: string | undefined): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+
+/** A path parameter of the route (Hono has already percent-decoded it). */
+const pathParam = (c: Ctx, name: string): string => c.req.param(name) ?? '';
+
+/** Drops undefined values, so absent query parameters stay absent for zod's defaults. */
+function defined(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * Builds the Hono app of a node.
+ * @param deps service context, access policy, metrics, logger and the MCP server deps
+ * @returns the app; serve it with serveHttp or call `app.request()` in process
+ * @example
+ * const app = createHttpApp({ ctx, access, metrics, logger, mcp: { ctx, logger, observe: metrics.observeTool } })
+ * const server = await serveHttp({ host: '127.0.0.1', port: 8787, app })
+ */
+export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
+  const { ctx, access, metrics, logger } = deps;
+  const mcpDeps: BuildServerDeps = { ...deps.mcp, observe: deps.mcp.observe ?? metrics.observeTool };
+  const app = new Hono<Env>();
+
+  app.use('*', async (c, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      // Route templates, not paths: a label per entity id would grow without bound.
+      metrics.observeHttp({ method: c.req.method, route: c.get('route') ?? 'unmatched', status: c.res.status, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+    }
+  });
+
+  app.onError((error, c) => {
+    if (isRenderable(error)) {
+      const headers: Record<string, string> = {};
+      if (error instanceof AccessError && error.challenge) headers['www-authenticate'] = error.challenge;
+      return problemResponse(problemOf(error), error.status, headers);
+    }
+    // Security: unknown errors are logged in full here and answered generically, so no stack, path or
+    // configuration detail reaches the client.
+    logger.error({ error: error instanceof Error ? (error.stack ?? error.message) : String(error), method: c.req.method, route: c.get('route') ?? 'unmatched' }, 'request failed');
+    return problemResponse(toProblem(new ArkivectorError('internal', 'internal error; the server log has the details')), 500);
+  });
+
+  app.notFound((c) => problemResponse(notFoundProblem(c.req.method, c.req.path), 404));
+
+  /** Registers a route with its template (for metrics) and the scope it needs (null: unguarded probe). */
+  const route = (method: 'GET' | 'POST' | 'DELETE', path: string, scope: Scope | null, handler: (c: Ctx) => Promise<Response> | Response) => {
+    app.on(method, path, async (c) => {
+      c.set('route', path);
+      if (scope !== null) {
+        // Security: every guarded route authorizes before reading its body or touching the service.
+        c.set('grant', authorize(access, { authorization: c.req.header('authorization'), origin: c.req.header('origin'), host: c.req.header('host') }, scope));
+      }
+      return handler(c);
+    });
+  };
+
+  route('GET', '/healthz', null, (c) => c.json({ status: 'ok' }));
+  route('GET', '/readyz', null, (c) => {
+    const { syncState, asOfBlock, headBlock } = ctx.indexer;
+    const body = { ready: syncState === 'live', sync_state: syncState, as_of_block: asOfBlock ?? null, head_block: headBlock ?? null };
+    return c.json(body, body.ready ? 200 : 503);
+  });
+  route('GET', '/metrics', 'read', async (c) => c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }));
+
+  route('GET', '/v1/status', 'read', async (c) => c.json(await status(ctx)));
+  route('GET', '/v1/collections', 'read', async (c) => c.json(await listCollections(ctx, defined({ min_block: queryInteger(c.req.query('min_block')) }))));
+  route('GET', '/v1/collections/:c', 'read', async (c) =>
+    c.json(await getCollection(ctx, defined({ collection: pathParam(c, 'c'), min_block: queryInteger(c.req.query('min_block')) }))),
+  );
+  route('POST', '/v1/collections/:c/search', 'read', async (c) => c.json(await search(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))));
+  route('POST', '/v1/collections/:c/count', 'read', async (c) => c.json(await count(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))));
+  route('GET', '/v1/collections/:c/entities/:ref', 'read', async (c) =>
+    c.json(
+      await get(
+        ctx,
+        defined({
+          collection: pathParam(c, 'c'),
+          ref: pathParam(c, 'ref'),
+          include_document: queryBoolean(c.req.query('include_document')),
+          min_block: queryInteger(c.req.query('min_block')),
+        }),
+      ),
+    ),
+  );
+
+  // The write path (signer, upsert, delete) is not wired yet: with the write scope checked first, a
+  // write answers signer_not_configured, so clients already see the final status codes.
+  const notWritable = () => {
+    throw new ArkivectorError(
+      'signer_not_configured',
+      ctx.signer ? 'writes over HTTP are not available on this node yet' : 'this node has no signer (set ARKIVECTOR_PRIVATE_KEY or --private-key-file)',
+    );
+  };
+  route('POST', '/v1/collections', 'write', notWritable);
+  route('POST', '/v1/collections/:c/entities', 'write', notWritable);
+  route('DELETE', '/v1/collections/:c/entities/:ref', 'write', notWritable);
+
+  route('POST', '/mcp', 'read', async (c) => {
+    const grant = c.get('grant');
+    const server = buildServer(mcpDeps);
+    // Stateless: a fresh server and transport per request, JSON answers instead of an SSE stream.
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_REQUEST_BYTES });
+    try {
+      await server.connect(transport);
+      // Security: tools see who called and with which scopes, never the bearer secret.
+      return await transport.handleRequest(c.req.raw, { authInfo: { token: '', clientId: grant.principal, scopes: [...grant.scopes] } });
+    } catch (error) {
+      logger.error({ error: error instanceof Error ? (error.stack ?? error.message) : String(error), route: '/mcp' }, 'mcp request failed');
+      // Nothing has been sent yet: the Response is only returned after handleRequest resolves.
+      return c.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, 500);
+    } finally {
+      // The JSON answer is complete once handleRequest resolves, so closing cannot cut it short.
+      await transport.close().catch(() => {});
+      await server.close().catch(() => {});
+    }
+  });
+  const mcpMethodNotAllowed = (c: Ctx) =>
+    c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this stateless server has no sessions or SSE streams; POST to /mcp' }, id: null }, 405, { allow: 'POST' });
+  route('GET', '/mcp', null, mcpMethodNotAllowed);
+  route('DELETE', '/mcp', null, mcpMethodNotAllowed);
+
+  return app;
+}

@@ -1,0 +1,193 @@
+// Access control (DESIGN.md §9): the policy functions on their own, then the same rules through real
+// nodes: tokens from a file and from ARKIVECTOR_TOKENS with scopes, --public-read, and the trust-local
+// mode of a loopback bind with its Origin/Host checks.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  AccessError,
+  assertSafeExposure,
+  authorize,
+  hashSecret,
+  isLoopbackHost,
+  loadAccessPolicy,
+  parseTokensEnv,
+  parseTokensFile,
+  type AccessPolicy,
+} from '../../src/http/index.ts';
+import { assertProblem, call, startChain, type Chain } from './fixture.ts';
+
+const READER = 'r-secret-0123456789';
+const WRITER = 'w-secret-0123456789';
+const tokensJson = JSON.stringify([
+  { name: 'reader', sha256: hashSecret(READER), scopes: ['read'] },
+  { name: 'writer', sha256: hashSecret(WRITER), scopes: ['write'] },
+]);
+
+const expectAccessError = (fn: () => unknown, code: 'unauthorized' | 'forbidden') =>
+  assert.throws(fn, (error: unknown) => error instanceof AccessError && error.code === code);
+
+describe('http/auth: policy', () => {
+  test('isLoopbackHost: localhost, 127.0.0.0/8, ::1 in every spelling; nothing else', () => {
+    for (const host of ['localhost', 'LOCALHOST', '127.0.0.1', '127.255.0.9', '::1', '[::1]', '::ffff:127.0.0.1']) assert.ok(isLoopbackHost(host), host);
+    for (const host of ['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', 'localhost.attacker.example', '127.0.0.1.nip.io', '[::2]', '']) assert.ok(!isLoopbackHost(host), host);
+  });
+
+  test('parseTokensFile: names, digests and scopes; write implies read', () => {
+    const [reader, writer] = parseTokensFile(tokensJson);
+    assert.equal(reader.name, 'reader');
+    assert.deepEqual([...reader.scopes], ['read']);
+    assert.deepEqual([...writer.scopes].sort(), ['read', 'write']);
+    assert.equal(reader.digest.toString('hex'), hashSecret(READER));
+  });
+
+  test('error: malformed token files name the entry, never its digest', () => {
+    const digest = hashSecret('x');
+    assert.throws(() => parseTokensFile('{'), /not valid JSON/);
+    assert.throws(() => parseTokensFile('{}'), /JSON list/);
+    assert.throws(() => parseTokensFile(JSON.stringify([{ name: 'a', sha256: 'abc', scopes: ['read'] }])), /entry 0 \(a\): sha256/);
+    assert.throws(() => parseTokensFile(JSON.stringify([{ name: 'a', sha256: digest, scopes: ['admin'] }])), (e: Error) => /unknown scope/.test(e.message) && !e.message.includes(digest));
+    assert.throws(() => parseTokensFile(JSON.stringify([{ name: 'a', sha256: digest, scopes: [] }])), /non-empty/);
+  });
+
+  test('parseTokensEnv: scope:secret pairs, read+write, secrets never in errors', () => {
+    const tokens = parseTokensEnv('read:abc, read+write:def:with:colons,write:ghi');
+    assert.deepEqual(tokens.map((t) => t.name), ['env-0', 'env-1', 'env-2']);
+    assert.deepEqual(tokens.map((t) => [...t.scopes].sort().join('+')), ['read', 'read+write', 'read+write']);
+    assert.equal(tokens[1].digest.toString('hex'), hashSecret('def:with:colons'));
+    assert.throws(() => parseTokensEnv('admin:topsecret'), (e: Error) => /entry 0: unknown scope/.test(e.message) && !e.message.includes('topsecret'));
+    assert.throws(() => parseTokensEnv('read:ok,topsecret'), (e: Error) => /entry 1: expected scope:secret/.test(e.message) && !e.message.includes('topsecret'));
+    assert.throws(() => parseTokensEnv('read:'), /expected scope:secret/);
+  });
+
+  test('loadAccessPolicy: file and env together; the same secret twice is refused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'arkivector-tokens-'));
+    try {
+      const file = join(dir, 'tokens.json');
+      await writeFile(file, tokensJson);
+      const policy = await loadAccessPolicy({ tokensFile: file, tokensEnv: 'read:env-secret', publicRead: false, host: '0.0.0.0' });
+      assert.deepEqual(policy.tokens.map((t) => t.name), ['reader', 'writer', 'env-0']);
+      assert.equal(policy.loopback, false);
+      await assert.rejects(loadAccessPolicy({ tokensFile: file, tokensEnv: `read:${READER}`, publicRead: false, host: '0.0.0.0' }), /configured twice/);
+      await assert.rejects(loadAccessPolicy({ tokensFile: join(dir, 'missing.json'), publicRead: false, host: '127.0.0.1' }), /ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('assertSafeExposure: refuses a non-loopback bind with no tokens and no --public-read', async () => {
+    for (const host of ['0.0.0.0', '::', '192.168.1.10']) {
+      const open = await loadAccessPolicy({ publicRead: false, host });
+      assert.throws(() => assertSafeExposure(host, open), /refusing to serve on .* without access control/);
+      assert.doesNotThrow(() => assertSafeExposure(host, { ...open, publicRead: true }));
+      assert.doesNotThrow(() => assertSafeExposure(host, { ...open, tokens: parseTokensEnv('read:x') }));
+    }
+    for (const host of ['127.0.0.1', '::1', 'localhost']) {
+      const policy = await loadAccessPolicy({ publicRead: false, host });
+      assert.doesNotThrow(() => assertSafeExposure(host, policy));
+    }
+  });
+
+  test('authorize: tokens, scopes, public read and trust-local', async () => {
+    const tokens = parseTokensFile(tokensJson);
+    const guarded: AccessPolicy = { tokens, publicRead: false, host: '0.0.0.0', loopback: false };
+    expectAccessError(() => authorize(guarded, {}, 'read'), 'unauthorized');
+    expectAccessError(() => authorize(guarded, { authorization: 'Bearer nope' }, 'read'), 'unauthorized');
+    expectAccessError(() => authorize(guarded, { authorization: `Basic ${READER}` }, 'read'), 'unauthorized');
+    assert.equal(authorize(guarded, { authorization: `Bearer ${READER}` }, 'read').principal, 'reader');
+    assert.equal(authorize(guarded, { authorization: `bearer  ${WRITER}` }, 'read').principal, 'writer');
+    expectAccessError(() => authorize(guarded, { authorization: `Bearer ${READER}` }, 'write'), 'forbidden');
+
+    const publicRead: AccessPolicy = { ...guarded, publicRead: true };
+    assert.equal(authorize(publicRead, {}, 'read').principal, 'anonymous');
+    expectAccessError(() => authorize(publicRead, {}, 'write'), 'unauthorized');
+    expectAccessError(() => authorize(publicRead, { authorization: 'Bearer wrong' }, 'read'), 'unauthorized');
+
+    const local: AccessPolicy = { tokens: [], publicRead: false, host: '127.0.0.1', loopback: true };
+    assert.deepEqual([...authorize(local, { host: '127.0.0.1:8787' }, 'write').scopes].sort(), ['read', 'write']);
+    assert.equal(authorize(local, { host: '[::1]:8787', origin: 'http://localhost:3000' }, 'write').principal, 'local');
+    expectAccessError(() => authorize(local, { host: 'evil.example:8787' }, 'read'), 'forbidden');
+    expectAccessError(() => authorize(local, { host: '127.0.0.1:8787', origin: 'https://evil.example' }, 'read'), 'forbidden');
+    expectAccessError(() => authorize(local, { host: '127.0.0.1:8787', origin: 'null' }, 'read'), 'forbidden');
+
+    // Nothing trusts the network when bound elsewhere without tokens.
+    expectAccessError(() => authorize({ ...local, host: '0.0.0.0', loopback: false }, {}, 'read'), 'unauthorized');
+  });
+});
+
+describe('http/auth: through the HTTP surface', () => {
+  let chain: Chain;
+  let dir: string;
+  before(async () => {
+    chain = await startChain();
+    dir = await mkdtemp(join(tmpdir(), 'arkivector-tokens-'));
+  });
+  after(async () => {
+    await chain.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
+
+  test('tokens from --tokens FILE: 401 without or with a bad token, read scope reads, write needs write', async () => {
+    const file = join(dir, 'tokens.json');
+    await writeFile(file, tokensJson);
+    const node = await chain.node({ access: await loadAccessPolicy({ tokensFile: file, publicRead: false, host: '0.0.0.0' }) });
+
+    const none = await call(`${node.url}/v1/collections`);
+    assertProblem(none, 401, 'unauthorized');
+    assert.match(none.headers.get('www-authenticate')!, /^Bearer realm="arkivector"/);
+    const bad = await call(`${node.url}/v1/collections`, { headers: bearer('wrong') });
+    assertProblem(bad, 401, 'unauthorized');
+    assert.match(bad.headers.get('www-authenticate')!, /error="invalid_token"/);
+
+    const read = await call(`${node.url}/v1/collections`, { headers: bearer(READER) });
+    assert.equal(read.status, 200);
+    assert.equal(read.body.collections[0].name, 'notes');
+
+    const write = await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', headers: bearer(READER), json: {} });
+    assertProblem(write, 403, 'forbidden');
+    assert.match(write.headers.get('www-authenticate')!, /error="insufficient_scope", scope="write"/);
+
+    // write implies read; with the scope, the write route reaches the (absent) signer.
+    assert.equal((await call(`${node.url}/v1/collections/notes/entities/cat`, { headers: bearer(WRITER) })).status, 200);
+    assertProblem(await call(`${node.url}/v1/collections/notes/entities/cat`, { method: 'DELETE', headers: bearer(WRITER) }), 501, 'signer_not_configured');
+
+    // Probes stay open for load balancers.
+    assert.equal((await call(`${node.url}/healthz`)).status, 200);
+
+    const everything = JSON.stringify(node.logs) + JSON.stringify([none.body, bad.body, read.body, write.body]);
+    for (const secret of [READER, WRITER]) assert.ok(!everything.includes(secret), 'secrets never appear in logs or answers');
+  });
+
+  test('tokens from ARKIVECTOR_TOKENS: read and read+write scopes', async () => {
+    const node = await chain.node({ access: await loadAccessPolicy({ tokensEnv: 'read:env-reader,read+write:env-writer', publicRead: false, host: '0.0.0.0' }) });
+    assert.equal((await call(`${node.url}/v1/status`, { headers: bearer('env-reader') })).status, 200);
+    assertProblem(await call(`${node.url}/v1/collections`, { method: 'POST', headers: bearer('env-reader'), json: {} }), 403, 'forbidden');
+    assertProblem(await call(`${node.url}/v1/collections`, { method: 'POST', headers: bearer('env-writer'), json: {} }), 501, 'signer_not_configured');
+    assertProblem(await call(`${node.url}/v1/status`), 401, 'unauthorized');
+  });
+
+  test('--public-read: reads open without a token, writes still need one', async () => {
+    const node = await chain.node({ access: await loadAccessPolicy({ publicRead: true, host: '0.0.0.0' }) });
+    const read = await call(`${node.url}/v1/collections/notes/count`, { method: 'POST', json: {} });
+    assert.equal(read.status, 200);
+    assert.equal(read.body.count, 4);
+    // A non-local Origin is fine for public data on a non-loopback node.
+    assert.equal((await call(`${node.url}/v1/collections`, { headers: { origin: 'https://app.example' } })).status, 200);
+    assertProblem(await call(`${node.url}/v1/collections`, { method: 'POST', json: {} }), 401, 'unauthorized');
+  });
+
+  test('trust-local (loopback bind, no tokens): every scope locally, non-local Origin refused', async () => {
+    const node = await chain.node({ access: await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' }) });
+    assert.equal((await call(`${node.url}/v1/collections`)).status, 200);
+    assert.equal((await call(`${node.url}/v1/collections`, { headers: { origin: `http://localhost:5173` } })).status, 200);
+    assertProblem(await call(`${node.url}/v1/collections`, { headers: { origin: 'http://attacker.example' } }), 403, 'forbidden');
+    assertProblem(await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', json: {}, headers: { origin: 'http://attacker.example' } }), 403, 'forbidden');
+    assertProblem(await call(`${node.url}/mcp`, { method: 'POST', json: {}, headers: { origin: 'http://attacker.example' } }), 403, 'forbidden');
+    // With the write scope granted, the write route gets as far as the missing signer.
+    assertProblem(await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', json: {} }), 501, 'signer_not_configured');
+  });
+});
