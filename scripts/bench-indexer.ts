@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { createWalletClient, http } from '@arkiv-network/sdk';
 import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
 import { localhost } from '@arkiv-network/sdk/chains';
-import { COLLECTION_CONTENT_TYPE, encodeCollectionDefinition, encodeVectorEntity, validateCollectionDefinition } from '../src/collections/index.ts';
+import { encodeCollectionEntity, encodeVectorEntity, validateCollectionDefinition } from '../src/collections/index.ts';
 import { createHttpTransport } from '../src/chain/transport.ts';
 import { startDevnet } from '../src/devnet/index.ts';
 import { engineStores } from '../src/engine/storeFactory.ts';
@@ -29,12 +29,7 @@ try {
   const wallet = createWalletClient({ chain: localhost, transport: http(devnet.url), account: privateKeyToAccount(devnet.accounts[0].privateKey) });
   const input = { dim, metric: 'cosine' as const, attributes: { topic: 'str' as const, rank: 'i32' as const } };
   const definition = validateCollectionDefinition(input);
-  await wallet.createEntity({
-    payload: encodeCollectionDefinition(input),
-    contentType: COLLECTION_CONTENT_TYPE,
-    attributes: [{ key: 'arkivector_type', value: 'collection' }, { key: 'arkivector_collection', value: 'bench' }],
-    expiresIn: 10_000_000,
-  });
+  await wallet.createEntity({ ...encodeCollectionEntity('bench', input), expiresIn: 10_000_000 });
   const startBlock = devnet.headNumber;
   let seed = 7;
   const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;

@@ -14,6 +14,7 @@ import hnswlib from 'hnswlib-node'
 import { type CollectionDefinition, decodeVectorPayload, encodeVectorPayload, type VectorRecord } from '../src/collections/index.ts'
 import { exactTopK } from '../src/engine/exact.ts'
 import { CollectionStore, EF_SEARCH_SCALE, METRIC_OPS } from '../src/engine/index.ts'
+import { mulberry32 } from '../test/helpers/writes.ts'
 
 // ---- arguments ----
 
@@ -57,16 +58,6 @@ function rss(): number {
   return process.memoryUsage().rss
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 function normal(rand: () => number): number {
   const u = Math.max(rand(), 1e-12)
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand())

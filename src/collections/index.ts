@@ -64,6 +64,7 @@ export {
   collectionDefinitionSchema,
   collectionNameSchema,
   encodeCollectionDefinition,
+  encodeCollectionEntity,
   indexParamsSchema,
   InvalidCollectionDefinitionError,
   isWriterAllowed,

@@ -4,8 +4,7 @@ import { createPublicClient, createWalletClient, http, type Hex } from '@arkiv-n
 import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
 import { localhost } from '@arkiv-network/sdk/chains';
 import {
-  COLLECTION_CONTENT_TYPE,
-  encodeCollectionDefinition,
+  encodeCollectionEntity,
   encodeVectorEntity,
   validateCollectionDefinition,
   type CollectionDefinitionInput,
@@ -53,17 +52,6 @@ export function demoDocs(count = 200) {
   });
 }
 
-function definitionCreate(name: string, definition: CollectionDefinitionInput) {
-  return {
-    payload: encodeCollectionDefinition(definition),
-    contentType: COLLECTION_CONTENT_TYPE,
-    attributes: [
-      { key: 'arkivector_type', value: 'collection' },
-      { key: 'arkivector_collection', value: name },
-    ],
-    expiresIn: DEMO_TTL_SECONDS,
-  };
-}
 
 /**
  * Writes the demo collections to a devnet with its first dev account; returns the block of the last write.
@@ -72,7 +60,12 @@ function definitionCreate(name: string, definition: CollectionDefinitionInput) {
 export async function seedDemo(rpcUrl: string, privateKey: Hex): Promise<bigint> {
   const wallet = createWalletClient({ chain: localhost, transport: http(rpcUrl), account: privateKeyToAccount(privateKey) });
   const reader = createPublicClient({ chain: localhost, transport: http(rpcUrl) });
-  await wallet.mutateEntities({ creates: [definitionCreate('notes', DEMO_NOTES), definitionCreate('demo.docs', DEMO_DOCS)] });
+  await wallet.mutateEntities({
+    creates: [
+      { ...encodeCollectionEntity('notes', DEMO_NOTES), expiresIn: DEMO_TTL_SECONDS },
+      { ...encodeCollectionEntity('demo.docs', DEMO_DOCS), expiresIn: DEMO_TTL_SECONDS },
+    ],
+  });
   const vectors = (collection: string, input: CollectionDefinitionInput, entities: { id: string; vector: number[]; document: string; attributes: Record<string, unknown> }[]) => {
     const definition = validateCollectionDefinition(input);
     return entities.map((entity) => {

@@ -57,6 +57,7 @@ test('exports: the public surface changes only on purpose', () => {
     'decodeVectorPayload',
     'encodeAttribute',
     'encodeCollectionDefinition',
+    'encodeCollectionEntity',
     'encodeHalfvec',
     'encodeVectorEntity',
     'encodeVectorPayload',

@@ -1,16 +1,7 @@
 // Shared fixtures for the engine tests: seeded PRNG, clustered vectors, VectorRecord builders.
 import { type CollectionDefinition, decodeVectorPayload, encodeVectorPayload, type AttributeValue, type VectorRecord } from '../../src/collections/index.ts'
-
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export { mulberry32 } from '../helpers/writes.ts'
+import { mulberry32 } from '../helpers/writes.ts'
 
 export function gaussian(rand: () => number): number {
   const u = Math.max(rand(), 1e-12)

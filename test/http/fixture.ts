@@ -2,15 +2,16 @@
 // SDK, a real ChainIndexer over engine stores, the service context, and nodes (app + socket on
 // 127.0.0.1:0) built around them with any access policy.
 import assert from 'node:assert/strict';
-import { encodeCollectionDefinition, encodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
+import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { createHttpApp, createMetrics, loadAccessPolicy, serveHttp, type AccessPolicy, type HttpServer, type Metrics } from '../../src/http/index.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
-import { ChainIndexer, type IndexerOptions, type SyncState } from '../../indexer/indexer.ts';
+import { ChainIndexer, type IndexerOptions } from '../../indexer/indexer.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import { definitionArgs, stateReached, vectorArgs as writeVector } from '../helpers/writes.ts';
 
 export const NOTES: CollectionDefinition = {
   dim: 4,
@@ -29,34 +30,9 @@ export const NOTE_ENTITIES = [
   { id: 'a/b c?#%é', vector: [0, 0, 0.2, 1], document: 'Odd id.', attributes: { topic: 'misc', stars: 1 } },
 ];
 
-export function definitionArgs(name: string, def: CollectionDefinition) {
-  return {
-    payload: encodeCollectionDefinition(def),
-    contentType: 'application/vnd.arkivector.collection.v1+json',
-    attributes: [{ key: 'arkivector_type', value: 'collection' }, { key: 'arkivector_collection', value: name }],
-    expiresIn: 100_000,
-  };
-}
+export const vectorArgs = (collection: string, entity: (typeof NOTE_ENTITIES)[number], def = NOTES) => writeVector(collection, entity, def);
 
-export function vectorArgs(collection: string, entity: (typeof NOTE_ENTITIES)[number], def = NOTES) {
-  const encoded = encodeVectorEntity({ collection, ...entity }, def);
-  return { payload: encoded.payload, contentType: encoded.contentType, attributes: encoded.attributes, expiresIn: 20_000 };
-}
-
-/** Resolves when `indexer` reaches `wanted`, failing after `ms`. */
-export function stateReached(indexer: ChainIndexer<any>, wanted: SyncState, ms = 15_000): Promise<void> {
-  if (indexer.syncState === wanted) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sync state ${wanted} not reached (is ${indexer.syncState})`)), ms);
-    const on = (state: SyncState) => {
-      if (state !== wanted) return;
-      clearTimeout(timer);
-      indexer.off('state', on);
-      resolve();
-    };
-    indexer.on('state', on);
-  });
-}
+export { definitionArgs, stateReached };
 
 export interface LogLine {
   level: 'info' | 'warn' | 'error';

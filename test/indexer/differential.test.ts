@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bytesToHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { encodeCollectionDefinition, encodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
+import { encodeCollectionEntity, encodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
 import { ARKIV_ADDRESS } from '../../src/chain/protocol.ts';
 import { emptyStorageOps, encodeStorageTransaction, type CreateOp, type StorageOps } from '../../src/chain/storageTransaction.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
@@ -14,18 +14,11 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer } from '../../indexer/indexer.ts';
 import { publicClient, rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
+import { mulberry32 } from '../helpers/writes.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 
-/** mulberry32: a small seeded generator, so a failure can be replayed. */
 function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     next,
     int: (n: number) => Math.floor(next() * n),
@@ -63,12 +56,8 @@ describe('indexer: differential against the devnet', () => {
     const wallets = [0, 1, 2, 3].map((i) => walletClient(devnet, i));
     const [alice, bob, carol] = wallets;
     const address = (i: number) => devnet.accounts[i].address.toLowerCase() as Hex;
-    const definition = (name: string, def: CollectionDefinition | Uint8Array) => ({
-      payload: def instanceof Uint8Array ? def : encodeCollectionDefinition(def),
-      contentType: 'application/vnd.arkivector.collection.v1+json',
-      attributes: [{ key: 'arkivector_type', value: 'collection' }, { key: 'arkivector_collection', value: name }],
-      expiresIn: 100_000,
-    });
+    const definition = (name: string, def: CollectionDefinition | Uint8Array) =>
+      def instanceof Uint8Array ? { ...encodeCollectionEntity(name, c2), payload: def, expiresIn: 100_000 } : { ...encodeCollectionEntity(name, def), expiresIn: 100_000 };
     // c1: closed, alice + bob; c2: open, owned by bob; carol's later "c1" is a conflict; "c3" starts invalid.
     const c1Key = (await alice.createEntity(definition('c1', { ...c1, writers: [address(1)] }))).entityKey;
     await bob.createEntity(definition('c2', c2));

@@ -8,44 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Address, Hex } from 'viem';
-import { encodeCollectionDefinition, encodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
+import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer, type IndexerOptions, type SyncState } from '../../indexer/indexer.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
+import { definitionArgs, stateReached, vectorArgs } from '../helpers/writes.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 
 const notes: CollectionDefinition = { dim: 4, metric: 'cosine', open: true, writers: [], index: { m: 16, ef_construction: 64, ef_search: 40 }, attributes: { topic: 'str' } };
 
-function definitionArgs(name: string, def: CollectionDefinition) {
-  return {
-    payload: encodeCollectionDefinition(def),
-    contentType: 'application/vnd.arkivector.collection.v1+json',
-    attributes: [{ key: 'arkivector_type', value: 'collection' }, { key: 'arkivector_collection', value: name }],
-    expiresIn: 100_000,
-  };
-}
-
-function vectorArgs(collection: string, id: string, seed: number, def = notes) {
-  const encoded = encodeVectorEntity({ collection, id, vector: Array.from({ length: def.dim }, (_, i) => Math.sin(seed + i)), document: `doc ${id}`, attributes: { topic: `t${seed % 3}` } }, def);
-  return { payload: encoded.payload, contentType: encoded.contentType, attributes: encoded.attributes, expiresIn: 20_000 };
-}
-
-/** Resolves when `indexer` emits `state` with `wanted`, failing after `ms`. */
-function stateReached(indexer: ChainIndexer, wanted: SyncState, ms = 15_000): Promise<void> {
-  if (indexer.syncState === wanted) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sync state ${wanted} not reached (is ${indexer.syncState})`)), ms);
-    const on = (state: SyncState) => {
-      if (state !== wanted) return;
-      clearTimeout(timer);
-      indexer.off('state', on);
-      resolve();
-    };
-    indexer.on('state', on);
-  });
-}
+const vectorOf = (collection: string, id: string, seed: number, def = notes) =>
+  vectorArgs(collection, { id, vector: Array.from({ length: def.dim }, (_, i) => Math.sin(seed + i)), document: `doc ${id}`, attributes: { topic: `t${seed % 3}` } }, def);
 
 describe('indexer: recovery and options', () => {
   let devnet: Devnet;
@@ -74,7 +49,7 @@ describe('indexer: recovery and options', () => {
     transport = createHttpTransport({ url: devnet.url, attempts: 2, backoffMs: 20 });
     const alice = walletClient(devnet, 0);
     await alice.createEntity(definitionArgs('notes', notes));
-    for (let i = 0; i < 40; i++) await alice.createEntity(vectorArgs('notes', `n${i % 25}`, i));
+    for (let i = 0; i < 40; i++) await alice.createEntity(vectorOf('notes', `n${i % 25}`, i));
   });
   after(async () => {
     for (const indexer of indexers) await indexer.stop();
@@ -99,7 +74,7 @@ describe('indexer: recovery and options', () => {
     const indexer = newIndexer();
     await synced(indexer);
     const alice = walletClient(devnet, 0);
-    for (let i = 0; i < 4; i++) await alice.createEntity(vectorArgs('notes', `r${i}`, 100 + i));
+    for (let i = 0; i < 4; i++) await alice.createEntity(vectorOf('notes', `r${i}`, 100 + i));
     await synced(indexer);
     const reorged = once(indexer, 'reorg');
     devnet.reorg(3, { replay: false });
@@ -114,7 +89,7 @@ describe('indexer: recovery and options', () => {
 
   test('RPC outage in the middle of catch-up: stalled, then resumes without loss or duplication', async () => {
     const alice = walletClient(devnet, 0);
-    for (let i = 0; i < 30; i++) await alice.createEntity(vectorArgs('notes', `o${i}`, 200 + i));
+    for (let i = 0; i < 30; i++) await alice.createEntity(vectorOf('notes', `o${i}`, 200 + i));
     const indexer = newIndexer({ startBlock: 1, batchSize: 3, liveLag: 2 });
     const midway = Math.floor(devnet.headNumber / 2);
     const reachedMidway = new Promise<void>((resolve) => indexer.on('block', (n) => n >= midway && resolve()));
@@ -141,7 +116,7 @@ describe('indexer: recovery and options', () => {
       assert.equal(first.counters.snapshotsWritten, 1);
       const snapshotBlock = first.asOfBlock!;
       const alice = walletClient(devnet, 0);
-      for (let i = 0; i < 3; i++) await alice.createEntity(vectorArgs('notes', `s${i}`, 300 + i));
+      for (let i = 0; i < 3; i++) await alice.createEntity(vectorOf('notes', `s${i}`, 300 + i));
 
       const second = newIndexer({ dataDir });
       const loaded = once(second, 'block');
@@ -182,7 +157,7 @@ describe('indexer: recovery and options', () => {
     await bob.createEntity(definitionArgs('other', notes));
     await carol.createEntity(definitionArgs('pinned', { ...notes, dim: 2 }));
     await bob.createEntity(definitionArgs('pinned', notes));
-    await bob.createEntity(vectorArgs('pinned', 'p1', 1));
+    await bob.createEntity(vectorOf('pinned', 'p1', 1));
     const indexer = newIndexer({ collections: ['notes', 'pinned'], pinnedOwners: new Map([['pinned', devnet.accounts[1].address.toLowerCase() as Address]]) });
     await synced(indexer);
     assert.deepEqual([...indexer.collections.keys()].sort(), ['notes', 'pinned']);
@@ -211,7 +186,7 @@ describe('indexer: long-chain bootstrap', () => {
     const small: CollectionDefinition = { ...notes, dim: 8 };
     await alice.createEntity(definitionArgs('bulk', small));
     for (let batch = 0; batch < 20; batch++) {
-      await alice.mutateEntities({ creates: Array.from({ length: 1000 }, (_, i) => vectorArgs('bulk', `b${batch * 1000 + i}`, i, small)) });
+      await alice.mutateEntities({ creates: Array.from({ length: 1000 }, (_, i) => vectorOf('bulk', `b${batch * 1000 + i}`, i, small)) });
     }
     const indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2 });
     const started = Date.now();

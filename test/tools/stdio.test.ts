@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { COLLECTION_CONTENT_TYPE, encodeCollectionDefinition, encodeVectorEntity, validateCollectionDefinition } from '../../src/collections/index.ts';
+import { encodeCollectionEntity, encodeVectorEntity, validateCollectionDefinition } from '../../src/collections/index.ts';
 import { DEMO_NOTE_ENTITIES, seedDemo } from '../../src/devnet/demo.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
@@ -50,12 +50,7 @@ describe('MCP over stdio: arkivector serve --stdio', () => {
     embedder = await startEmbedder();
     await seedDemo(devnet.url, devnet.accounts[0].privateKey);
     const recorded = { dim: 4, metric: 'cosine' as const, embedder: { model: 'another-model' } };
-    await walletClient(devnet).createEntity({
-      payload: encodeCollectionDefinition(recorded),
-      contentType: COLLECTION_CONTENT_TYPE,
-      attributes: [{ key: 'arkivector_type', value: 'collection' }, { key: 'arkivector_collection', value: 'recorded' }],
-      expiresIn: 100_000,
-    });
+    await walletClient(devnet).createEntity({ ...encodeCollectionEntity('recorded', recorded), expiresIn: 100_000 });
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ['bin/arkivector.js', 'serve', '--stdio', '--rpc', devnet.url, '--min-block-timeout', '2', '--embedder', embedder.url, '--embedder-model', 'fake-embedder', '--log-level', 'warn'],

@@ -25,6 +25,10 @@ import {
   ID_MAX_BYTES,
   ID_MIN_BYTES,
   RESERVED_PREFIX,
+  ATTR_COLLECTION,
+  ATTR_TYPE,
+  COLLECTION_CONTENT_TYPE,
+  ENTITY_TYPE_COLLECTION,
 } from '../limits.ts'
 import { ATTRIBUTE_TYPES, isAttributeType, type AttributeType } from './attributes.ts'
 import { TTL_UNITS, type Ttl } from './ttl.ts'
@@ -327,4 +331,25 @@ export function isWriterAllowed(definition: CollectionDefinition, definitionOwne
   if (definition.open) return true
   const w = writer.toLowerCase()
   return w === definitionOwner.toLowerCase() || definition.writers.includes(w as `0x${string}`)
+}
+
+/**
+ * The entity that defines a collection, in the shape `@arkiv-network/sdk` `createEntity` takes (minus
+ * `expiresIn`): the encoded definition plus the `arkivector_type` / `arkivector_collection` attributes.
+ * @param name the collection name
+ * @param def the definition (defaults may be omitted)
+ * @throws InvalidArgumentError for a bad name, InvalidCollectionDefinitionError for a bad definition
+ * @example await wallet.createEntity({ ...encodeCollectionEntity('notes', { dim: 4, metric: 'cosine' }), expiresIn: 86400 })
+ */
+export function encodeCollectionEntity(name: string, def: CollectionDefinitionInput | CollectionDefinition) {
+  const nameCheck = collectionNameSchema.safeParse(name)
+  if (!nameCheck.success) throw new InvalidArgumentError(nameCheck.error.issues[0]?.message ?? 'invalid collection name')
+  return {
+    payload: encodeCollectionDefinition(def),
+    contentType: COLLECTION_CONTENT_TYPE,
+    attributes: [
+      { key: ATTR_TYPE, value: ENTITY_TYPE_COLLECTION },
+      { key: ATTR_COLLECTION, value: name },
+    ],
+  }
 }

@@ -1,0 +1,48 @@
+// Shared write fixtures for suites that put arkivector entities on the devnet through the SDK, plus a
+// seeded random generator and a sync-state waiter.
+import type { CollectionDefinition } from '../../src/collections/index.ts';
+import { encodeCollectionEntity, encodeVectorEntity } from '../../src/collections/index.ts';
+import type { ChainIndexer, SyncState } from '../../indexer/indexer.ts';
+
+/** createEntity arguments for a collection definition. */
+export function definitionArgs(name: string, def: CollectionDefinition, expiresIn = 100_000) {
+  return { ...encodeCollectionEntity(name, def), expiresIn };
+}
+
+/** createEntity arguments for a vector entity. */
+export function vectorArgs(
+  collection: string,
+  entity: { id: string; vector: number[]; document?: string; attributes?: Record<string, unknown> },
+  def: CollectionDefinition,
+  expiresIn = 20_000,
+) {
+  const encoded = encodeVectorEntity({ collection, ...entity }, def);
+  return { payload: encoded.payload, contentType: encoded.contentType, attributes: encoded.attributes, expiresIn };
+}
+
+/** mulberry32: a small seeded generator, so a failing run can be replayed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Resolves when `indexer` reaches `wanted`, failing after `ms`. */
+export function stateReached(indexer: Pick<ChainIndexer, 'syncState' | 'on' | 'off'>, wanted: SyncState, ms = 15_000): Promise<void> {
+  if (indexer.syncState === wanted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sync state ${wanted} not reached (is ${indexer.syncState})`)), ms);
+    const on = (state: SyncState) => {
+      if (state !== wanted) return;
+      clearTimeout(timer);
+      indexer.off('state', on);
+      resolve();
+    };
+    indexer.on('state', on);
+  });
+}
