@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { hexToNumber, type Hex } from 'viem';
 import { getBlockNumber } from './chain/actions.ts';
+import { watchHeads } from './chain/headWatcher.ts';
 import { createHttpTransport, redactUrl, type RpcTransport } from './chain/transport.ts';
 import type { ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
@@ -82,6 +83,11 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
     });
     indexer.start();
     closers.push(() => indexer.stop());
+    const ws = config.ws ?? devnet?.wsUrl;
+    if (ws) {
+      const watcher = watchHeads(ws, () => indexer.poke(), { logger });
+      closers.push(async () => watcher.close());
+    }
     const ctx: ServiceContext = {
       indexer,
       chain: { chainId, rpc: redactUrl(rpc) },

@@ -81,14 +81,23 @@ export function createHttpTransport(options: TransportOptions): RpcTransport {
   const { url, timeoutMs = 30_000, attempts = 4, backoffMs = 200, maxBackoffMs = 5_000 } = options;
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
   const safeUrl = redactUrl(url);
+  // fetch refuses URLs with credentials; send them as Basic auth instead (some RPC providers use them).
+  const target = new URL(url);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (target.username || target.password) {
+    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+    target.username = '';
+    target.password = '';
+  }
+  const endpoint = target.toString();
   let nextId = 1;
 
   async function post(body: unknown): Promise<unknown> {
     let response;
     try {
-      response = await fetch(url, {
+      response = await fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers,
         body: JSON.stringify(body),
         dispatcher,
         signal: AbortSignal.timeout(timeoutMs),

@@ -116,8 +116,18 @@ export function createMetrics(ctx: ServiceContext, options: { defaultMetrics?: b
       },
     });
   perCollection('arkivector_collection_live_entities', 'Live entities per collection', (s) => s.live_entities);
-  perCollection('arkivector_collection_rejected_entities', 'Vector entities rejected per collection (bad payload or writer not allowed)', (s) => s.rejected);
+  perCollection('arkivector_collection_rejected_entities', 'Vector entities of allowed writers rejected per collection (payload, dim or attributes break the definition)', (s) => s.rejected);
   perCollection('arkivector_collection_shadowed_entities', 'Vector entities shadowed by a newer entity with the same id', (s) => s.shadowed);
+
+  new Gauge({
+    name: 'arkivector_indexer_events',
+    help: 'Indexer work since start: blocks applied, entity operations, anomalies, reorgs, bootstraps, snapshots loaded and written',
+    labelNames: ['event'] as const,
+    registers,
+    collect() {
+      for (const [event, value] of Object.entries(ctx.indexer.counters ?? {})) this.set({ event }, value);
+    },
+  });
 
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'arkivector_' });
 

@@ -27,6 +27,8 @@ export interface IndexerView {
   readonly syncState: SyncState;
   readonly lastError: string | undefined;
   readonly collections: ReadonlyMap<string, PublishedCollection<ReadableStore>>;
+  /** Work counters (blocks applied, reorgs, …) for metrics. */
+  readonly counters?: Readonly<Record<string, number>>;
   waitForBlock(block: number, timeoutMs: number): Promise<boolean>;
 }
 

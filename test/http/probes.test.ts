@@ -54,6 +54,8 @@ describe('http: probes and metrics', () => {
     assert.match(text, new RegExp(`arkivector_collection_live_entities\\{collection="notes"\\} ${NOTE_ENTITIES.length}\\n`));
     assert.match(text, /arkivector_collection_rejected_entities\{collection="notes"\} 0\n/);
     assert.match(text, /arkivector_collection_shadowed_entities\{collection="notes"\} 0\n/);
+    assert.match(text, new RegExp(`arkivector_indexer_events\\{event="bootstraps"\\} ${chain.indexer.counters.bootstraps}\\n`));
+    assert.match(text, new RegExp(`arkivector_indexer_events\\{event="blocksApplied"\\} ${chain.indexer.counters.blocksApplied}\\n`));
   });
 
   test('/readyz: 503 stalled while the RPC is down', async () => {
