@@ -249,23 +249,31 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     const blocks = await getBlocksWithReceipts(transport, this.#asOf + 1, to);
     let applied = 0;
     let ops = 0;
-    for (const block of blocks) {
-      if (block.parentHash !== (applied ? blocks[applied - 1].hash : this.#hashes.get(this.#asOf))) break;
-      const decoded = decodeBlock(block);
-      for (const anomaly of decoded.anomalies) this.#logger.warn({ block: block.number, anomaly }, 'block anomaly');
-      this.counters.anomalies += decoded.anomalies.length;
-      this.#table.beginBlock(block.number);
-      await applyOps(this.#table, decoded.ops, block.number, (key, at) => this.#lookupCreation(key, at), this.#wanted);
-      this.#table.endBlock();
-      ops += decoded.ops.length;
-      applied++;
-    }
-    if (!applied) {
-      await this.#handleReorg();
-      return true;
+    let commit: () => void;
+    try {
+      for (const block of blocks) {
+        if (block.parentHash !== (applied ? blocks[applied - 1].hash : this.#hashes.get(this.#asOf))) break;
+        const decoded = decodeBlock(block);
+        for (const anomaly of decoded.anomalies) this.#logger.warn({ block: block.number, anomaly }, 'block anomaly');
+        this.counters.anomalies += decoded.anomalies.length;
+        this.#table.beginBlock(block.number);
+        await applyOps(this.#table, decoded.ops, block.number, (key, at) => this.#lookupCreation(key, at), this.#wanted);
+        this.#table.endBlock();
+        ops += decoded.ops.length;
+        applied++;
+      }
+      if (!applied) {
+        await this.#handleReorg();
+        return true;
+      }
+      commit = await this.#resolver.flush(this.#table);
+    } catch (error) {
+      // Nothing of this batch became visible: put the table back at asOfBlock so the retry starts clean.
+      this.#table.abortBlock();
+      this.#table.rollBackTo(this.#asOf);
+      throw error;
     }
     const last = blocks[applied - 1];
-    const commit = await this.#resolver.flush(this.#table);
     commit();
     for (const block of blocks.slice(0, applied)) this.#rememberHash(block.number, block.hash);
     this.#asOf = last.number;

@@ -197,8 +197,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     const names = new Set([...this.#dirtyCollections, ...this.#dirtyIds.keys()]);
     const dirtyIds = new Map(this.#dirtyIds);
     const rebuild = new Set(this.#dirtyCollections);
-    this.#dirtyCollections.clear();
-    this.#dirtyIds.clear();
+    // The marks are cleared only by the commit: if staging fails, the next flush recomputes them all.
     const commits: (() => void)[] = [];
     const nextStates = new Map(this.#states);
     for (const name of names) {
@@ -252,6 +251,8 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       nextStates.set(name, state);
     }
     return () => {
+      this.#dirtyCollections.clear();
+      this.#dirtyIds.clear();
       for (const commit of commits) commit();
       this.#states.clear();
       for (const [name, state] of nextStates) this.#states.set(name, state);

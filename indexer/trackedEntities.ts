@@ -82,6 +82,13 @@ export class TrackedEntities {
     this.#current = undefined;
   }
 
+  /** Undoes the block in progress (a step that failed half-way), leaving the table as before beginBlock. */
+  abortBlock(): void {
+    const entry = this.#current;
+    this.#current = undefined;
+    if (entry) this.#undo(entry);
+  }
+
   /** Drops the journal (after a bootstrap or a snapshot load nothing older can be rolled back). */
   resetJournal(): void {
     this.#journal.length = 0;
@@ -103,14 +110,15 @@ export class TrackedEntities {
 
   /** Undoes every block after `block`; the caller checked canRollBackTo. */
   rollBackTo(block: number): void {
-    while (this.#journal.length && this.#journal[this.#journal.length - 1].block > block) {
-      const entry = this.#journal.pop()!;
-      for (const [key, previous] of entry.previous) {
-        const now = this.#entities.get(key);
-        if (previous) this.#entities.set(key, previous);
-        else this.#entities.delete(key);
-        this.onChange(now, previous);
-      }
+    while (this.#journal.length && this.#journal[this.#journal.length - 1].block > block) this.#undo(this.#journal.pop()!);
+  }
+
+  #undo(entry: JournalEntry): void {
+    for (const [key, previous] of entry.previous) {
+      const now = this.#entities.get(key);
+      if (previous) this.#entities.set(key, previous);
+      else this.#entities.delete(key);
+      this.onChange(now, previous);
     }
   }
 }

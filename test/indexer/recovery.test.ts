@@ -12,6 +12,8 @@ import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer, type IndexerOptions, type SyncState } from '../../indexer/indexer.ts';
+import type { StoreFactory } from '../../indexer/storeContract.ts';
+import type { CollectionStore } from '../../src/engine/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { definitionArgs, stateReached, vectorArgs } from '../helpers/writes.ts';
@@ -139,6 +141,38 @@ describe('indexer: recovery and options', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+
+  test('a store failure during a step is retried without loss or duplication; a later reorg stays exact', async () => {
+    let failNext = false;
+    const flaky: StoreFactory<CollectionStore> = {
+      create(name, definition) {
+        const store = engineStores.create(name, definition);
+        const prepare = store.prepare.bind(store);
+        store.prepare = async (changes) => {
+          if (failNext) {
+            failNext = false;
+            throw new Error('injected store failure');
+          }
+          return prepare(changes);
+        };
+        return store;
+      },
+      load: engineStores.load,
+    };
+    const indexer = newIndexer({ stores: flaky as unknown as StoreFactory });
+    await synced(indexer);
+    failNext = true;
+    const alice = walletClient(devnet, 0);
+    for (let i = 0; i < 3; i++) await alice.createEntity(vectorOf('notes', `f${i}`, 400 + i));
+    await synced(indexer);
+    assert.equal(failNext, false, 'the injected failure happened');
+    assert.match(indexer.lastError ?? '', /injected store failure/);
+    assert.deepEqual(indexedCollections(indexer), await expectedCollections(devnet, indexer.asOfBlock!));
+    devnet.reorg(2);
+    await synced(indexer);
+    assert.deepEqual(indexedCollections(indexer), await cleanAt(indexer.asOfBlock!));
+    await indexer.stop();
   });
 
   test('confirmations: follows head − N', async () => {
