@@ -25,6 +25,8 @@ export interface PublishedCollection<S extends IndexedStore = IndexedStore> {
   readonly name: string;
   readonly definition: CollectionDefinition;
   readonly definitionKey: Hex;
+  /** Block at which the definition entity expires unless someone extends it. */
+  readonly definitionExpiresAt: bigint;
   readonly owner: Address;
   readonly store: S;
   /** Other live definitions of the same name, ignored. */
@@ -320,6 +322,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
           name,
           definition: s.definition,
           definitionKey: s.definitionEntity.key,
+          definitionExpiresAt: s.definitionEntity.expiresAt,
           owner: s.definitionEntity.owner,
           store: s.store,
           conflicts: s.conflicts,

@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { hexToNumber, type Hex } from 'viem';
 import { getBlockNumber } from './chain/actions.ts';
 import { watchHeads } from './chain/headWatcher.ts';
+import { createChainWriter } from './chain/writer.ts';
 import { createHttpTransport, redactUrl, type RpcTransport } from './chain/transport.ts';
 import type { ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
@@ -14,7 +15,7 @@ import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder } from './embedder.ts';
 import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
-import type { ServiceContext } from './service/index.ts';
+import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
 import { ChainIndexer } from '../indexer/indexer.ts';
 import { ttyProgress } from '../indexer/progress.ts';
 import { serveStdio } from '../tools/index.ts';
@@ -66,7 +67,10 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
     });
     closers.push(() => transport.close());
     const chainId = hexToNumber(await transport.request<Hex>('eth_chainId'));
-    await readPrivateKey(config); // validated now so a bad key fails at start; the write path uses it
+    // The embedded devnet signs with its first dev account, so the demo can write too.
+    const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0].privateKey;
+    const writer = privateKey ? createChainWriter({ rpcUrl: rpc, chainId, privateKey }) : undefined;
+    if (writer) logger.info({ signer: writer.address }, 'signer configured: write tools enabled');
     const indexer = new ChainIndexer({
       transport,
       stores: engineStores,
@@ -92,11 +96,26 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
       indexer,
       chain: { chainId, rpc: redactUrl(rpc) },
       minBlockTimeoutMs: config.minBlockTimeoutMs,
+      writer,
       embedder: config.embedder ? createEmbedder({ ...config.embedder, apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY }) : undefined,
     };
     if (devnet) {
       // Reads right after start should see the demo data: wait (bounded) for the first sync.
       await indexer.waitForBlock(await getBlockNumber(transport), 30_000);
+    }
+    if (writer) {
+      // A write daemon keeps its own collection definitions alive (checked at start and hourly).
+      const keepAlive = () =>
+        keepDefinitionsAlive(ctx)
+          .then(({ extended }) => extended.length && logger.info({ extended }, 'collection definitions extended'))
+          .catch((error: Error) => logger.warn({ error: error.message }, 'keeping definitions alive failed; retrying later'));
+      const firstSync = indexer.waitForBlock(0, 60_000).then(keepAlive);
+      const timer = setInterval(keepAlive, 3_600_000);
+      timer.unref();
+      closers.push(async () => {
+        clearInterval(timer);
+        await firstSync;
+      });
     }
     let httpUrl: string | undefined;
     if (config.http) {

@@ -5,3 +5,5 @@ export { renderCollections } from './listCollections.ts';
 export { renderSearch } from './search.ts';
 export { renderGet } from './get.ts';
 export { renderCount } from './count.ts';
+export { renderUpsert } from './upsert.ts';
+export { renderDelete } from './delete.ts';

@@ -3,6 +3,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidArgumentError, type ServiceContext } from '../src/service/index.ts';
 import { registerCount } from './count.ts';
+import { registerDelete } from './delete.ts';
+import { registerUpsert } from './upsert.ts';
 import { registerGet } from './get.ts';
 import { registerListCollections } from './listCollections.ts';
 import { failure, type Logger } from './result.ts';
@@ -21,11 +23,13 @@ export const INSTRUCTIONS = `arkivector serves vector collections stored on the 
 export interface BuildServerDeps {
   ctx: ServiceContext;
   logger?: Logger;
+  /** Whether this caller may write (HTTP: the token's write scope; stdio: the local user). Default true. */
+  canWrite?: boolean;
   /** Called once per tool call with its outcome and duration (src/http/metrics.ts observeTool). */
   observe?: (tool: string, ok: boolean, seconds: number) => void;
 }
 
-export function buildServer({ ctx, logger, observe }: BuildServerDeps): McpServer {
+export function buildServer({ ctx, logger, observe, canWrite = true }: BuildServerDeps): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS });
   if (observe) observeToolCalls(server, observe);
   // The SDK answers schema violations with plain text; DESIGN.md §8 wants the same problem object the
@@ -36,6 +40,11 @@ export function buildServer({ ctx, logger, observe }: BuildServerDeps): McpServe
   registerSearch(server, ctx, logger);
   registerGet(server, ctx, logger);
   registerCount(server, ctx, logger);
+  // Signer-only tools are listed only when this node can sign and the caller may write.
+  if (ctx.writer && canWrite) {
+    registerUpsert(server, ctx, logger);
+    registerDelete(server, ctx, logger);
+  }
   return server;
 }
 

@@ -11,6 +11,8 @@ import {
 } from '../collections/index.ts';
 
 const DEMO_TTL_SECONDS = 30 * 24 * 3600;
+/** Definitions outlive the keep-alive horizon, so a fresh demo sends no extension at start. */
+const DEMO_DEFINITION_TTL_SECONDS = 365 * 24 * 3600;
 
 export const DEMO_NOTES: CollectionDefinitionInput = {
   dim: 4,
@@ -62,8 +64,8 @@ export async function seedDemo(rpcUrl: string, privateKey: Hex): Promise<bigint>
   const reader = createPublicClient({ chain: localhost, transport: http(rpcUrl) });
   await wallet.mutateEntities({
     creates: [
-      { ...encodeCollectionEntity('notes', DEMO_NOTES), expiresIn: DEMO_TTL_SECONDS },
-      { ...encodeCollectionEntity('demo.docs', DEMO_DOCS), expiresIn: DEMO_TTL_SECONDS },
+      { ...encodeCollectionEntity('notes', DEMO_NOTES), expiresIn: DEMO_DEFINITION_TTL_SECONDS },
+      { ...encodeCollectionEntity('demo.docs', DEMO_DOCS), expiresIn: DEMO_DEFINITION_TTL_SECONDS },
     ],
   });
   const vectors = (collection: string, input: CollectionDefinitionInput, entities: { id: string; vector: number[]; document: string; attributes: Record<string, unknown> }[]) => {

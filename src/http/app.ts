@@ -5,7 +5,7 @@
 import { Hono, type Context } from 'hono';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ArkivectorError, ERROR_STATUS, ERROR_TITLE, toProblem, type ErrorCode, type Problem } from '../errors.ts';
-import { MAX_REQUEST_BYTES, count, get, getCollection, listCollections, search, status, type ServiceContext } from '../service/index.ts';
+import { MAX_REQUEST_BYTES, count, createCollection, deleteEntities, get, getCollection, listCollections, search, status, upsert, type ServiceContext } from '../service/index.ts';
 import { buildServer, type BuildServerDeps } from '../../tools/server.ts';
 import { AccessError, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
 import type { Metrics } from './metrics.ts';
@@ -210,35 +210,64 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
     ),
   );
 
-  // The write path (signer, upsert, delete) is not wired yet: with the write scope checked first, a
-  // write answers signer_not_configured, so clients already see the final status codes.
-  const notWritable = () => {
-    throw new ArkivectorError(
-      'signer_not_configured',
-      ctx.signer ? 'writes over HTTP are not available on this node yet' : 'this node has no signer (set ARKIVECTOR_PRIVATE_KEY or --private-key-file)',
-    );
-  };
-  route('POST', '/v1/collections', 'write', notWritable);
-  route('POST', '/v1/collections/:c/entities', 'write', notWritable);
-  route('DELETE', '/v1/collections/:c/entities/:ref', 'write', notWritable);
+  // Writes: the write scope is checked first (route guard), then the service refuses without a signer.
+  route('POST', '/v1/collections', 'write', async (c) => c.json(await createCollection(ctx, await jsonBody(c))));
+  route('POST', '/v1/collections/:c/entities', 'write', async (c) => c.json(await upsert(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))));
+  route('DELETE', '/v1/collections/:c/entities/:ref', 'write', async (c) =>
+    c.json(
+      await deleteEntities(
+        ctx,
+        defined({
+          collection: pathParam(c, 'c'),
+          refs: [pathParam(c, 'ref')],
+          dry_run: queryBoolean(c.req.query('dry_run')) ?? false,
+          wait: c.req.query('wait'),
+        }),
+      ),
+    ),
+  );
 
   route('POST', '/mcp', 'read', async (c) => {
     const grant = c.get('grant');
-    const server = buildServer(mcpDeps);
-    // Stateless: a fresh server and transport per request, JSON answers instead of an SSE stream.
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_REQUEST_BYTES });
+    // Peek at the JSON-RPC body: a call carrying a progressToken gets an SSE answer so its progress
+    // notifications can be streamed; everything else gets one plain JSON answer (friendlier for curl).
+    const bytes = await readBody(c.req.raw, MAX_REQUEST_BYTES);
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      body = bytes.byteLength ? '\u0000not json' : undefined; // the transport answers -32700 for it
+    }
+    const wantsProgress = (Array.isArray(body) ? body : [body]).some((m) => (m as { params?: { _meta?: { progressToken?: unknown } } } | undefined)?.params?._meta?.progressToken !== undefined);
+    // tools/list may vary with the authorization: write tools only for callers holding the write scope.
+    const server = buildServer({ ...mcpDeps, canWrite: grant.scopes.has('write') });
+    // Stateless: a fresh server and transport per request.
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress, maxRequestBodySize: MAX_REQUEST_BYTES });
+    let closed = false;
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      await transport.close().catch(() => {});
+      await server.close().catch(() => {});
+    };
     try {
       await server.connect(transport);
       // Security: tools see who called and with which scopes, never the bearer secret.
-      return await transport.handleRequest(c.req.raw, { authInfo: { token: '', clientId: grant.principal, scopes: [...grant.scopes] } });
+      const response = await transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: { token: '', clientId: grant.principal, scopes: [...grant.scopes] } });
+      if (!wantsProgress || !response.body) {
+        // A JSON answer is complete once handleRequest resolves, so closing cannot cut it short.
+        await close();
+        return response;
+      }
+      // An SSE answer is still streaming: close when it ends (or the client goes away).
+      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({ flush: () => void close() });
+      response.body.pipeTo(writable).catch(() => void close());
+      return new Response(readable, { status: response.status, headers: response.headers });
     } catch (error) {
+      await close();
       logger.error({ error: error instanceof Error ? (error.stack ?? error.message) : String(error), route: '/mcp' }, 'mcp request failed');
       // Nothing has been sent yet: the Response is only returned after handleRequest resolves.
       return c.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, 500);
-    } finally {
-      // The JSON answer is complete once handleRequest resolves, so closing cannot cut it short.
-      await transport.close().catch(() => {});
-      await server.close().catch(() => {});
     }
   });
   const mcpMethodNotAllowed = (c: Ctx) =>

@@ -5,6 +5,7 @@ import type { VectorRecord } from '../collections/index.ts';
 import type { IndexedStore } from '../../indexer/storeContract.ts';
 import type { PublishedCollection } from '../../indexer/resolver.ts';
 import type { SyncState } from '../../indexer/indexer.ts';
+import type { ChainWriter } from '../chain/writer.ts';
 
 type SearchMode = 'exact' | 'hnsw';
 type Filtered = { where?: string; filter?: unknown };
@@ -30,6 +31,8 @@ export interface IndexerView {
   /** Work counters (blocks applied, reorgs, …) for metrics. */
   readonly counters?: Readonly<Record<string, number>>;
   waitForBlock(block: number, timeoutMs: number): Promise<boolean>;
+  /** Check the chain now (after a write) instead of at the next poll. */
+  poke?(): void;
 }
 
 export interface Embedder {
@@ -42,6 +45,8 @@ export interface ServiceContext {
   chain: { chainId: number; rpc: string };
   minBlockTimeoutMs: number;
   embedder?: Embedder;
-  /** Signer address when writes are enabled (the write path adds the rest). */
-  signer?: { address: string; balance(): Promise<bigint> };
+  /** The signer, when this node may write (ARKIVECTOR_PRIVATE_KEY / --private-key-file). */
+  writer?: ChainWriter;
+  /** How long a write waits for its receipt. */
+  receiptTimeoutMs?: number;
 }

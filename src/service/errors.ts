@@ -53,3 +53,33 @@ export class InvalidArgumentError extends ArkivectorError {
     super('invalid_argument', message, { meta: errors.length ? { errors } : {} });
   }
 }
+
+export class SignerNotConfiguredError extends ArkivectorError {
+  override name = 'SignerNotConfiguredError';
+  constructor() {
+    super('signer_not_configured', 'this node has no signer (set ARKIVECTOR_PRIVATE_KEY or --private-key-file)');
+  }
+}
+
+export class ForbiddenError extends ArkivectorError {
+  override name = 'ForbiddenError';
+  constructor(message: string, meta: Record<string, unknown> = {}) {
+    super('forbidden', message, { meta });
+  }
+}
+
+export class ConflictError extends ArkivectorError {
+  override name = 'ConflictError';
+  constructor(message: string, meta: Record<string, unknown> = {}) {
+    super('conflict', message, { meta });
+  }
+}
+
+export class TxFailedError extends ArkivectorError {
+  override name = 'TxFailedError';
+  constructor(reason: string, txHash?: string) {
+    super('tx_failed', txHash ? `transaction ${txHash} failed: ${reason}` : `the chain refused the transaction: ${reason}`, {
+      meta: { reason, ...(txHash ? { tx_hash: txHash } : {}) },
+    });
+  }
+}

@@ -1,8 +1,8 @@
 // Zod schemas of the operations' arguments and answers, shared by the MCP tools (input/output schemas)
 // and the REST routes (request validation), so both surfaces accept and return exactly the same shapes.
 import { z } from 'zod';
-import { DIM_MAX } from '../collections/index.ts';
-import { REF_MAX_CHARS, SEARCH_K_DEFAULT, SEARCH_K_MAX, SEARCH_K_MIN, TEXT_MAX_CHARS, WHERE_MAX_CHARS } from './limits.ts';
+import { DIM_MAX, ttlSchema } from '../collections/index.ts';
+import { DOCUMENT_MAX_CHARS, REF_MAX_CHARS, SEARCH_K_DEFAULT, SEARCH_K_MAX, SEARCH_K_MIN, TEXT_MAX_CHARS, UPSERT_MAX_ENTITIES, WHERE_MAX_CHARS } from './limits.ts';
 
 export const collectionArg = z.string().min(1).max(63).describe('Collection name, e.g. "notes"');
 export const minBlockArg = z
@@ -111,3 +111,63 @@ export type SearchResult = z.infer<z.ZodObject<typeof searchResultShape>>;
 export type GetResult = z.infer<z.ZodObject<typeof getResultShape>>;
 export type CountResult = z.infer<z.ZodObject<typeof countResultShape>>;
 export type ListCollectionsResult = z.infer<z.ZodObject<typeof listResultShape>>;
+
+const waitArg = z
+  .enum(['indexed', 'receipt', 'none'])
+  .default('indexed')
+  .describe('indexed (default): return once this node can search the write; receipt: once mined; none: once the node accepted the transaction');
+
+export const upsertEntitySchema = z.object({
+  id: z.string().min(1).max(256).describe('Entity id, unique in the collection; an existing id of this signer is updated'),
+  vector: z.array(z.number()).min(1).max(DIM_MAX).describe('Embedding with the collection\'s dimension'),
+  document: z.string().max(DOCUMENT_MAX_CHARS).optional().describe('Text stored with the vector (searchable with mode keyword)'),
+  attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Values of the collection\'s declared attributes'),
+  ttl: ttlSchema.optional().describe('Lifetime, e.g. {"days": 30}; default: the collection\'s default_ttl, else 30 days'),
+});
+
+export const upsertArgs = {
+  collection: collectionArg,
+  entities: z.array(upsertEntitySchema).min(1).max(UPSERT_MAX_ENTITIES).describe(`1-${UPSERT_MAX_ENTITIES} entities, written in one transaction`),
+  wait: waitArg,
+};
+export const upsertSchema = z.object(upsertArgs);
+
+export const deleteArgs = {
+  collection: collectionArg,
+  refs: z.array(z.string().min(1).max(REF_MAX_CHARS)).min(1).max(UPSERT_MAX_ENTITIES).describe('Ids or 0x keys of entities this signer owns'),
+  dry_run: z.boolean().default(true).describe('true (default): only report what would be deleted'),
+  wait: waitArg,
+};
+export const deleteSchema = z.object(deleteArgs);
+
+export const createCollectionSchema = z.object({
+  name: z.string().min(1).max(63),
+  dim: z.number().int(),
+  metric: z.enum(['cosine', 'l2', 'ip']),
+  attributes: z.record(z.string(), z.string()).optional(),
+  open: z.boolean().optional(),
+  writers: z.array(z.string()).optional(),
+  index: z.record(z.string(), z.unknown()).optional(),
+  default_ttl: z.record(z.string(), z.unknown()).optional(),
+  description: z.string().optional(),
+  embedder: z.record(z.string(), z.unknown()).optional(),
+  ttl: ttlSchema.optional(),
+  wait: waitArg,
+});
+
+const writeOutcome = {
+  tx_hashes: z.array(z.string()),
+  block_number: z.number().int().nullable().describe('Block of the transaction; pass it as min_block to read the write from any node'),
+};
+export const upsertResultShape = {
+  results: z.array(z.object({ id: z.string(), key: z.string(), op: z.enum(['create', 'update']) })),
+  ...writeOutcome,
+};
+export const deleteResultShape = {
+  dry_run: z.boolean(),
+  results: z.array(z.object({ id: z.string(), key: z.string(), op: z.literal('delete') })),
+  ...writeOutcome,
+};
+export type UpsertResult = z.infer<z.ZodObject<typeof upsertResultShape>>;
+export type DeleteResult = z.infer<z.ZodObject<typeof deleteResultShape>>;
+export type CreateCollectionResult = { name: string; key: string } & z.infer<z.ZodObject<typeof writeOutcome>>;

@@ -1,0 +1,55 @@
+// The shared tail of every write: send the storage transaction with this node's signer, then wait as
+// asked (none: accepted; receipt: mined; indexed: searchable on this node), reporting each step.
+import type { Hex } from 'viem';
+import { TransactionRefusedError, type ChainWriter } from '../chain/writer.ts';
+import type { StorageOps } from '../chain/storageTransaction.ts';
+import type { ServiceContext } from './context.ts';
+import { NotYetIndexedError, SignerNotConfiguredError, TxFailedError } from './errors.ts';
+import { RECEIPT_TIMEOUT_MS_DEFAULT } from './limits.ts';
+
+export type WaitMode = 'indexed' | 'receipt' | 'none';
+export type WriteStep = 'sent' | 'receipt' | 'indexed';
+/** Progress of a write: step 1 sent, 2 receipt, 3 indexed (of the steps the wait mode asks for). */
+export type ProgressReporter = (step: WriteStep, progress: number, total: number, message: string) => void;
+
+export function requireWriter(ctx: ServiceContext): ChainWriter {
+  if (!ctx.writer) throw new SignerNotConfiguredError();
+  return ctx.writer;
+}
+
+export async function submit(
+  ctx: ServiceContext,
+  ops: StorageOps,
+  wait: WaitMode,
+  onProgress?: ProgressReporter,
+): Promise<{ hash: Hex; block_number: number | null }> {
+  const writer = requireWriter(ctx);
+  const total = wait === 'none' ? 1 : wait === 'receipt' ? 2 : 3;
+  let hash: Hex;
+  try {
+    ({ hash } = await writer.send(ops));
+  } catch (error) {
+    if (error instanceof TransactionRefusedError) throw new TxFailedError(error.message);
+    throw error;
+  }
+  onProgress?.('sent', 1, total, `transaction ${hash} accepted`);
+  if (wait === 'none') return { hash, block_number: null };
+  let outcome;
+  try {
+    outcome = await writer.waitForReceipt(hash, ctx.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS_DEFAULT);
+  } catch {
+    throw new TxFailedError('no receipt before the timeout; the transaction may still be mined', hash);
+  }
+  if (outcome.status === 'reverted') throw new TxFailedError(outcome.reason ?? 'reverted', hash);
+  onProgress?.('receipt', 2, total, `mined in block ${outcome.blockNumber}`);
+  if (wait === 'receipt') return { hash, block_number: outcome.blockNumber };
+  ctx.indexer.poke?.();
+  const started = Date.now();
+  if (!(await ctx.indexer.waitForBlock(outcome.blockNumber, ctx.minBlockTimeoutMs))) {
+    const error = new NotYetIndexedError(outcome.blockNumber, ctx.indexer.asOfBlock ?? null, Date.now() - started);
+    Object.assign(error.meta, { tx_hash: hash, block_number: outcome.blockNumber });
+    throw error;
+  }
+  onProgress?.('indexed', 3, total, `indexed at block ${ctx.indexer.asOfBlock}`);
+  return { hash, block_number: outcome.blockNumber };
+}

@@ -1,0 +1,74 @@
+// upsert: writes 1-100 vector entities in one transaction; an id this signer already owns is updated,
+// an id owned by another writer is a conflict. The whole batch is validated before anything is signed.
+import { ArkivectorError } from '../errors.ts';
+import { encodeVectorEntity, ttlToBlocks, type CollectionDefinition } from '../collections/index.ts';
+import { entityKey } from '../chain/protocol.ts';
+import { emptyStorageOps, type CreateOp } from '../chain/storageTransaction.ts';
+import type { ServiceContext } from './context.ts';
+import { ConflictError, ForbiddenError, InvalidArgumentError } from './errors.ts';
+import { DEFAULT_WRITE_TTL } from './limits.ts';
+import { upsertSchema, type UpsertResult } from './schemas.ts';
+import { requireWriter, submit, type ProgressReporter } from './submit.ts';
+import { validate } from './validate.ts';
+import { collectionIn, readView } from './view.ts';
+
+export type { UpsertResult };
+
+/** Storage-transaction content of one entity; codec errors name the entity's position. */
+export function vectorContent(
+  collection: string,
+  definition: CollectionDefinition,
+  entity: { id: string; vector: number[]; document?: string; attributes?: Record<string, unknown>; ttl?: Parameters<typeof ttlToBlocks>[0] },
+  index: number,
+): CreateOp {
+  try {
+    const encoded = encodeVectorEntity({ collection, id: entity.id, vector: entity.vector, document: entity.document, attributes: entity.attributes }, definition);
+    return {
+      btl: BigInt(ttlToBlocks(entity.ttl ?? definition.default_ttl ?? DEFAULT_WRITE_TTL)),
+      contentType: encoded.contentType,
+      payload: encoded.payload,
+      stringAttributes: encoded.stringAttributes,
+      numericAttributes: encoded.numericAttributes.map((a) => ({ key: a.key, value: BigInt(a.value) })),
+    };
+  } catch (error) {
+    if (error instanceof ArkivectorError) {
+      throw new ArkivectorError(error.code, `entities[${index}]: ${error.shortMessage}`, { meta: { ...error.meta, index } });
+    }
+    throw error;
+  }
+}
+
+export async function upsert(ctx: ServiceContext, params: unknown, onProgress?: ProgressReporter): Promise<UpsertResult> {
+  const writer = requireWriter(ctx);
+  const args = validate(upsertSchema, params);
+  const view = (await readView(ctx))();
+  const c = collectionIn(view, args.collection);
+  if (!c.definition.open && writer.address !== c.owner && !c.definition.writers.includes(writer.address)) {
+    throw new ForbiddenError(`collection ${c.name} is closed and this node's signer ${writer.address} is not among its writers`, { collection: c.name, signer: writer.address });
+  }
+  const seen = new Set<string>();
+  const ops = emptyStorageOps();
+  const plan: { id: string; op: 'create' | 'update'; key?: string; create?: number }[] = [];
+  args.entities.forEach((entity, index) => {
+    if (seen.has(entity.id)) throw new InvalidArgumentError(`entities[${index}].id: ${JSON.stringify(entity.id)} appears twice in the batch`, [{ path: `entities.${index}.id`, message: 'duplicate id' }]);
+    seen.add(entity.id);
+    const content = vectorContent(c.name, c.definition, entity, index);
+    const existing = c.store.get(entity.id);
+    if (existing && existing.id === entity.id) {
+      if (existing.owner !== writer.address) {
+        throw new ConflictError(`id ${JSON.stringify(entity.id)} belongs to another writer (${existing.owner})`, { id: entity.id, owner: existing.owner, key: existing.key });
+      }
+      ops.updates.push({ entityKey: existing.key as `0x${string}`, ...content });
+      plan.push({ id: entity.id, op: 'update', key: existing.key });
+    } else {
+      plan.push({ id: entity.id, op: 'create', create: ops.creates.length });
+      ops.creates.push(content);
+    }
+  });
+  const { hash, block_number } = await submit(ctx, ops, args.wait, onProgress);
+  return {
+    results: plan.map((p) => ({ id: p.id, op: p.op, key: p.key ?? entityKey(hash, ops.creates[p.create!].payload, p.create!) })),
+    tx_hashes: [hash],
+    block_number,
+  };
+}
