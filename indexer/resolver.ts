@@ -25,6 +25,8 @@ export interface PublishedCollection<S extends IndexedStore = IndexedStore> {
   readonly name: string;
   readonly definition: CollectionDefinition;
   readonly definitionKey: Hex;
+  /** Block in which the definition entity was created. */
+  readonly definitionCreatedAtBlock: number;
   /** Block at which the definition entity expires unless someone extends it. */
   readonly definitionExpiresAt: bigint;
   readonly owner: Address;
@@ -322,6 +324,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
           name,
           definition: s.definition,
           definitionKey: s.definitionEntity.key,
+          definitionCreatedAtBlock: Number(s.definitionEntity.sequence >> 32n),
           definitionExpiresAt: s.definitionEntity.expiresAt,
           owner: s.definitionEntity.owner,
           store: s.store,

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { hexToNumber, type Hex } from 'viem';
-import { getBlockNumber } from './chain/actions.ts';
+import { getBlockNumber, getHeaders } from './chain/actions.ts';
 import { watchHeads } from './chain/headWatcher.ts';
 import { createChainWriter } from './chain/writer.ts';
 import { createHttpTransport, redactUrl, type RpcTransport } from './chain/transport.ts';
@@ -97,6 +97,7 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
       chain: { chainId, rpc: redactUrl(rpc) },
       minBlockTimeoutMs: config.minBlockTimeoutMs,
       writer,
+      blockTimestamp: blockTimestamps(transport),
       embedder: config.embedder ? createEmbedder({ ...config.embedder, apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY }) : undefined,
     };
     if (devnet) {
@@ -122,14 +123,14 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
       const access = await loadAccessPolicy({ tokensFile: config.tokensFile, tokensEnv: process.env.ARKIVECTOR_TOKENS, publicRead: config.publicRead, host: config.http.host });
       assertSafeExposure(config.http.host, access);
       const metrics = createMetrics(ctx);
-      const app = createHttpApp({ ctx, access, metrics, logger, mcp: { ctx, logger, observe: metrics.observeTool } });
+      const app = createHttpApp({ ctx, access, metrics, logger, mcp: { ctx, logger, observe: metrics.observeTool, compat: config.compat } });
       const server = await serveHttp({ host: config.http.host, port: config.http.port, app });
       closers.push(() => server.close());
       httpUrl = server.url;
       logger.info({ url: httpUrl }, 'http listening');
     }
     if (config.stdio) {
-      const stdio = await serveStdio({ ctx, logger });
+      const stdio = await serveStdio({ ctx, logger, compat: config.compat });
       closers.push(() => stdio.close());
     }
     return {
@@ -147,6 +148,20 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
     for (const close of closers.reverse()) await close().catch(() => {});
     throw error;
   }
+}
+
+/** Block times for answers that show dates; blocks never change time once final, so they are cached. */
+function blockTimestamps(transport: RpcTransport): (block: number) => Promise<number> {
+  const cache = new Map<number, number>();
+  return async (block) => {
+    const known = cache.get(block);
+    if (known !== undefined) return known;
+    const [header] = await getHeaders(transport, [block]);
+    if (!header) throw new Error(`block ${block} is not available`);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(block, header.timestamp);
+    return header.timestamp;
+  };
 }
 
 /** What `npm start` prints: where the gateway is and how to connect an MCP client. */

@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidArgumentError, type ServiceContext } from '../src/service/index.ts';
 import { registerCount } from './count.ts';
 import { registerDelete } from './delete.ts';
+import { registerKuraDbTools } from './kuradb.ts';
 import { registerUpsert } from './upsert.ts';
 import { registerGet } from './get.ts';
 import { registerListCollections } from './listCollections.ts';
@@ -23,13 +24,15 @@ export const INSTRUCTIONS = `arkivector serves vector collections stored on the 
 export interface BuildServerDeps {
   ctx: ServiceContext;
   logger?: Logger;
+  /** --compat kuradb: also list KuraDB's list_rag and search_rag. */
+  compat?: 'kuradb';
   /** Whether this caller may write (HTTP: the token's write scope; stdio: the local user). Default true. */
   canWrite?: boolean;
   /** Called once per tool call with its outcome and duration (src/http/metrics.ts observeTool). */
   observe?: (tool: string, ok: boolean, seconds: number) => void;
 }
 
-export function buildServer({ ctx, logger, observe, canWrite = true }: BuildServerDeps): McpServer {
+export function buildServer({ ctx, logger, observe, canWrite = true, compat }: BuildServerDeps): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS });
   if (observe) observeToolCalls(server, observe);
   // The SDK answers schema violations with plain text; DESIGN.md §8 wants the same problem object the
@@ -40,6 +43,7 @@ export function buildServer({ ctx, logger, observe, canWrite = true }: BuildServ
   registerSearch(server, ctx, logger);
   registerGet(server, ctx, logger);
   registerCount(server, ctx, logger);
+  if (compat === 'kuradb') registerKuraDbTools(server, ctx, logger);
   // Signer-only tools are listed only when this node can sign and the caller may write.
   if (ctx.writer && canWrite) {
     registerUpsert(server, ctx, logger);

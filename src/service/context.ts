@@ -47,6 +47,8 @@ export interface ServiceContext {
   embedder?: Embedder;
   /** The signer, when this node may write (ARKIVECTOR_PRIVATE_KEY / --private-key-file). */
   writer?: ChainWriter;
+  /** Unix time (seconds) of a block, for answers that show dates (KuraDB's list_rag). */
+  blockTimestamp?(block: number): Promise<number>;
   /** How long a write waits for its receipt. */
   receiptTimeoutMs?: number;
 }

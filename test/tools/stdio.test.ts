@@ -2,8 +2,7 @@
 // (seeded with the demo collections through the SDK) and calls every tool: listing, happy paths with
 // values checked, each error code a tool can reach, and min_block waiting and timing out.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -12,21 +11,7 @@ import { encodeCollectionEntity, encodeVectorEntity, validateCollectionDefinitio
 import { DEMO_NOTE_ENTITIES, seedDemo } from '../../src/devnet/demo.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
-
-/** A stand-in OpenAI-compatible embedder: a real HTTP server mapping words to the demo's 4-d space. */
-async function startEmbedder(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      const { input } = JSON.parse(body) as { input: string };
-      const embedding = /cat|purr/i.test(input) ? [1, 0, 0, 0] : /fern|plant/i.test(input) ? [0, 0.1, 1, 0.2] : [0.5, 0.5, 0.5, 0.5];
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ embedding }] }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
-}
+import { startEmbedder } from '../helpers/embedder.ts';
 
 const problemOf = (result: CallToolResult) => {
   assert.equal(result.isError, true, JSON.stringify(result));
