@@ -4,9 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ArkivectorError } from '../src/errors.ts';
-import { listRag } from '../src/service/listRag.ts';
-import { RAG_LIMIT_MAX, searchRag, searchRagArgs } from '../src/service/searchRag.ts';
-import type { ServiceContext } from '../src/service/index.ts';
+import { listRag, RAG_LIMIT_MAX, searchRag, searchRagArgs, type ServiceContext } from '../src/service/index.ts';
 import type { Logger } from './result.ts';
 
 const group = z.object({ source: z.string(), matches: z.array(z.object({ chunk: z.number(), content: z.string() })) });

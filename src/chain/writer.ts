@@ -18,6 +18,11 @@ export interface TransactionOutcome {
   reason?: string;
 }
 
+/** The RPC could not be reached to send or follow the transaction. */
+export class ChainUnreachableError extends Error {
+  override name = 'ChainUnreachableError';
+}
+
 /** The node refused the transaction before mining it (estimateGas or sendRawTransaction failed). */
 export class TransactionRefusedError extends Error {
   override name = 'TransactionRefusedError';
@@ -62,6 +67,9 @@ export function createChainWriter(options: { rpcUrl: string; chainId: number; pr
         const hash = await wallet.sendTransaction({ to: ARKIV_ADDRESS, data, value: 0n });
         return { hash };
       } catch (error) {
+        // viem names transport failures HttpRequestError / TimeoutError (possibly as the cause).
+        const names = [(error as Error).name, ((error as { cause?: Error }).cause)?.name];
+        if (names.some((n) => n === 'HttpRequestError' || n === 'TimeoutError')) throw new ChainUnreachableError('the RPC cannot be reached to send the transaction');
         throw new TransactionRefusedError(nodeReason(error));
       }
     },

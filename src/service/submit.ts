@@ -1,10 +1,10 @@
 // The shared tail of every write: send the storage transaction with this node's signer, then wait as
 // asked (none: accepted; receipt: mined; indexed: searchable on this node), reporting each step.
 import type { Hex } from 'viem';
-import { TransactionRefusedError, type ChainWriter } from '../chain/writer.ts';
+import { ChainUnreachableError, TransactionRefusedError, type ChainWriter } from '../chain/writer.ts';
 import type { StorageOps } from '../chain/storageTransaction.ts';
 import type { ServiceContext } from './context.ts';
-import { NotYetIndexedError, SignerNotConfiguredError, TxFailedError } from './errors.ts';
+import { ChainUnavailableError, NotYetIndexedError, SignerNotConfiguredError, TxFailedError } from './errors.ts';
 import { RECEIPT_TIMEOUT_MS_DEFAULT } from './limits.ts';
 
 export type WaitMode = 'indexed' | 'receipt' | 'none';
@@ -30,6 +30,7 @@ export async function submit(
     ({ hash } = await writer.send(ops));
   } catch (error) {
     if (error instanceof TransactionRefusedError) throw new TxFailedError(error.message);
+    if (error instanceof ChainUnreachableError) throw new ChainUnavailableError(error.message);
     throw error;
   }
   onProgress?.('sent', 1, total, `transaction ${hash} accepted`);

@@ -3,7 +3,7 @@
 import { ArkivectorError } from '../errors.ts';
 import type { PublishedCollection } from '../../indexer/resolver.ts';
 import type { ReadableStore, ServiceContext } from './context.ts';
-import { CollectionNotFoundError, NotYetIndexedError } from './errors.ts';
+import { ChainUnavailableError, CollectionNotFoundError, NotYetIndexedError } from './errors.ts';
 import type { Collection } from './schemas.ts';
 
 export interface View {
@@ -22,6 +22,9 @@ export async function readView(ctx: ServiceContext, minBlock?: number): Promise<
     }
   }
   return () => {
+    if (indexer.asOfBlock === undefined && indexer.syncState === 'stalled') {
+      throw new ChainUnavailableError(`nothing is indexed yet and the chain cannot be read (${indexer.lastError ?? 'no answer'})`);
+    }
     if (indexer.asOfBlock === undefined) {
       throw new ArkivectorError('not_yet_indexed', 'the node is still starting: nothing is indexed yet', { meta: { as_of_block: null, sync_state: indexer.syncState } });
     }
