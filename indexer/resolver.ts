@@ -217,41 +217,51 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
         nextStates.set(name, state);
         continue;
       }
-      const definitionChanged = current.definitionEntity !== resolved.entity;
+      // An extension (keep-alive) makes a new entity object with the same content: only the expiry moves.
+      const sameContent =
+        current.definitionEntity.owner === resolved.entity.owner && Buffer.from(current.definitionEntity.payload).equals(resolved.entity.payload);
+      const definitionChanged = current.definitionEntity !== resolved.entity && !sameContent;
       const ids = definitionChanged ? new Set([...current.winners.keys(), ...(this.#vectors.get(name)?.keys() ?? [])]) : (dirtyIds.get(name) ?? new Set<string>());
+      // Per-id results are staged as deltas and applied by the commit: copying the winner maps of a large
+      // collection for every block would cost more than the block itself.
       const state: CollectionState<S> = {
         ...current,
         definitionEntity: resolved.entity,
-        definition: resolved.definition,
+        definition: sameContent ? current.definition : resolved.definition,
         conflicts: resolved.conflicts,
-        winners: new Map(current.winners),
-        perId: new Map(current.perId),
       };
+      const winnerChanges = new Map<string, TrackedEntity | undefined>();
+      const countChanges = new Map<string, { rejected: number; shadowed: number } | undefined>();
       const remove: string[] = [];
       const upsert: VectorRecord[] = [];
       for (const id of ids) {
         const { winner, rejected, shadowed } = this.#resolveId(state, id, table);
-        const before = state.winners.get(id);
-        const counts = state.perId.get(id) ?? { rejected: 0, shadowed: 0 };
+        const before = current.winners.get(id);
+        const counts = current.perId.get(id) ?? { rejected: 0, shadowed: 0 };
         state.rejected += rejected - counts.rejected;
         state.shadowed += shadowed - counts.shadowed;
-        if (rejected || shadowed) state.perId.set(id, { rejected, shadowed });
-        else state.perId.delete(id);
+        countChanges.set(id, rejected || shadowed ? { rejected, shadowed } : undefined);
         if (winner) {
           if (winner.entity !== before) upsert.push(winner.record);
-          state.winners.set(id, winner.entity);
+          winnerChanges.set(id, winner.entity);
         } else if (before) {
           remove.push(before.key);
-          state.winners.delete(id);
+          winnerChanges.set(id, undefined);
         }
       }
-      if (definitionChanged || remove.length || upsert.length) {
-        const commitStore = await state.store.prepare({ remove, upsert });
-        commits.push(() => {
-          if (definitionChanged) state.store.updateDefinition(state.definition);
-          commitStore();
-        });
-      }
+      const commitStore = definitionChanged || remove.length || upsert.length ? await state.store.prepare({ remove, upsert }) : undefined;
+      commits.push(() => {
+        for (const [id, entity] of winnerChanges) {
+          if (entity) state.winners.set(id, entity);
+          else state.winners.delete(id);
+        }
+        for (const [id, counts] of countChanges) {
+          if (counts) state.perId.set(id, counts);
+          else state.perId.delete(id);
+        }
+        if (definitionChanged) state.store.updateDefinition(state.definition);
+        commitStore?.();
+      });
       nextStates.set(name, state);
     }
     return () => {
