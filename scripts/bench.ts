@@ -1,8 +1,9 @@
 // `npm run bench`: recall@10 and QPS of raw hnswlib-node, of arkivector's CollectionStore at equal
 // settings, and of an exact scan, unfiltered and filtered (50 / 10 / 1 / 0.1 % random selectivity, plus
-// an allowed set far from the query), with build rate and memory per vector. Synthetic clustered data
-// as in shared/reference/perf.md §1 (64-d latent Gaussian mixture, 16 centres, linear map to d, noise,
-// L2-normalised; base seed 1, query seed 2).
+// an allowed set far from the query), with build rate and memory per vector (the store's whole RSS
+// growth: records are made per block and dropped after apply, as the indexer does). Synthetic
+// clustered data as in shared/reference/perf.md §1 (64-d latent Gaussian mixture, 16 centres, linear
+// map to d, noise, L2-normalised; base seed 1, query seed 2).
 //
 // Usage: tsx scripts/bench.ts [--quick] [--out FILE] [--n N] [--dim D] [--queries Q]
 //   default 100k × 384 (minutes); --quick 20k × 128 (under a minute).
@@ -12,7 +13,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import hnswlib from 'hnswlib-node'
 import { type CollectionDefinition, decodeVectorPayload, encodeVectorPayload, type VectorRecord } from '../src/collections/index.ts'
-import { exactTopK } from '../src/engine/exact.ts'
+import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../src/engine/exact.ts'
 import { CollectionStore, EF_SEARCH_SCALE, METRIC_OPS } from '../src/engine/index.ts'
 import { mulberry32 } from '../test/helpers/writes.ts'
 
@@ -102,8 +103,7 @@ function toArray(v: Float32Array): number[] {
 }
 
 /** Exact top-10 ids over the allowed base vectors (the halfvec-rounded values both systems index). */
-function groundTruth(base: Float32Array[], queries: Float32Array[], allowed: Int32Array | undefined, label: string): Int32Array[] {
-  const src = { vectors: base, invNorms: Float32Array.from(base, (v) => 1 / Math.hypot(...v)), slotCount: base.length }
+function groundTruth(src: ExactSource, queries: Float32Array[], allowed: Int32Array | undefined, label: string): Int32Array[] {
   const out: Int32Array[] = []
   for (let i = 0; i < queries.length; i++) {
     out.push(Int32Array.from(exactTopK(METRIC_OPS.cosine, queries[i]!, src, allowed, K).slots))
@@ -158,16 +158,26 @@ async function main(): Promise<void> {
   const gen = generate(N, DIM, 1)
   const queries = generate(NQ, DIM, 2).vectors
 
-  // Records as the indexer hands them over: halfvec-rounded vectors. Both systems index the same values.
+  // The vectors both systems index (halfvec-rounded, as the indexer decodes them) in one slab, for
+  // ground truth and the raw build. Records are made per block, as the indexer hands them over, and
+  // dropped after apply: the store's RSS delta is then everything it keeps per vector.
   const rand = mulberry32(7)
   const bucket = new Int32Array(N)
-  const memBeforeRecords = rss()
-  const records: VectorRecord[] = []
+  const slab = new Float32Array(N * DIM)
+  const base: Float32Array[] = []
   for (let i = 0; i < N; i++) {
     bucket[i] = Math.floor(rand() * 1000)
     const p = decodeVectorPayload(encodeVectorPayload({ vector: gen.vectors[i]!, document: '' }))
-    const attributes = Object.assign(Object.create(null), { bucket: bucket[i]!, cluster: gen.cluster[i]! })
-    records.push({
+    slab.set(p.vector, i * DIM)
+    base.push(slab.subarray(i * DIM, (i + 1) * DIM))
+    progress('vectors', i + 1, N)
+  }
+  gen.vectors.length = 0
+  const chunks = Array.from({ length: Math.ceil(N / SLAB_CHUNK_SLOTS) }, (_, c) => slab.subarray(c * SLAB_CHUNK_SLOTS * DIM, (c + 1) * SLAB_CHUNK_SLOTS * DIM))
+  const exactSrc: ExactSource = { chunks, invNorms: Float32Array.from(base, (v) => 1 / Math.hypot(...v)), slotCount: N }
+  const recordOf = (i: number): VectorRecord => {
+    const p = decodeVectorPayload(encodeVectorPayload({ vector: base[i]!, document: '' }))
+    return {
       key: `0x${i.toString(16).padStart(64, '0')}`,
       owner: '0x00000000000000000000000000000000000000aa',
       creator: undefined,
@@ -178,16 +188,12 @@ async function main(): Promise<void> {
       vector: p.vector,
       halfvec: p.halfvec,
       document: '',
-      attributes,
-    })
-    progress('records', i + 1, N)
+      attributes: Object.assign(Object.create(null), { bucket: bucket[i]!, cluster: gen.cluster[i]! }),
+    }
   }
-  gen.vectors.length = 0
-  const recordBytes = (rss() - memBeforeRecords) / N
-  const base = records.map((r) => r.vector)
 
   // Ground truth, unfiltered and per filter.
-  const truthAll = groundTruth(base, queries, undefined, 'ground truth (unfiltered)')
+  const truthAll = groundTruth(exactSrc, queries, undefined, 'ground truth (unfiltered)')
   const allowedBy = (pred: (i: number) => boolean): Int32Array => {
     const out: number[] = []
     for (let i = 0; i < N; i++) if (pred(i)) out.push(i)
@@ -196,13 +202,13 @@ async function main(): Promise<void> {
   const filtered = SELECTIVITIES.map((s) => {
     const limit = Math.round(s * 1000)
     const allowed = allowedBy((i) => bucket[i]! < limit)
-    return { s, limit, allowed, truth: groundTruth(base, queries, allowed, `ground truth ${s * 100} %`) }
+    return { s, limit, allowed, truth: groundTruth(exactSrc, queries, allowed, `ground truth ${s * 100} %`) }
   })
   // Far: allowed = cluster 0, queries from other clusters.
   const qCluster = generate(NQ, DIM, 2).cluster
   const farQueries = queries.filter((_, i) => qCluster[i] !== 0)
-  const farAllowed = allowedBy((i) => records[i]!.attributes.cluster === 0)
-  const farTruth = groundTruth(base, farQueries, farAllowed, 'ground truth (far)')
+  const farAllowed = allowedBy((i) => gen.cluster[i] === 0)
+  const farTruth = groundTruth(exactSrc, farQueries, farAllowed, 'ground truth (far)')
 
   // ---- raw hnswlib-node ----
   // Kept alive to the end so the engine's graph cannot reuse its freed pages (RSS deltas stay honest).
@@ -237,7 +243,7 @@ async function main(): Promise<void> {
       const r = measure(`hnswlib-node filter ${f.s * 100} %`, queries.slice(0, nq), f.truth, (q) => knn(q, (l) => bucket[l]! < f.limit))
       rows.push({ system: 'hnswlib-node', n: N, dim: DIM, ef: defaultEf, selectivity: f.s, case: 'random', recall_at_10: r.recall, qps: r.qps })
     }
-    const clusterOf = Int32Array.from(records, (rec) => rec.attributes.cluster as number)
+    const clusterOf = gen.cluster
     const rf = measure('hnswlib-node filter far', farQueries.slice(0, 100), farTruth, (q) => knn(q, (l) => clusterOf[l] === 0))
     rows.push({ system: 'hnswlib-node', n: N, dim: DIM, ef: defaultEf, selectivity: farAllowed.length / N, case: 'far', recall_at_10: rf.recall, qps: rf.qps })
   }
@@ -254,16 +260,20 @@ async function main(): Promise<void> {
     }
     const memBefore = rss()
     const store = new CollectionStore('bench', definition)
-    const t0 = performance.now()
     const BLOCK = 1000
+    let buildMs = 0
     for (let i = 0; i < N; i += BLOCK) {
-      await store.apply({ remove: [], upsert: records.slice(i, i + BLOCK) })
+      const block: VectorRecord[] = []
+      for (let j = i; j < Math.min(N, i + BLOCK); j++) block.push(recordOf(j))
+      const t0 = performance.now()
+      await store.apply({ remove: [], upsert: block })
+      buildMs += performance.now() - t0
       progress('arkivector build', Math.min(N, i + BLOCK), N)
     }
-    const buildS = (performance.now() - t0) / 1000
-    // The records themselves (halfvec, float32 copy, attributes) were allocated before; count them too.
-    const bytes = (rss() - memBefore) / N + recordBytes
-    log(`arkivector build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s, ${Math.round(bytes)} B/vector (records ${Math.round(recordBytes)} B of it)`)
+    const buildS = buildMs / 1000
+    // Records were made per block and not kept here, so this is all the store retains.
+    const bytes = (rss() - memBefore) / N
+    log(`arkivector build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s, ${Math.round(bytes)} B/vector`)
     const idOf = (res: ReturnType<CollectionStore['search']>): number[] => res.results.map((r) => Number(r.record.id))
     for (const ef of EFS) {
       const efSearch = ef / EF_SEARCH_SCALE
@@ -297,7 +307,7 @@ async function main(): Promise<void> {
 
   // ---- exact ----
   {
-    const src = { vectors: base, invNorms: Float32Array.from(base, (v) => 1 / Math.hypot(...v)), slotCount: base.length }
+    const src = exactSrc
     const r = measure('exact', queries.slice(0, EXACT_QUERIES), truthAll, (q) => exactTopK(METRIC_OPS.cosine, q, src, undefined, K).slots)
     rows.push({ system: 'exact', n: N, dim: DIM, ef: null, selectivity: 1, recall_at_10: r.recall, qps: r.qps })
     for (const f of filtered) {
@@ -322,7 +332,7 @@ async function main(): Promise<void> {
   const ark = rows.find((r) => r.system === 'arkivector' && r.build_s !== undefined)!
   lines.push('')
   lines.push(`build: hnswlib-node ${Math.round(raw.build_pts_per_s!)} pts/s, arkivector ${Math.round(ark.build_pts_per_s!)} pts/s (${(ark.build_pts_per_s! / raw.build_pts_per_s!).toFixed(2)}×)`)
-  lines.push(`memory per vector: hnswlib-node ${Math.round(raw.bytes_per_vector!)} B, arkivector ${Math.round(ark.bytes_per_vector!)} B (records incl. halfvec + float32 copy: ${Math.round(recordBytes)} B)`)
+  lines.push(`memory per vector: hnswlib-node ${Math.round(raw.bytes_per_vector!)} B, arkivector ${Math.round(ark.bytes_per_vector!)} B (graph, vectors, records and indexes)`)
   for (const ef of EFS) {
     const a = rows.find((r) => r.system === 'arkivector' && r.ef === ef && r.selectivity === 1)!
     const h = rows.find((r) => r.system === 'hnswlib-node' && r.ef === ef && r.selectivity === 1)!

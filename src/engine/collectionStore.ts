@@ -3,10 +3,15 @@
 // calls `apply` once per block; the service calls the read methods (search, count, get, records,
 // keywordSearch, hybridSearch); snapshots go through save/load.
 //
-// Identifiers: a record lives in a *slot* (dense, reused; attribute postings, filter candidates and
-// the exact scan use slots); the graph knows it by a *label* (fresh per insert, because hnswlib
-// reuses the memory of deleted elements only for new labels). `labelSlot` maps back and is −1 for
-// labels readers must not see — deleted ones, and those inserted by a block not yet committed.
+// Identifiers: a record lives in a *slot* (dense, reused; attribute postings, filter candidates, the
+// vector slab and the exact scan use slots); the graph knows it by a *label* (fresh per insert,
+// because hnswlib reuses the memory of deleted elements only for new labels). `labelSlot` maps back
+// and is −1 for labels readers must not see — deleted ones, and those inserted by a block not yet
+// committed.
+//
+// Vectors live once, in the slab (vectorSlab.ts); a slot keeps the rest of its record. Records read
+// out (get, records, search hits) are fresh objects carrying their own copy of the vector (halfvec
+// bytes derived from it on demand), so a caller never holds memory the store reuses.
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -15,7 +20,6 @@ import {
   checkDefinitionUpdate,
   type CollectionDefinition,
   DimensionMismatchError,
-  HALF_TO_FLOAT32,
   InvalidArgumentError,
   type VectorRecord,
 } from '../collections/index.ts'
@@ -24,12 +28,12 @@ import { compileFilter } from './filter/compile.ts'
 import { allowedSlots, estimate, leafCount } from './filter/plan.ts'
 import { buildPredicate, type Column, type RowSource } from './filter/predicate.ts'
 import type { Cond, Field, Key } from './filter/types.ts'
-import { inverseNorm } from './exact.ts'
 import { HnswGraph } from './hnsw/graph.ts'
 import { effectiveEf, REBUILD_DELETED_MIN, REBUILD_DELETED_RATIO } from './hnsw/params.ts'
 import { KeywordIndex, rrf } from './keyword.ts'
 import { type MetricOps, metricOps } from './metrics.ts'
-import { plannedSearch, type PlannerContext, type SearchMode } from './planner.ts'
+import { plannedSearch, type PlannedResult, type PlannerContext, type SearchMode } from './planner.ts'
+import { halfvecOf, VectorSlab } from './vectorSlab.ts'
 
 export type { SearchMode }
 
@@ -42,6 +46,49 @@ export type KeywordHit = { record: VectorRecord; score: number }
 export type HybridSearchParams = { vector: ArrayLike<number>; text: string; k: number; where?: string; filter?: unknown }
 export type HybridHit = { record: VectorRecord; score: number; distance?: number }
 export type BlockChanges = { remove: readonly string[]; upsert: readonly VectorRecord[] }
+
+/** What a slot keeps of a record: everything but the vector, which lives in the slab. */
+type StoredRecord = Omit<VectorRecord, 'vector' | 'halfvec'>
+
+/**
+ * A record read out of the store: it owns a copy of its vector (the slab slot may be reused later);
+ * the halfvec bytes are derived from that copy on first read, since few readers ask and encoding
+ * costs about twice the copy.
+ */
+class RecordView implements VectorRecord {
+  key: string
+  owner: string
+  creator: string | undefined
+  collection: string
+  id: string
+  expiresAt: bigint
+  dim: number
+  vector: Float32Array
+  document: string
+  attributes: Record<string, AttributeValue>
+  #halfvec: Uint8Array | undefined
+
+  constructor(r: StoredRecord, vector: Float32Array) {
+    this.key = r.key
+    this.owner = r.owner
+    this.creator = r.creator
+    this.collection = r.collection
+    this.id = r.id
+    this.expiresAt = r.expiresAt
+    this.dim = r.dim
+    this.vector = vector
+    this.document = r.document
+    this.attributes = r.attributes
+  }
+
+  get halfvec(): Uint8Array {
+    return (this.#halfvec ??= halfvecOf(this.vector))
+  }
+
+  set halfvec(bytes: Uint8Array) {
+    this.#halfvec = bytes
+  }
+}
 
 /** A block staged by `prepare`: inserted into the graph under invisible labels, not yet committed. */
 type Stage = { commit(): void; rollback(): void }
@@ -77,11 +124,19 @@ function growInt32(a: Int32Array, min: number, fill: number): Int32Array {
   return b
 }
 
-function growFloat32(a: Float32Array, min: number): Float32Array {
-  if (a.length >= min) return a
-  const b = new Float32Array(Math.max(min, a.length * 2, 64))
-  b.set(a)
-  return b
+function stored(rec: VectorRecord): StoredRecord {
+  // A fresh object with these fields only: keeping the caller's record would pin its vector arrays.
+  return {
+    key: rec.key,
+    owner: rec.owner,
+    creator: rec.creator,
+    collection: rec.collection,
+    id: rec.id,
+    expiresAt: rec.expiresAt,
+    dim: rec.dim,
+    document: rec.document,
+    attributes: rec.attributes,
+  }
 }
 
 export class CollectionStore {
@@ -91,9 +146,8 @@ export class CollectionStore {
   private graph: HnswGraph
 
   // Per slot.
-  private slotRecord: (VectorRecord | undefined)[] = []
-  private slotVector: (Float32Array | undefined)[] = []
-  private invNorms: Float32Array = new Float32Array(64)
+  private slotRecord: (StoredRecord | undefined)[] = []
+  private readonly vectors: VectorSlab
   private slotLabel: Int32Array = new Int32Array(64).fill(-1)
   /** Attribute values by slot, declared and meta, for the filter predicates. */
   private columns = new Map<string, Column>()
@@ -128,6 +182,7 @@ export class CollectionStore {
     this.ops = metricOps(definition.metric)
     this.graph = HnswGraph.create(this.ops, definition.dim, { m: definition.index.m, efConstruction: definition.index.ef_construction })
     this.queryBuf = new Float32Array(definition.dim)
+    this.vectors = new VectorSlab(definition.dim)
     this.resetAttributeIndexes()
 
     const store = this
@@ -148,11 +203,14 @@ export class CollectionStore {
         return store.graph
       },
       exact: {
-        get vectors() {
-          return store.slotVector
+        get chunks() {
+          return store.vectors.chunks
+        },
+        get live() {
+          return store.vectors.live
         },
         get invNorms() {
-          return store.invNorms
+          return store.vectors.invNorms
         },
         get slotCount() {
           return store.slotCount
@@ -203,7 +261,7 @@ export class CollectionStore {
   }
 
   private newColumn(kind: 'str' | 'num'): Column {
-    return kind === 'str' ? { kind, data: [] } : { kind, data: new Float64Array(this.invNorms.length).fill(NaN) }
+    return kind === 'str' ? { kind, data: [] } : { kind, data: new Float64Array(this.vectors.capacity).fill(NaN) }
   }
 
   private resetAttributeIndexes(): void {
@@ -228,7 +286,7 @@ export class CollectionStore {
   }
 
   /** Writes a record's values into the columns (undefined clears the slot). */
-  private setColumns(slot: number, rec: VectorRecord | undefined): void {
+  private setColumns(slot: number, rec: StoredRecord | undefined): void {
     for (const [name, col] of this.columns) {
       let v: Key | undefined
       if (rec !== undefined) {
@@ -339,10 +397,13 @@ export class CollectionStore {
     try {
       this.graph.reserve(incoming.length)
       this.labelSlot = growInt32(this.labelSlot, this.nextLabel + incoming.length, -1)
+      // Reserved slots are not live, so scans skip them until the commit marks them.
+      this.ensureSlotCapacity(this.slotCount)
       let t0 = performance.now()
       for (let i = 0; i < incoming.length; i++) {
         const label = this.nextLabel++
-        this.graph.add(incoming[i]!.vector, label)
+        this.vectors.write(slots[i]!, incoming[i]!.vector)
+        this.graph.add(this.vectors.view(slots[i]!), label)
         labels.push(label)
         this.keyword.add(slots[i]!, incoming[i]!.document)
         if ((i & 15) === 15 && performance.now() - t0 > SLICE_MS) {
@@ -366,7 +427,7 @@ export class CollectionStore {
         this.staged = undefined
         for (const s of removeSlots) this.removeSlot(s)
         this.ensureSlotCapacity(this.slotCount)
-        for (let i = 0; i < incoming.length; i++) this.placeSlot(slots[i]!, incoming[i]!, labels[i]!)
+        for (let i = 0; i < incoming.length; i++) this.placeSlot(slots[i]!, stored(incoming[i]!), labels[i]!)
         this.pending = false
         if (this.needsRebuild()) {
           const run = this.queue.then(() => this.rebuild())
@@ -394,11 +455,13 @@ export class CollectionStore {
 
 
   private ensureSlotCapacity(n: number): void {
-    this.invNorms = growFloat32(this.invNorms, n)
-    this.slotLabel = growInt32(this.slotLabel, n, -1)
+    this.vectors.grow(n)
+    const cap = this.vectors.capacity
+    this.slotLabel = growInt32(this.slotLabel, cap, -1)
     for (const col of this.columns.values()) {
-      if (col.kind === 'num' && col.data.length < this.invNorms.length) {
-        const data = new Float64Array(this.invNorms.length).fill(NaN)
+      if (col.kind === 'num' && col.data.length < cap) {
+        // The slab grows a chunk at a time; columns double, so they are not copied at every chunk.
+        const data = new Float64Array(Math.max(cap, col.data.length * 2)).fill(NaN)
         data.set(col.data)
         col.data = data
       }
@@ -419,15 +482,15 @@ export class CollectionStore {
     if (this.byKey.get(key) === slot) this.byKey.delete(key)
     this.setColumns(slot, undefined)
     this.slotRecord[slot] = undefined
-    this.slotVector[slot] = undefined
+    this.vectors.live[slot] = 0
     this.freeSlots.push(slot)
     this.live--
   }
 
-  private placeSlot(slot: number, rec: VectorRecord, label: number): void {
+  /** Makes a slot live; its vector is already in the slab. */
+  private placeSlot(slot: number, rec: StoredRecord, label: number): void {
     this.slotRecord[slot] = rec
-    this.slotVector[slot] = rec.vector
-    this.invNorms[slot] = inverseNorm(rec.vector)
+    this.vectors.live[slot] = 1
     this.slotLabel[slot] = label
     this.labelSlot[label] = slot
     this.setColumns(slot, rec)
@@ -453,9 +516,8 @@ export class CollectionStore {
     let label = 0
     let t0 = performance.now()
     for (let s = 0; s < this.slotCount; s++) {
-      const v = this.slotVector[s]
-      if (v === undefined) continue
-      graph.add(v, label)
+      if (this.slotRecord[s] === undefined) continue
+      graph.add(this.vectors.view(s), label)
       labelSlot[label] = s
       slotLabel[s] = label
       label++
@@ -481,15 +543,17 @@ export class CollectionStore {
     let s = this.byId.get(ref)
     if (s === undefined && ref.startsWith('0x')) s = this.byKey.get(ref.toLowerCase())
     if (s === undefined && ref.startsWith('0X')) s = this.byKey.get(ref.toLowerCase())
-    return s === undefined ? undefined : this.slotRecord[s]
+    return s === undefined ? undefined : this.recordAt(s)
   }
 
   /** Live records in slot order. */
   *records(): IterableIterator<VectorRecord> {
-    for (let s = 0; s < this.slotCount; s++) {
-      const rec = this.slotRecord[s]
-      if (rec !== undefined) yield rec
-    }
+    for (let s = 0; s < this.slotCount; s++) if (this.slotRecord[s] !== undefined) yield this.recordAt(s)
+  }
+
+  /** A live slot's record with its vector copied out of the slab (a fresh object each call). */
+  private recordAt(slot: number): VectorRecord {
+    return new RecordView(this.slotRecord[slot]!, this.vectors.copy(slot))
   }
 
   private compile(params: FilterParams): Cond | undefined {
@@ -520,20 +584,24 @@ export class CollectionStore {
    * @example store.search({ vector: [1, 0, 0, 0], k: 2, where: "topic = str('pets')" })
    */
   search(params: SearchParams): SearchAnswer {
-    const q = this.queryVector(params.vector)
-    const cond = this.compile(params)
-    // k is validated by the caller (1–50); anything else must still not allocate k-sized buffers.
-    const k = Math.min(Math.floor(params.k), this.live)
-    if (!(k >= 1)) return { results: [], search_mode: 'exact' }
-    const ef = effectiveEf(this.def, k, params.efSearch)
-    const res = plannedSearch(this.ctx, q, k, ef, cond)
+    const res = this.searchSlots(params)
     const score = this.ops.score
     const results: SearchHit[] = new Array(res.slots.length)
     for (let i = 0; i < res.slots.length; i++) {
       const d = res.distances[i]!
-      results[i] = { record: this.slotRecord[res.slots[i]!]!, distance: d, score: score(d) }
+      results[i] = { record: this.recordAt(res.slots[i]!), distance: d, score: score(d) }
     }
     return { results, search_mode: res.mode }
+  }
+
+  private searchSlots(params: SearchParams): PlannedResult {
+    const q = this.queryVector(params.vector)
+    const cond = this.compile(params)
+    // k is validated by the caller (1–50); anything else must still not allocate k-sized buffers.
+    const k = Math.min(Math.floor(params.k), this.live)
+    if (!(k >= 1)) return { slots: [], distances: [], mode: 'exact' }
+    const ef = effectiveEf(this.def, k, params.efSearch)
+    return plannedSearch(this.ctx, q, k, ef, cond)
   }
 
   /**
@@ -567,11 +635,15 @@ export class CollectionStore {
    * @throws InvalidFilterError
    */
   keywordSearch(params: KeywordSearchParams): { results: KeywordHit[] } {
+    const hits = this.keywordSlots(params)
+    return { results: hits.slots.map((s, i) => ({ record: this.recordAt(s), score: hits.scores[i]! })) }
+  }
+
+  private keywordSlots(params: KeywordSearchParams): { slots: number[]; scores: number[] } {
     const accept = this.acceptor(params)
     const k = Math.floor(params.k)
-    if (!(k >= 1)) return { results: [] }
-    const hits = this.keyword.search(params.text, k, accept)
-    return { results: hits.slots.map((s, i) => ({ record: this.slotRecord[s]!, score: hits.scores[i]! })) }
+    if (!(k >= 1)) return { slots: [], scores: [] }
+    return this.keyword.search(params.text, k, accept)
   }
 
   /**
@@ -586,18 +658,18 @@ export class CollectionStore {
     if (!(k >= 1)) return { results: [], search_mode: 'exact' }
     const pool = Math.min(HYBRID_POOL_MAX, Math.max(HYBRID_POOL_MIN, k * 3))
     const filter = { where: params.where, filter: params.filter }
-    const vec = this.search({ vector: params.vector, k: pool, ...filter })
-    const kw = this.keywordSearch({ text: params.text, k: pool, ...filter })
-    const slotOf = (r: VectorRecord): number => this.byId.get(r.id)!
+    const vec = this.searchSlots({ vector: params.vector, k: pool, ...filter })
+    const kw = this.keywordSlots({ text: params.text, k: pool, ...filter })
     const distance = new Map<number, number>()
-    for (const h of vec.results) distance.set(slotOf(h.record), h.distance)
-    const fused = rrf([vec.results.map((h) => slotOf(h.record)), kw.results.map((h) => slotOf(h.record))]).slice(0, k)
+    for (let i = 0; i < vec.slots.length; i++) distance.set(vec.slots[i]!, vec.distances[i]!)
+    const fused = rrf([vec.slots, kw.slots]).slice(0, k)
     const q = this.queryVector(params.vector)
-    const results = fused.map(({ slot, score }) => {
-      const record = this.slotRecord[slot]!
-      return { record, score, distance: distance.get(slot) ?? this.ops.distance(q, record.vector) }
-    })
-    return { results, search_mode: vec.search_mode }
+    const results = fused.map(({ slot, score }) => ({
+      record: this.recordAt(slot),
+      score,
+      distance: distance.get(slot) ?? this.ops.distance(q, this.vectors.view(slot)),
+    }))
+    return { results, search_mode: vec.mode }
   }
 
   // ---- snapshots ----
@@ -643,7 +715,7 @@ export class CollectionStore {
           attributes,
         }),
       )
-      halves.set(rec.halfvec, o)
+      this.vectors.writeHalfvec(s, halves, o)
       o += dim * 2
     }
     await writeFile(join(dir, 'records.jsonl'), lines.join('\n'))
@@ -708,13 +780,11 @@ export class CollectionStore {
         document: string
         attributes: Record<string, AttributeValue>
       }
-      const halfvec = halves.slice(o, o + dim * 2)
+      store.vectors.writeHalf(r.slot, halves, o)
       o += dim * 2
-      const vector = new Float32Array(dim)
-      for (let i = 0; i < dim; i++) vector[i] = HALF_TO_FLOAT32[halfvec[2 * i]! | (halfvec[2 * i + 1]! << 8)]!
       const attributes: Record<string, AttributeValue> = Object.create(null)
       for (const [k, v] of Object.entries(r.attributes)) attributes[k] = definition.attributes[k] === 'f32' && typeof v === 'string' ? Number(v) : v
-      const rec: VectorRecord = {
+      const rec: StoredRecord = {
         key: r.key,
         owner: r.owner,
         creator: r.creator ?? undefined,
@@ -722,8 +792,6 @@ export class CollectionStore {
         id: r.id,
         expiresAt: BigInt(r.expiresAt),
         dim,
-        vector,
-        halfvec,
         document: r.document,
         attributes,
       }

@@ -1,4 +1,4 @@
-// Exact (brute-force) k-nearest-neighbour scan over float32 vectors, the hot loop behind the planner's
+// Exact (brute-force) k-nearest-neighbour scan over the float32 vector slab, the hot loop behind the planner's
 // `exact` mode (small collections, narrow filters, and the fallback when the graph under-fills k).
 // Called by src/engine/planner.ts. Plain indexed loops with a 4-way unrolled dot product
 // (perf.md §2.4: ~+28 % over the simple loop); no allocation per candidate.
@@ -39,7 +39,8 @@ export class TopK {
   }
 }
 
-function dot(a: Float32Array, b: Float32Array, dim: number): number {
+/** a · b[o … o + dim). */
+function dot(a: Float32Array, b: Float32Array, o: number, dim: number): number {
   let s0 = 0
   let s1 = 0
   let s2 = 0
@@ -47,16 +48,17 @@ function dot(a: Float32Array, b: Float32Array, dim: number): number {
   let i = 0
   const end = dim - (dim % 4)
   for (; i < end; i += 4) {
-    s0 += a[i]! * b[i]!
-    s1 += a[i + 1]! * b[i + 1]!
-    s2 += a[i + 2]! * b[i + 2]!
-    s3 += a[i + 3]! * b[i + 3]!
+    s0 += a[i]! * b[o + i]!
+    s1 += a[i + 1]! * b[o + i + 1]!
+    s2 += a[i + 2]! * b[o + i + 2]!
+    s3 += a[i + 3]! * b[o + i + 3]!
   }
-  for (; i < dim; i++) s0 += a[i]! * b[i]!
+  for (; i < dim; i++) s0 += a[i]! * b[o + i]!
   return s0 + s1 + s2 + s3
 }
 
-function l2sq(a: Float32Array, b: Float32Array, dim: number): number {
+/** ‖a − b[o … o + dim)‖². */
+function l2sq(a: Float32Array, b: Float32Array, o: number, dim: number): number {
   let s0 = 0
   let s1 = 0
   let s2 = 0
@@ -64,17 +66,17 @@ function l2sq(a: Float32Array, b: Float32Array, dim: number): number {
   let i = 0
   const end = dim - (dim % 4)
   for (; i < end; i += 4) {
-    const d0 = a[i]! - b[i]!
-    const d1 = a[i + 1]! - b[i + 1]!
-    const d2 = a[i + 2]! - b[i + 2]!
-    const d3 = a[i + 3]! - b[i + 3]!
+    const d0 = a[i]! - b[o + i]!
+    const d1 = a[i + 1]! - b[o + i + 1]!
+    const d2 = a[i + 2]! - b[o + i + 2]!
+    const d3 = a[i + 3]! - b[o + i + 3]!
     s0 += d0 * d0
     s1 += d1 * d1
     s2 += d2 * d2
     s3 += d3 * d3
   }
   for (; i < dim; i++) {
-    const d = a[i]! - b[i]!
+    const d = a[i]! - b[o + i]!
     s0 += d * d
   }
   return s0 + s1 + s2 + s3
@@ -92,9 +94,19 @@ export function inverseNorm(v: ArrayLike<number>): number {
   return s > 0 ? 1 / Math.sqrt(s) : 0
 }
 
-/** The vectors an exact scan reads, indexed by slot (undefined = free slot). */
+/** Slots per slab chunk (2^10): slot s lives in chunk s >> 10 at float offset (s & 1023) · dim. */
+export const SLAB_CHUNK_SHIFT = 10
+export const SLAB_CHUNK_SLOTS = 1 << SLAB_CHUNK_SHIFT
+const CHUNK_MASK = SLAB_CHUNK_SLOTS - 1
+
+/**
+ * The vectors an exact scan reads: a slab in chunks of SLAB_CHUNK_SLOTS slots (the last may be
+ * shorter), so a growing store never copies, and never leaves behind, more than one chunk.
+ */
 export type ExactSource = {
-  vectors: ReadonlyArray<Float32Array | undefined>
+  chunks: readonly Float32Array[]
+  /** Non-zero for occupied slots; absent when every slot below slotCount is occupied. */
+  live?: Uint8Array | undefined
   /** 1/‖v‖ per slot; read only when the metric normalises. */
   invNorms: Float32Array
   /** Slots 0 … slotCount − 1 exist. */
@@ -105,7 +117,7 @@ export type ExactSource = {
  * Exact top-k by pgvector distance.
  * @param ops the metric
  * @param query the query vector (length = dim)
- * @param source vectors by slot
+ * @param source the vector slab (chunked)
  * @param candidates slots to score, or `undefined` for every occupied slot
  * @param k how many to keep
  * @returns `{ slots, distances }` ascending by distance
@@ -120,32 +132,30 @@ export function exactTopK(
 ): { slots: number[]; distances: number[] } {
   const top = new TopK(k)
   const dim = query.length
-  const vectors = source.vectors
+  const chunks = source.chunks
+  const live = source.live
   const invNorms = source.invNorms
   const n = candidates === undefined ? source.slotCount : candidates.length
   // Keys are "smaller is closer" in every kernel so one TopK serves all three metrics.
   if (ops.kernel === 'l2') {
     for (let j = 0; j < n; j++) {
       const slot = candidates === undefined ? j : candidates[j]!
-      const v = vectors[slot]
-      if (v === undefined) continue
-      const key = l2sq(query, v, dim)
+      if (live !== undefined && live[slot] === 0) continue
+      const key = l2sq(query, chunks[slot >>> SLAB_CHUNK_SHIFT]!, (slot & CHUNK_MASK) * dim, dim)
       if (key < top.worst()) top.push(key, slot)
     }
   } else if (ops.normalize) {
     for (let j = 0; j < n; j++) {
       const slot = candidates === undefined ? j : candidates[j]!
-      const v = vectors[slot]
-      if (v === undefined) continue
-      const key = -dot(query, v, dim) * invNorms[slot]!
+      if (live !== undefined && live[slot] === 0) continue
+      const key = -dot(query, chunks[slot >>> SLAB_CHUNK_SHIFT]!, (slot & CHUNK_MASK) * dim, dim) * invNorms[slot]!
       if (key < top.worst()) top.push(key, slot)
     }
   } else {
     for (let j = 0; j < n; j++) {
       const slot = candidates === undefined ? j : candidates[j]!
-      const v = vectors[slot]
-      if (v === undefined) continue
-      const key = -dot(query, v, dim)
+      if (live !== undefined && live[slot] === 0) continue
+      const key = -dot(query, chunks[slot >>> SLAB_CHUNK_SHIFT]!, (slot & CHUNK_MASK) * dim, dim)
       if (key < top.worst()) top.push(key, slot)
     }
   }

@@ -8,9 +8,18 @@
 //   2. Few pass (≤ exactThreshold(dim), ~1M multiply-adds, and ≤ √(2 · ef · n), where the graph's
 //      ~ef·n/passing filtered steps start to cost less) → enumerate them and scan exactly. For an
 //      AND whose bound is up to 4× that, enumerate too: the true count is often far lower.
-//   3. Otherwise search the graph with the filter applied during traversal. If it returns fewer than
+//   3. If the exact scan would still be affordable (passing ≤ 8× the threshold), probe first: an
+//      unfiltered graph search of a few dozen neighbours, sized so that ~4 of them should pass when
+//      the allowed set is spread like the data. None pass → the set lies away from the query, where
+//      the filtered walk below would crawl the graph for tens of milliseconds to reach it: enumerate
+//      the allowed slots and scan them exactly instead. The probe costs about a tenth of a filtered
+//      walk; a spread set misread as far (~2 %) only costs a scan the rescue rule would accept anyway.
+//      A filter (the same compiled Cond, i.e. a repeated `where`) found spread by 8 probes in a row is
+//      then probed only every 8th query, until a probe or the walk finds it far again: random filters
+//      keep ~1 % of the probe's cost, and a far query that slips through is still caught by step 5.
+//   4. Otherwise search the graph with the filter applied during traversal. If it returns fewer than
 //      min(k, passing), widen ef ×4 up to HNSW_MAX_WIDEN_EF, then fall back to exact.
-//   4. The traversal filter collapses when the allowed set lies away from the query (recall 0.71–0.89
+//   5. The traversal filter collapses when the allowed set lies away from the query (recall 0.71–0.89
 //      in perf.md), and it shows: the filter is consulted far more often per result than for an
 //      allowed set spread like the data. Then, if the exact scan is affordable (≤ 8× the threshold)
 //      or would have cost no more than the calls already made, the answer is recomputed exactly;
@@ -40,20 +49,52 @@ export type PlannerContext = IndexSource & {
 
 export type PlannedResult = { slots: number[]; distances: number[]; mode: SearchMode }
 
-/** Rescue rule of step 4: filter calls ≥ passing × this → recompute exactly. */
+/** Rescue rule of step 5: filter calls ≥ passing × this → recompute exactly. */
 const RESCUE_CALLS_PER_ALLOWED = 0.5
 /**
- * Step 4: filter calls × selectivity / ef above this marks an allowed set away from the query
+ * Step 5: filter calls × selectivity / ef above this marks an allowed set away from the query
  * (random filters measure 1–3; perf.md's anti-correlated case 49).
  */
 const FAR_SPREAD = 5
-/** Step 4: such a set is rescanned exactly up to this many times the exact threshold, else ef widens. */
+/** Step 5: such a set is rescanned exactly up to this many times the exact threshold, else ef widens. */
 const FAR_RESCUE_FACTOR = 8
 /** Step 2: relative cost of one filtered graph step vs one scanned vector, and the floor of the rule. */
 const GRAPH_STEP_COST = 2
 const FILTERED_EXACT_MIN = 1000
 /** Step 2: enumerate an AND whose bound is at most this many times the exact threshold. */
 const AND_ENUMERATE_FACTOR = 4
+/** Step 3: allowed hits the probe expects from a spread set; below a quarter of that (i.e. none), it is far. */
+const PROBE_EXPECTED_HITS = 4
+const PROBE_FAR_SHARE = 0.25
+/** Step 3: the probe's size (k = ef), clamped: small sets would otherwise need hundreds of neighbours. */
+const PROBE_MIN = 16
+const PROBE_MAX = 64
+/** Step 3: spread verdicts in a row after which a filter is probed only every PROBE_EVERY-th query. */
+const PROBE_TRUST_RUN = 8
+const PROBE_EVERY = 8
+
+/** Per compiled filter: probes in a row that found it spread, and queries since its last probe. */
+type ProbeMemo = { spread: number; skipped: number }
+const probeMemo = new WeakMap<Cond, ProbeMemo>()
+
+function memoOf(cond: Cond): ProbeMemo {
+  let memo = probeMemo.get(cond)
+  if (memo === undefined) {
+    memo = { spread: 0, skipped: 0 }
+    probeMemo.set(cond, memo)
+  }
+  return memo
+}
+
+/** Whether this query probes; counts the skipped ones. */
+function dueForProbe(memo: ProbeMemo): boolean {
+  if (memo.spread >= PROBE_TRUST_RUN && memo.skipped < PROBE_EVERY - 1) {
+    memo.skipped++
+    return false
+  }
+  memo.skipped = 0
+  return true
+}
 
 function toSlots(ctx: PlannerContext, labels: number[], distances: number[]): { slots: number[]; distances: number[] } {
   const slots: number[] = []
@@ -110,8 +151,27 @@ export function plannedSearch(ctx: PlannerContext, query: Float32Array, k: numbe
     if (allowed.length <= threshold) return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' }
   }
   const passing = allowed?.length ?? est
-
   const labelSlot = ctx.labelSlot
+  const rescueMax = threshold * FAR_RESCUE_FACTOR
+
+  const memo = passing <= rescueMax ? memoOf(cond) : undefined
+  if (memo !== undefined && dueForProbe(memo)) {
+    const probe = Math.min(PROBE_MAX, Math.max(PROBE_MIN, Math.ceil((PROBE_EXPECTED_HITS * n) / passing)))
+    // Unfiltered, so cheap wherever the allowed set is; labels of a staged block simply do not count.
+    const hits = ctx.graph.search(query, probe, probe)
+    let pass = 0
+    for (const label of hits.labels) {
+      const s = label < labelSlot.length ? labelSlot[label]! : -1
+      if (s >= 0 && predicate(s)) pass++
+    }
+    if (pass < Math.max(1, Math.floor(((probe * passing) / n) * PROBE_FAR_SHARE))) {
+      memo.spread = 0
+      allowed ??= allowedSlots(cond, ctx, predicate)
+      return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' }
+    }
+    memo.spread++
+  }
+
   let calls = 0
   const filter = (label: number): boolean => {
     calls++
@@ -119,7 +179,6 @@ export function plannedSearch(ctx: PlannerContext, query: Float32Array, k: numbe
     return s >= 0 && predicate(s)
   }
   const want = Math.min(k, passing)
-  const rescueMax = threshold * FAR_RESCUE_FACTOR
   for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
     calls = 0
     const hits = ctx.graph.search(query, k, Math.max(width, k), filter)
@@ -127,6 +186,7 @@ export function plannedSearch(ctx: PlannerContext, query: Float32Array, k: numbe
     // Filter calls per result slot, normalised by selectivity: ~1–3 when the allowed set is spread
     // like the data, far more when the graph had to travel to reach it.
     const far = (calls * passing) / (n * Math.max(width, k)) > FAR_SPREAD
+    if (far && memo !== undefined) memo.spread = 0
     if (far && passing <= rescueMax) break
     const res = toSlots(ctx, hits.labels, hits.distances)
     // `passing` is an upper bound when not enumerated; hnswlib walks the whole reachable graph

@@ -1,7 +1,7 @@
 // Tests src/engine/planner.ts, exact.ts, hnsw/ and metrics.ts through CollectionStore.search: recall of
 // the graph against exact ground truth, the planner's choice (search_mode) for narrow and broad
-// filters, never under-filling k (also when the allowed set lies far from the query), and pgvector's
-// distance/score definitions for every metric.
+// filters, never under-filling k (also when the allowed set lies far from the query, where the probe
+// sends it to the exact scan), and pgvector's distance/score definitions for every metric.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { VectorRecord } from '../../src/collections/index.ts'
@@ -109,6 +109,41 @@ describe('search: allowed set far from the query (graph path)', async () => {
       sum += recall(res.results.map((r) => r.record.id), exactTop(records, q, 10, 'cosine', allowed))
     }
     assert.ok(sum / far.length >= 0.95, `recall ${sum / far.length}`)
+  })
+
+  test('behavior: the probe sends a far allowed set (~7000, above the threshold) to the exact scan: the true top-k', () => {
+    const allowed = (r: VectorRecord) => (r.attributes.cluster as number) < 7
+    const passing = records.filter(allowed).length
+    // The planner's filtered threshold at ef 100: min(exactThreshold, √(2 · ef · n)).
+    assert.ok(passing > Math.min(exactThreshold(dim), Math.sqrt(2 * 100 * records.length)), 'above the planner threshold')
+    for (const q of far) {
+      const truth = exactTop(records, q, 10, 'cosine', allowed)
+      for (const params of [{ where: 'cluster < 7' }, { filter: { in: { cluster: [0, 1, 2, 3, 4, 5, 6] } } }]) {
+        const res = store.search({ vector: q, k: 10, ...params })
+        assert.equal(res.search_mode, 'exact')
+        assert.deepEqual(res.results.map((r) => r.record.id), truth)
+      }
+    }
+  })
+
+  test('behavior: a set spread around the query still takes the graph; a where string trusted as spread still answers far queries exactly', () => {
+    // cluster != 15 allows ~15/16 of the data, above the probe's range: always the graph. cluster < 7
+    // around a query of cluster 3 is near: the probe finds allowed neighbours and the graph answers.
+    const nearQs = qs.filter((_, i) => qc[i] === 3).slice(0, 12)
+    const allowed = (r: VectorRecord) => (r.attributes.cluster as number) < 7
+    let sum = 0
+    for (const q of nearQs) {
+      const res = store.search({ vector: q, k: 10, where: 'cluster < 7' })
+      assert.equal(res.search_mode, 'hnsw')
+      sum += recall(res.results.map((r) => r.record.id), exactTop(records, q, 10, 'cosine', allowed))
+    }
+    assert.ok(sum / nearQs.length >= 0.95, `recall ${sum / nearQs.length}`)
+    // After a run of spread verdicts the same `where` is probed only now and then; far queries that skip
+    // the probe are still caught by the walk and rescanned exactly, never short of k.
+    for (const q of far) {
+      const res = store.search({ vector: q, k: 10, where: 'cluster < 7' })
+      assert.deepEqual(res.results.map((r) => r.record.id), exactTop(records, q, 10, 'cosine', allowed))
+    }
   })
 
   test('behavior: a single far cluster (~1000) is scanned exactly', () => {
