@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { hexToBytes, type Address, type Hex } from 'viem';
-import { getBlockNumber, getBlocksWithReceipts, getHeaders, queryAllEntities, type QueriedEntity } from '../src/chain/actions.ts';
+import { getBlockNumber, getBlocksWithReceipts, getHeadAndHeader, getHeaders, queryAllEntities, type QueriedEntity } from '../src/chain/actions.ts';
 import { decodeBlock } from '../src/chain/blockOps.ts';
 import type { RpcTransport } from '../src/chain/transport.ts';
 import { applyOps, type CollectionFilter } from './applyOps.ts';
@@ -228,13 +228,15 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   /** One unit of work; returns whether it applied anything (false: caught up, wait). */
   async #step(): Promise<boolean> {
     const transport = this.#options.transport;
-    this.#head = await getBlockNumber(transport);
-    const target = Math.max(0, this.#head - this.#options.confirmations);
     if (this.#asOf === undefined) {
-      await this.#initialize(target);
+      this.#head = await getBlockNumber(transport);
+      await this.#initialize(Math.max(0, this.#head - this.#options.confirmations));
       return true;
     }
-    const [tip] = await getHeaders(transport, [this.#asOf]);
+    // One round trip per step: the head, and whether our last applied block is still canonical.
+    const { head, header: tip } = await getHeadAndHeader(transport, this.#asOf);
+    this.#head = head;
+    const target = Math.max(0, head - this.#options.confirmations);
     if (!tip || tip.hash !== this.#hashes.get(this.#asOf)) {
       await this.#handleReorg();
       return true;

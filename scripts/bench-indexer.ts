@@ -13,6 +13,7 @@ import { createHttpTransport } from '../src/chain/transport.ts';
 import { startDevnet } from '../src/devnet/index.ts';
 import { engineStores } from '../src/engine/storeFactory.ts';
 import { ChainIndexer } from '../indexer/indexer.ts';
+import { mulberry32 } from '../test/helpers/writes.ts';
 
 const { values } = parseArgs({
   options: { entities: { type: 'string', default: '20000' }, dim: { type: 'string', default: '384' }, 'per-tx': { type: 'string', default: '200' }, out: { type: 'string' } },
@@ -31,8 +32,8 @@ try {
   const definition = validateCollectionDefinition(input);
   await wallet.createEntity({ ...encodeCollectionEntity('bench', input), expiresIn: 10_000_000 });
   const startBlock = devnet.headNumber;
-  let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+  const uniform = mulberry32(7);
+  const random = () => uniform() * 2 - 1;
   const writeStarted = Date.now();
   for (let written = 0; written < total; written += perTx) {
     const creates = Array.from({ length: Math.min(perTx, total - written) }, (_, i) => {

@@ -78,6 +78,17 @@ export async function getHeaders(transport: RpcTransport, numbers: readonly numb
   });
 }
 
+/** The chain head and one block's header in a single batch (the follower's per-step check). */
+export async function getHeadAndHeader(transport: RpcTransport, block: number): Promise<{ head: number; header: BlockHeader | undefined }> {
+  const [head, header] = await transport.batch([
+    { method: 'eth_blockNumber', params: [] },
+    { method: 'eth_getBlockByNumber', params: [numberToHex(block), false] },
+  ]);
+  if (head instanceof RpcResponseError) throw head;
+  if (header instanceof RpcResponseError) throw header;
+  return { head: hexToNumber(head as Hex), header: header ? toHeader(header as RawHeader) : undefined };
+}
+
 /**
  * Blocks `from..to` with full transactions and receipts, in one JSON-RPC batch
  * (eth_getBlockByNumber + eth_getBlockReceipts per block, as the Arkiv rpciterator does).
