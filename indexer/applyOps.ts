@@ -7,7 +7,10 @@ import type { CreateOp } from '../src/chain/storageTransaction.ts';
 import { classify, type TrackedEntities, type TrackedEntity } from './trackedEntities.ts';
 
 /** Creation facts of an entity the table did not track, read from the chain when an update makes it ours. */
-export type CreationLookup = (key: Hex, block: number) => Promise<{ creator: Address | undefined; sequence: bigint } | undefined>;
+export type CreationLookup = (
+  key: Hex,
+  block: number,
+) => Promise<{ creator: Address | undefined; sequence: bigint } | undefined>;
 
 /** Which collections this node indexes (undefined: all). */
 export type CollectionFilter = ((name: string) => boolean) | undefined;

@@ -5,7 +5,14 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { hexToBytes, type Address, type Hex } from 'viem';
-import { getBlockNumber, getBlocksWithReceipts, getHeadAndHeader, getHeaders, queryAllEntities, type QueriedEntity } from '../src/chain/actions.ts';
+import {
+  getBlockNumber,
+  getBlocksWithReceipts,
+  getHeadAndHeader,
+  getHeaders,
+  queryAllEntities,
+  type QueriedEntity,
+} from '../src/chain/actions.ts';
 import { decodeBlock } from '../src/chain/blockOps.ts';
 import type { RpcTransport } from '../src/chain/transport.ts';
 import { applyOps, type CollectionFilter } from './applyOps.ts';
@@ -78,10 +85,15 @@ function toTracked(entity: QueriedEntity, wanted: CollectionFilter): TrackedEnti
 }
 
 const creationSequence = (entity: QueriedEntity): bigint =>
-  (BigInt(entity.createdAtBlock ?? 0) << 32n) | (BigInt(entity.transactionIndexInBlock ?? 0) << 16n) | BigInt(entity.operationIndexInTransaction ?? 0);
+  (BigInt(entity.createdAtBlock ?? 0) << 32n) |
+  (BigInt(entity.transactionIndexInBlock ?? 0) << 16n) |
+  BigInt(entity.operationIndexInTransaction ?? 0);
 
 export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEmitter<IndexerEvents> {
-  readonly #options: Required<Pick<IndexerOptions<S>, 'confirmations' | 'liveLag' | 'blockTimeSeconds' | 'batchSize' | 'snapshotEveryBlocks'>> & IndexerOptions<S>;
+  readonly #options: Required<
+    Pick<IndexerOptions<S>, 'confirmations' | 'liveLag' | 'blockTimeSeconds' | 'batchSize' | 'snapshotEveryBlocks'>
+  > &
+    IndexerOptions<S>;
   readonly #logger: IndexerLogger;
   readonly #progress: ProgressSink;
   readonly #wanted: CollectionFilter;
@@ -100,11 +112,26 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   /** Block of the last snapshot written or loaded. */
   #snapshotAt: number | undefined;
   /** Counters for status and metrics. */
-  readonly counters = { blocksApplied: 0, entityOps: 0, anomalies: 0, reorgs: 0, bootstraps: 0, snapshotsLoaded: 0, snapshotsWritten: 0 };
+  readonly counters = {
+    blocksApplied: 0,
+    entityOps: 0,
+    anomalies: 0,
+    reorgs: 0,
+    bootstraps: 0,
+    snapshotsLoaded: 0,
+    snapshotsWritten: 0,
+  };
 
   constructor(options: IndexerOptions<S>) {
     super();
-    this.#options = { confirmations: 0, liveLag: 5, blockTimeSeconds: 2, batchSize: 50, snapshotEveryBlocks: 500, ...options };
+    this.#options = {
+      confirmations: 0,
+      liveLag: 5,
+      blockTimeSeconds: 2,
+      batchSize: 50,
+      snapshotEveryBlocks: 500,
+      ...options,
+    };
     this.#logger = options.logger ?? noopLogger;
     this.#progress = options.progress ?? silentProgress;
     const only = options.collections ? new Set(options.collections) : undefined;
@@ -113,7 +140,11 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   #reset(): void {
-    this.#resolver = new CollectionResolver<S>({ stores: this.#options.stores, pinnedOwners: this.#options.pinnedOwners, logger: this.#logger });
+    this.#resolver = new CollectionResolver<S>({
+      stores: this.#options.stores,
+      pinnedOwners: this.#options.pinnedOwners,
+      logger: this.#logger,
+    });
     this.#table = new TrackedEntities(this.#resolver.onEntityChange);
     this.#hashes = new Map();
   }
@@ -147,7 +178,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#stopped = true;
     this.#wake?.();
     await this.#loop;
-    if (this.#options.dataDir && this.#asOf !== undefined && this.#asOf !== this.#snapshotAt) await this.#snapshot().catch((error) => this.#logger.error({ error: (error as Error).message }, 'snapshot failed'));
+    if (this.#options.dataDir && this.#asOf !== undefined && this.#asOf !== this.#snapshotAt)
+      await this.#snapshot().catch((error) =>
+        this.#logger.error({ error: (error as Error).message }, 'snapshot failed'),
+      );
   }
 
   /** Checks the chain now instead of at the next poll (after a write, or on a newHeads notification). */
@@ -200,7 +234,8 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
         this.#failures = 0;
         backoff = 250;
         this.#updateState();
-        if (!progressed && !this.#stopped) await this.#sleep(Math.max(100, (this.#options.blockTimeSeconds * 1000) / 4));
+        if (!progressed && !this.#stopped)
+          await this.#sleep(Math.max(100, (this.#options.blockTimeSeconds * 1000) / 4));
       } catch (error) {
         this.#failures++;
         this.#failingSince ??= Date.now();
@@ -215,7 +250,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   #updateState(): void {
-    if (this.#failingSince !== undefined && Date.now() - this.#failingSince > 3 * this.#options.blockTimeSeconds * 1000) {
+    if (
+      this.#failingSince !== undefined &&
+      Date.now() - this.#failingSince > 3 * this.#options.blockTimeSeconds * 1000
+    ) {
       this.#setState('stalled');
       return;
     }
@@ -242,7 +280,8 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       return true;
     }
     if (this.#asOf >= target) {
-      if (this.#options.dataDir && this.#asOf - (this.#snapshotAt ?? -Infinity) >= this.#options.snapshotEveryBlocks) await this.#snapshot();
+      if (this.#options.dataDir && this.#asOf - (this.#snapshotAt ?? -Infinity) >= this.#options.snapshotEveryBlocks)
+        await this.#snapshot();
       return false;
     }
     const behind = target - this.#asOf;
@@ -259,7 +298,13 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
         for (const anomaly of decoded.anomalies) this.#logger.warn({ block: block.number, anomaly }, 'block anomaly');
         this.counters.anomalies += decoded.anomalies.length;
         this.#table.beginBlock(block.number);
-        await applyOps(this.#table, decoded.ops, block.number, (key, at) => this.#lookupCreation(key, at), this.#wanted);
+        await applyOps(
+          this.#table,
+          decoded.ops,
+          block.number,
+          (key, at) => this.#lookupCreation(key, at),
+          this.#wanted,
+        );
         this.#table.endBlock();
         ops += decoded.ops.length;
         applied++;
@@ -283,7 +328,13 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.counters.entityOps += ops;
     this.emit('block', last.number);
     const seconds = Math.max(0.001, (Date.now() - started) / 1000);
-    if (behind > this.#options.liveLag) this.#progress.catchUp({ block: last.number, target, blocksPerSecond: applied / seconds, entitiesPerSecond: ops / seconds });
+    if (behind > this.#options.liveLag)
+      this.#progress.catchUp({
+        block: last.number,
+        target,
+        blocksPerSecond: applied / seconds,
+        entitiesPerSecond: ops / seconds,
+      });
     else this.#progress.done();
     return true;
   }
@@ -294,7 +345,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #lookupCreation(key: Hex, block: number) {
-    const [found] = await queryAllEntities(this.#options.transport, `$key = ${key}`, block, { pageSize: 1, maxPages: 1 });
+    const [found] = await queryAllEntities(this.#options.transport, `$key = ${key}`, block, {
+      pageSize: 1,
+      maxPages: 1,
+    });
     return found && { creator: found.creator?.toLowerCase() as Address | undefined, sequence: creationSequence(found) };
   }
 
@@ -311,11 +365,17 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     const filter = this.#options.collections?.length
       ? ` && arkivector_collection IN (${this.#options.collections.map((c) => JSON.stringify(c)).join(' ')})`
       : '';
-    const entities = await queryAllEntities(transport, `(arkivector_type = "collection" || arkivector_type = "vector")${filter}`, pinned, {
-      onPage: (count) => this.#progress.bootstrap(count, Date.now() - started),
-    });
+    const entities = await queryAllEntities(
+      transport,
+      `(arkivector_type = "collection" || arkivector_type = "vector")${filter}`,
+      pinned,
+      {
+        onPage: (count) => this.#progress.bootstrap(count, Date.now() - started),
+      },
+    );
     const [after] = await getHeaders(transport, [pinned]);
-    if (!after || after.hash !== before.hash) throw new Error(`block ${pinned} changed during bootstrap (reorg); retrying`);
+    if (!after || after.hash !== before.hash)
+      throw new Error(`block ${pinned} changed during bootstrap (reorg); retrying`);
     this.#reset();
     for (const entity of entities) {
       const tracked = toTracked(entity, this.#wanted);
@@ -329,7 +389,16 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.counters.bootstraps++;
     this.#progress.done();
     const seconds = (Date.now() - started) / 1000;
-    this.#logger.info({ block: pinned, entities: entities.length, collections: this.collections.size, seconds, entities_per_second: Math.round(entities.length / Math.max(seconds, 0.001)) }, 'bootstrap done');
+    this.#logger.info(
+      {
+        block: pinned,
+        entities: entities.length,
+        collections: this.collections.size,
+        seconds,
+        entities_per_second: Math.round(entities.length / Math.max(seconds, 0.001)),
+      },
+      'bootstrap done',
+    );
     this.emit('block', pinned);
   }
 
@@ -367,7 +436,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     const meta = await readSnapshotMeta(dataDir);
     if (!meta) return false;
     if (meta.chainId !== this.#options.chainId) {
-      this.#logger.warn({ snapshot_chain: meta.chainId, chain: this.#options.chainId }, 'snapshot is for another chain; rebuilding');
+      this.#logger.warn(
+        { snapshot_chain: meta.chainId, chain: this.#options.chainId },
+        'snapshot is for another chain; rebuilding',
+      );
       return false;
     }
     const [header] = await getHeaders(this.#options.transport, [meta.block]);
@@ -386,7 +458,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#asOf = meta.block;
     this.#snapshotAt = meta.block;
     this.counters.snapshotsLoaded++;
-    this.#logger.info({ block: meta.block, collections: this.collections.size, ms: Date.now() - started }, 'snapshot loaded');
+    this.#logger.info(
+      { block: meta.block, collections: this.collections.size, ms: Date.now() - started },
+      'snapshot loaded',
+    );
     this.emit('block', meta.block);
     return true;
   }
@@ -394,9 +469,17 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   async #snapshot(): Promise<void> {
     const started = Date.now();
     const stores = new Map([...this.collections].map(([name, c]) => [name, c.store]));
-    await writeSnapshot(this.#options.dataDir!, { chainId: this.#options.chainId, block: this.#asOf!, hash: this.#hashes.get(this.#asOf!)! }, this.#table.values(), stores);
+    await writeSnapshot(
+      this.#options.dataDir!,
+      { chainId: this.#options.chainId, block: this.#asOf!, hash: this.#hashes.get(this.#asOf!)! },
+      this.#table.values(),
+      stores,
+    );
     this.#snapshotAt = this.#asOf;
     this.counters.snapshotsWritten++;
-    this.#logger.info({ block: this.#asOf, dir: join(this.#options.dataDir!, 'snapshot'), ms: Date.now() - started }, 'snapshot written');
+    this.#logger.info(
+      { block: this.#asOf, dir: join(this.#options.dataDir!, 'snapshot'), ms: Date.now() - started },
+      'snapshot written',
+    );
   }
 }

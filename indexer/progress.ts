@@ -23,7 +23,9 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr, interva
     },
     catchUp({ block, target, blocksPerSecond, entitiesPerSecond }) {
       const eta = blocksPerSecond > 0 ? `${n((target - block) / blocksPerSecond)} s` : '?';
-      write(`catch-up: block ${n(block)} / ${n(target)} (${n(blocksPerSecond)} blocks/s, ${n(entitiesPerSecond)} entities/s, ETA ${eta})`);
+      write(
+        `catch-up: block ${n(block)} / ${n(target)} (${n(blocksPerSecond)} blocks/s, ${n(entitiesPerSecond)} entities/s, ETA ${eta})`,
+      );
     },
     done() {
       if (shown) stream.write('\r\x1b[2K');

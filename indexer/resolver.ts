@@ -139,13 +139,20 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       this.#parsedDefinitions.set(entity, parsed);
     }
     if (parsed instanceof Error) {
-      this.#reportOnce(`def:${entity.key}:${entity.lastModifiedAtBlock}`, { collection: entity.collection, key: entity.key, reason: parsed.message }, 'collection definition rejected');
+      this.#reportOnce(
+        `def:${entity.key}:${entity.lastModifiedAtBlock}`,
+        { collection: entity.collection, key: entity.key, reason: parsed.message },
+        'collection definition rejected',
+      );
       return undefined;
     }
     return parsed;
   }
 
-  #resolveDefinition(name: string, table: TrackedEntities): { entity: TrackedEntity; definition: CollectionDefinition; conflicts: Hex[] } | undefined {
+  #resolveDefinition(
+    name: string,
+    table: TrackedEntities,
+  ): { entity: TrackedEntity; definition: CollectionDefinition; conflicts: Hex[] } | undefined {
     const pinned = this.#options.pinnedOwners?.get(name);
     const candidates = [...(this.#definitions.get(name) ?? [])]
       .map((key) => table.get(key)!)
@@ -158,24 +165,40 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     if (!valid.length) return undefined;
     const conflicts = valid.slice(1).map((v) => v.entity.key);
     if (conflicts.length) {
-      this.#reportOnce(`conflict:${name}:${conflicts.join(',')}`, { collection: name, winner: valid[0].entity.key, ignored: conflicts }, 'several definitions for one collection name; the first created wins');
+      this.#reportOnce(
+        `conflict:${name}:${conflicts.join(',')}`,
+        { collection: name, winner: valid[0].entity.key, ignored: conflicts },
+        'several definitions for one collection name; the first created wins',
+      );
     }
     return { ...valid[0], conflicts };
   }
 
-  #decode(entity: TrackedEntity, name: string, definition: CollectionDefinition): ReturnType<typeof decodeVectorEntity> {
+  #decode(
+    entity: TrackedEntity,
+    name: string,
+    definition: CollectionDefinition,
+  ): ReturnType<typeof decodeVectorEntity> {
     const cached = this.#decoded.get(entity);
     if (cached && cached.definition === definition) return cached.result;
     const result = decodeVectorEntity(entity as unknown as RawEntity, { name, definition });
     this.#decoded.set(entity, { definition, result });
     if (!result.ok) {
-      this.#reportOnce(`vec:${entity.key}:${entity.lastModifiedAtBlock}`, { collection: name, key: entity.key, owner: entity.owner, reason: result.reason }, 'vector entity rejected');
+      this.#reportOnce(
+        `vec:${entity.key}:${entity.lastModifiedAtBlock}`,
+        { collection: name, key: entity.key, owner: entity.owner, reason: result.reason },
+        'vector entity rejected',
+      );
     }
     return result;
   }
 
   /** Resolves one id: the newest valid candidate from an allowed writer. */
-  #resolveId(state: Pick<CollectionState<S>, 'name' | 'definition' | 'definitionEntity'>, id: string, table: TrackedEntities) {
+  #resolveId(
+    state: Pick<CollectionState<S>, 'name' | 'definition' | 'definitionEntity'>,
+    id: string,
+    table: TrackedEntities,
+  ) {
     let winner: { entity: TrackedEntity; record: VectorRecord } | undefined;
     let valid = 0;
     let rejected = 0;
@@ -206,12 +229,19 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     const nextStates = new Map(this.#states);
     for (const name of names) {
       const current = this.#states.get(name);
-      const resolved = rebuild.has(name) || !current ? this.#resolveDefinition(name, table) : { entity: current.definitionEntity, definition: current.definition, conflicts: current.conflicts };
+      const resolved =
+        rebuild.has(name) || !current
+          ? this.#resolveDefinition(name, table)
+          : { entity: current.definitionEntity, definition: current.definition, conflicts: current.conflicts };
       if (!resolved) {
         nextStates.delete(name);
         continue;
       }
-      const sameCollection = current && current.definitionEntity.key === resolved.entity.key && current.definition.dim === resolved.definition.dim && current.definition.metric === resolved.definition.metric;
+      const sameCollection =
+        current &&
+        current.definitionEntity.key === resolved.entity.key &&
+        current.definition.dim === resolved.definition.dim &&
+        current.definition.metric === resolved.definition.metric;
       if (!current || !sameCollection) {
         const state = await this.#build(name, resolved, table, commits);
         nextStates.set(name, state);
@@ -219,9 +249,12 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       }
       // An extension (keep-alive) makes a new entity object with the same content: only the expiry moves.
       const sameContent =
-        current.definitionEntity.owner === resolved.entity.owner && Buffer.from(current.definitionEntity.payload).equals(resolved.entity.payload);
+        current.definitionEntity.owner === resolved.entity.owner &&
+        Buffer.from(current.definitionEntity.payload).equals(resolved.entity.payload);
       const definitionChanged = current.definitionEntity !== resolved.entity && !sameContent;
-      const ids = definitionChanged ? new Set([...current.winners.keys(), ...(this.#vectors.get(name)?.keys() ?? [])]) : (dirtyIds.get(name) ?? new Set<string>());
+      const ids = definitionChanged
+        ? new Set([...current.winners.keys(), ...(this.#vectors.get(name)?.keys() ?? [])])
+        : (dirtyIds.get(name) ?? new Set<string>());
       // Per-id results are staged as deltas and applied by the commit: copying the winner maps of a large
       // collection for every block would cost more than the block itself.
       const state: CollectionState<S> = {
@@ -249,7 +282,8 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
           winnerChanges.set(id, undefined);
         }
       }
-      const commitStore = definitionChanged || remove.length || upsert.length ? await state.store.prepare({ remove, upsert }) : undefined;
+      const commitStore =
+        definitionChanged || remove.length || upsert.length ? await state.store.prepare({ remove, upsert }) : undefined;
       commits.push(() => {
         for (const [id, entity] of winnerChanges) {
           if (entity) state.winners.set(id, entity);
@@ -311,7 +345,10 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
    * Adopts stores loaded from a snapshot: their contents already equal what the table resolves to, so
    * only the bookkeeping (winners, stats) is rebuilt. `load` returns undefined when a store is missing.
    */
-  async adopt(table: TrackedEntities, load: (name: string, definition: CollectionDefinition) => Promise<S | undefined>): Promise<void> {
+  async adopt(
+    table: TrackedEntities,
+    load: (name: string, definition: CollectionDefinition) => Promise<S | undefined>,
+  ): Promise<void> {
     this.#dirtyCollections.clear();
     this.#dirtyIds.clear();
     this.#states.clear();

@@ -83,7 +83,12 @@ export async function writeSnapshot(
     await store.save(dir);
   }
   await writeFile(join(staging, 'entities.json'), JSON.stringify([...entities].map(serialize)));
-  const full: SnapshotMeta = { format: SNAPSHOT_FORMAT, ...meta, collections: names, writtenAt: new Date().toISOString() };
+  const full: SnapshotMeta = {
+    format: SNAPSHOT_FORMAT,
+    ...meta,
+    collections: names,
+    writtenAt: new Date().toISOString(),
+  };
   await writeFile(join(staging, 'meta.json'), JSON.stringify(full, null, 2));
   const current = join(dataDir, CURRENT);
   const old = join(dataDir, `${CURRENT}.old`);

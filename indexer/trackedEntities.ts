@@ -26,7 +26,9 @@ export const TYPE_ATTRIBUTE = 'arkivector_type';
 export const COLLECTION_ATTRIBUTE = 'arkivector_collection';
 
 /** Which arkivector entity (if any) a set of string attributes describes. */
-export function classify(stringAttributes: ReadonlyMap<string, string>): { kind: EntityKind; collection: string } | undefined {
+export function classify(
+  stringAttributes: ReadonlyMap<string, string>,
+): { kind: EntityKind; collection: string } | undefined {
   const type = stringAttributes.get(TYPE_ATTRIBUTE);
   const collection = stringAttributes.get(COLLECTION_ATTRIBUTE);
   if ((type !== 'collection' && type !== 'vector') || collection === undefined) return undefined;
@@ -110,7 +112,8 @@ export class TrackedEntities {
 
   /** Undoes every block after `block`; the caller checked canRollBackTo. */
   rollBackTo(block: number): void {
-    while (this.#journal.length && this.#journal[this.#journal.length - 1].block > block) this.#undo(this.#journal.pop()!);
+    while (this.#journal.length && this.#journal[this.#journal.length - 1].block > block)
+      this.#undo(this.#journal.pop()!);
   }
 
   #undo(entry: JournalEntry): void {

@@ -16,7 +16,12 @@ import { ChainIndexer } from '../indexer/indexer.ts';
 import { mulberry32 } from '../test/helpers/writes.ts';
 
 const { values } = parseArgs({
-  options: { entities: { type: 'string', default: '20000' }, dim: { type: 'string', default: '384' }, 'per-tx': { type: 'string', default: '200' }, out: { type: 'string' } },
+  options: {
+    entities: { type: 'string', default: '20000' },
+    dim: { type: 'string', default: '384' },
+    'per-tx': { type: 'string', default: '200' },
+    out: { type: 'string' },
+  },
 });
 const total = Number(values.entities);
 const dim = Number(values.dim);
@@ -27,7 +32,11 @@ const devnet = await startDevnet({ port: 0, blockTime: 0 });
 const transport = createHttpTransport({ url: devnet.url });
 const dataDir = await mkdtemp(join(tmpdir(), 'arkivector-bench-'));
 try {
-  const wallet = createWalletClient({ chain: localhost, transport: http(devnet.url), account: privateKeyToAccount(devnet.accounts[0].privateKey) });
+  const wallet = createWalletClient({
+    chain: localhost,
+    transport: http(devnet.url),
+    account: privateKeyToAccount(devnet.accounts[0].privateKey),
+  });
   const input = { dim, metric: 'cosine' as const, attributes: { topic: 'str' as const, rank: 'i32' as const } };
   const definition = validateCollectionDefinition(input);
   await wallet.createEntity({ ...encodeCollectionEntity('bench', input), expiresIn: 10_000_000 });
@@ -38,22 +47,43 @@ try {
   for (let written = 0; written < total; written += perTx) {
     const creates = Array.from({ length: Math.min(perTx, total - written) }, (_, i) => {
       const encoded = encodeVectorEntity(
-        { collection: 'bench', id: `v${written + i}`, vector: Array.from({ length: dim }, random), document: `document ${written + i}`, attributes: { topic: `t${(written + i) % 7}`, rank: written + i } },
+        {
+          collection: 'bench',
+          id: `v${written + i}`,
+          vector: Array.from({ length: dim }, random),
+          document: `document ${written + i}`,
+          attributes: { topic: `t${(written + i) % 7}`, rank: written + i },
+        },
         definition,
       );
-      return { payload: encoded.payload, contentType: encoded.contentType, attributes: encoded.attributes, expiresIn: 10_000_000 };
+      return {
+        payload: encoded.payload,
+        contentType: encoded.contentType,
+        attributes: encoded.attributes,
+        expiresIn: 10_000_000,
+      };
     });
     await wallet.mutateEntities({ creates });
     if (process.stderr.isTTY) process.stderr.write(`\rwriting: ${written + creates.length} / ${total}`);
   }
   const blocks = devnet.headNumber - startBlock;
-  log(`\nwrote ${total} entities (dim ${dim}) in ${blocks} blocks in ${((Date.now() - writeStarted) / 1000).toFixed(1)} s`);
+  log(
+    `\nwrote ${total} entities (dim ${dim}) in ${blocks} blocks in ${((Date.now() - writeStarted) / 1000).toFixed(1)} s`,
+  );
 
   const run = async (label: string, options: Partial<ConstructorParameters<typeof ChainIndexer>[0]>) => {
-    const indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.5, batchSize: 20, ...options });
+    const indexer = new ChainIndexer({
+      transport,
+      stores: engineStores,
+      chainId: devnet.chainId,
+      blockTimeSeconds: 0.5,
+      batchSize: 20,
+      ...options,
+    });
     const started = process.hrtime.bigint();
     indexer.start();
-    if (!(await indexer.waitForBlock(devnet.headNumber, 600_000))) throw new Error(`${label}: did not finish (${indexer.lastError})`);
+    if (!(await indexer.waitForBlock(devnet.headNumber, 600_000)))
+      throw new Error(`${label}: did not finish (${indexer.lastError})`);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const size = indexer.collections.get('bench')?.stats.live_entities ?? 0;
     if (size !== total) throw new Error(`${label}: ${size} entities indexed, expected ${total}`);
@@ -73,15 +103,31 @@ try {
     entities: total,
     dim,
     blocks,
-    catch_up: { seconds: catchUp.seconds, blocks_per_second: blocks / catchUp.seconds, entities_per_second: total / catchUp.seconds },
+    catch_up: {
+      seconds: catchUp.seconds,
+      blocks_per_second: blocks / catchUp.seconds,
+      entities_per_second: total / catchUp.seconds,
+    },
     bootstrap: { seconds: bootstrap.seconds, entities_per_second: total / bootstrap.seconds },
     snapshot_restart: { seconds: restart.seconds },
     full_rebuild: { seconds: bootstrap.seconds },
   };
   console.table({
-    'catch-up (tail blocks)': { seconds: results.catch_up.seconds.toFixed(2), 'blocks/s': results.catch_up.blocks_per_second.toFixed(1), 'entities/s': results.catch_up.entities_per_second.toFixed(0) },
-    'bootstrap (pinned query)': { seconds: results.bootstrap.seconds.toFixed(2), 'blocks/s': '-', 'entities/s': results.bootstrap.entities_per_second.toFixed(0) },
-    'restart from snapshot': { seconds: results.snapshot_restart.seconds.toFixed(2), 'blocks/s': '-', 'entities/s': '-' },
+    'catch-up (tail blocks)': {
+      seconds: results.catch_up.seconds.toFixed(2),
+      'blocks/s': results.catch_up.blocks_per_second.toFixed(1),
+      'entities/s': results.catch_up.entities_per_second.toFixed(0),
+    },
+    'bootstrap (pinned query)': {
+      seconds: results.bootstrap.seconds.toFixed(2),
+      'blocks/s': '-',
+      'entities/s': results.bootstrap.entities_per_second.toFixed(0),
+    },
+    'restart from snapshot': {
+      seconds: results.snapshot_restart.seconds.toFixed(2),
+      'blocks/s': '-',
+      'entities/s': '-',
+    },
   });
   if (values.out) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`);
 } finally {

@@ -19,16 +19,30 @@ const check = (ok, what) => {
 };
 
 const tag = `smoke${Date.now()}`;
-const { entityKey, txHash } = await wallet.createEntity({ payload: text('v1'), contentType: 'text/plain', attributes: [{ key: 'tag', value: tag }], expiresIn: ExpirationTime.fromBlocks(4) });
+const { entityKey, txHash } = await wallet.createEntity({
+  payload: text('v1'),
+  contentType: 'text/plain',
+  attributes: [{ key: 'tag', value: tag }],
+  expiresIn: ExpirationTime.fromBlocks(4),
+});
 const created = (await reader.getTransactionReceipt({ hash: txHash })).blockNumber;
 check((await reader.getEntity(entityKey)).toText() === 'v1', 'create and getEntity');
 
-const upd = await wallet.updateEntity({ entityKey, payload: text('v2'), contentType: 'text/plain', attributes: [{ key: 'tag', value: tag }], expiresIn: ExpirationTime.fromBlocks(4) });
+const upd = await wallet.updateEntity({
+  entityKey,
+  payload: text('v2'),
+  contentType: 'text/plain',
+  attributes: [{ key: 'tag', value: tag }],
+  expiresIn: ExpirationTime.fromBlocks(4),
+});
 const updated = (await reader.getTransactionReceipt({ hash: upd.txHash })).blockNumber;
 const now = await reader.buildQuery().where(eq('tag', tag)).withPayload().fetch();
 check(now.entities.length === 1 && now.entities[0].toText() === 'v2', 'update, then query at head');
 const then = await reader.buildQuery().where(eq('tag', tag)).withPayload().validAtBlock(created).fetch();
-check(then.entities.length === 1 && then.entities[0].toText() === 'v1', `query atBlock ${created} sees the first version`);
+check(
+  then.entities.length === 1 && then.entities[0].toText() === 'v1',
+  `query atBlock ${created} sees the first version`,
+);
 
 await wallet.extendEntity({ entityKey, expiresIn: ExpirationTime.fromBlocks(2) });
 const expiresAt = (await reader.getEntity(entityKey)).expiresAtBlock;
@@ -38,7 +52,18 @@ const expired = await new Promise((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error('no expiry event within 60 s')), 60_000);
   let unwatch = () => {};
   reader
-    .subscribeEntityEvents({ onEntityExpired: (event) => event.entityKey === entityKey && (clearTimeout(timer), unwatch(), resolve(event)) }, 250, updated)
+    .subscribeEntityEvents(
+      {
+        onEntityExpired: (event) => {
+          if (event.entityKey !== entityKey) return;
+          clearTimeout(timer);
+          unwatch();
+          resolve(event);
+        },
+      },
+      250,
+      updated,
+    )
     .then((stop) => (unwatch = stop));
 });
 check(expired.entityKey === entityKey, 'an Expired event arrives');

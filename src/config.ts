@@ -66,11 +66,16 @@ export interface ServeConfig {
 }
 
 const intFlag = (name: string, min: number, max: number) =>
-  z.coerce.number({ error: `--${name} must be a number` }).int({ error: `--${name} must be an integer` }).min(min, { error: `--${name} must be at least ${min}` }).max(max, { error: `--${name} must be at most ${max}` });
+  z.coerce
+    .number({ error: `--${name} must be a number` })
+    .int({ error: `--${name} must be an integer` })
+    .min(min, { error: `--${name} must be at least ${min}` })
+    .max(max, { error: `--${name} must be at most ${max}` });
 
 function parseHostPort(value: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
-  if (!match) throw new ConfigError(`--http must be HOST:PORT (for example ${HTTP_DEFAULT}), not ${JSON.stringify(value)}`);
+  if (!match)
+    throw new ConfigError(`--http must be HOST:PORT (for example ${HTTP_DEFAULT}), not ${JSON.stringify(value)}`);
   const port = Number(match[3]);
   if (port > 65535) throw new ConfigError(`--http port ${port} is out of range`);
   return { host: match[1] ?? match[2], port };
@@ -110,7 +115,8 @@ export function parseServeConfig(args: string[], env: NodeJS.ProcessEnv = proces
   const str = (flag: FlagName) => get(flag) as string | undefined;
 
   const chainName = str('chain');
-  if (chainName !== undefined && !(chainName in CHAINS)) throw new ConfigError(`--chain must be one of ${Object.keys(CHAINS).join(', ')}, not ${JSON.stringify(chainName)}`);
+  if (chainName !== undefined && !(chainName in CHAINS))
+    throw new ConfigError(`--chain must be one of ${Object.keys(CHAINS).join(', ')}, not ${JSON.stringify(chainName)}`);
   let rpc = str('rpc');
   if (rpc === undefined && chainName) rpc = CHAINS[chainName as keyof typeof CHAINS].rpcUrls.default.http[0];
   if (rpc !== undefined) {
@@ -124,15 +130,21 @@ export function parseServeConfig(args: string[], env: NodeJS.ProcessEnv = proces
   const stdio = get('stdio') === true;
   const httpFlag = str('http');
   const http = httpFlag !== undefined ? parseHostPort(httpFlag) : stdio ? undefined : parseHostPort(HTTP_DEFAULT);
-  const collections = str('collections')?.split(',').map((c) => c.trim()).filter(Boolean);
+  const collections = str('collections')
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
   const embedderUrl = str('embedder');
   const embedderModel = str('embedder-model');
-  if (embedderUrl && !embedderModel) throw new ConfigError('--embedder needs --embedder-model (the model name sent to the /embeddings endpoint)');
+  if (embedderUrl && !embedderModel)
+    throw new ConfigError('--embedder needs --embedder-model (the model name sent to the /embeddings endpoint)');
   const compat = str('compat');
-  if (compat !== undefined && compat !== 'kuradb') throw new ConfigError(`--compat must be kuradb, not ${JSON.stringify(compat)}`);
+  if (compat !== undefined && compat !== 'kuradb')
+    throw new ConfigError(`--compat must be kuradb, not ${JSON.stringify(compat)}`);
   const logLevel = str('log-level') ?? 'info';
   const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-  if (!(levels as readonly string[]).includes(logLevel)) throw new ConfigError(`--log-level must be one of ${levels.join(', ')}`);
+  if (!(levels as readonly string[]).includes(logLevel))
+    throw new ConfigError(`--log-level must be one of ${levels.join(', ')}`);
   const startBlock = str('start-block');
   return {
     rpc,
@@ -145,13 +157,15 @@ export function parseServeConfig(args: string[], env: NodeJS.ProcessEnv = proces
     collectionOwners: parseOwners((get('collection-owner') as string[] | undefined) ?? []),
     confirmations: check(intFlag('confirmations', 0, 1000), str('confirmations') ?? 0),
     liveLag: check(intFlag('live-lag', 0, 100_000), str('live-lag') ?? 5),
-    startBlock: startBlock === undefined ? undefined : check(intFlag('start-block', 0, Number.MAX_SAFE_INTEGER), startBlock),
+    startBlock:
+      startBlock === undefined ? undefined : check(intFlag('start-block', 0, Number.MAX_SAFE_INTEGER), startBlock),
     embedder: embedderUrl ? { url: embedderUrl, model: embedderModel! } : undefined,
     tokensFile: str('tokens'),
     publicRead: get('public-read') === true,
     compat: compat as ServeConfig['compat'],
     logLevel: logLevel as ServeConfig['logLevel'],
-    minBlockTimeoutMs: check(z.coerce.number().min(0).max(600), str('min-block-timeout') ?? MIN_BLOCK_TIMEOUT_MS_DEFAULT / 1000) * 1000,
+    minBlockTimeoutMs:
+      check(z.coerce.number().min(0).max(600), str('min-block-timeout') ?? MIN_BLOCK_TIMEOUT_MS_DEFAULT / 1000) * 1000,
     privateKeyFile: str('private-key-file'),
     blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? 2),
     demo: get('no-demo') !== true,

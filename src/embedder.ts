@@ -15,7 +15,10 @@ export function createEmbedder(options: { url: string; model: string; apiKey?: s
       try {
         response = await fetch(endpoint, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+          headers: {
+            'content-type': 'application/json',
+            ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+          },
           body: JSON.stringify({ model: options.model, input: text }),
           signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
         });
@@ -24,8 +27,16 @@ export function createEmbedder(options: { url: string; model: string; apiKey?: s
       }
       const body = (await response.json().catch(() => undefined)) as { data?: { embedding?: unknown }[] } | undefined;
       const embedding = body?.data?.[0]?.embedding;
-      if (!response.ok || !Array.isArray(embedding) || !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-        throw new ArkivectorError('internal', `the embedder at ${safe} answered HTTP ${response.status} without an embedding`, { status: 502 });
+      if (
+        !response.ok ||
+        !Array.isArray(embedding) ||
+        !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))
+      ) {
+        throw new ArkivectorError(
+          'internal',
+          `the embedder at ${safe} answered HTTP ${response.status} without an embedding`,
+          { status: 502 },
+        );
       }
       return embedding as number[];
     },

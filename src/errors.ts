@@ -74,7 +74,11 @@ export class ArkivectorError extends Error {
   readonly details: string | undefined;
   readonly meta: Record<string, unknown>;
 
-  constructor(code: ErrorCode, shortMessage: string, options: { status?: number; details?: string; meta?: Record<string, unknown> } = {}) {
+  constructor(
+    code: ErrorCode,
+    shortMessage: string,
+    options: { status?: number; details?: string; meta?: Record<string, unknown> } = {},
+  ) {
     super(shortMessage);
     this.code = code;
     this.status = options.status ?? ERROR_STATUS[code];

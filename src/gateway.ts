@@ -39,14 +39,19 @@ export function createLogger(level: ServeConfig['logLevel']): Logger {
 }
 
 async function readPrivateKey(config: ServeConfig): Promise<Hex | undefined> {
-  const raw = process.env.ARKIVECTOR_PRIVATE_KEY ?? (config.privateKeyFile ? await readFile(config.privateKeyFile, 'utf8') : undefined);
+  const raw =
+    process.env.ARKIVECTOR_PRIVATE_KEY ??
+    (config.privateKeyFile ? await readFile(config.privateKeyFile, 'utf8') : undefined);
   if (raw === undefined) return undefined;
   const key = raw.trim();
   if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new Error('the signer key must be 0x followed by 64 hex digits');
   return key as Hex;
 }
 
-export async function startGateway(config: ServeConfig, logger: Logger = createLogger(config.logLevel)): Promise<Gateway> {
+export async function startGateway(
+  config: ServeConfig,
+  logger: Logger = createLogger(config.logLevel),
+): Promise<Gateway> {
   let devnet: Devnet | undefined;
   let rpc = config.rpc;
   const closers: (() => Promise<void>)[] = [];
@@ -98,7 +103,9 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
       minBlockTimeoutMs: config.minBlockTimeoutMs,
       writer,
       blockTimestamp: blockTimestamps(transport),
-      embedder: config.embedder ? createEmbedder({ ...config.embedder, apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY }) : undefined,
+      embedder: config.embedder
+        ? createEmbedder({ ...config.embedder, apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY })
+        : undefined,
     };
     if (devnet) {
       // Reads right after start should see the demo data: wait (bounded) for the first sync.
@@ -109,7 +116,9 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
       const keepAlive = () =>
         keepDefinitionsAlive(ctx)
           .then(({ extended }) => extended.length && logger.info({ extended }, 'collection definitions extended'))
-          .catch((error: Error) => logger.warn({ error: error.message }, 'keeping definitions alive failed; retrying later'));
+          .catch((error: Error) =>
+            logger.warn({ error: error.message }, 'keeping definitions alive failed; retrying later'),
+          );
       const firstSync = indexer.waitForBlock(0, 60_000).then(keepAlive);
       const timer = setInterval(keepAlive, 3_600_000);
       timer.unref();
@@ -120,10 +129,21 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
     }
     let httpUrl: string | undefined;
     if (config.http) {
-      const access = await loadAccessPolicy({ tokensFile: config.tokensFile, tokensEnv: process.env.ARKIVECTOR_TOKENS, publicRead: config.publicRead, host: config.http.host });
+      const access = await loadAccessPolicy({
+        tokensFile: config.tokensFile,
+        tokensEnv: process.env.ARKIVECTOR_TOKENS,
+        publicRead: config.publicRead,
+        host: config.http.host,
+      });
       assertSafeExposure(config.http.host, access);
       const metrics = createMetrics(ctx);
-      const app = createHttpApp({ ctx, access, metrics, logger, mcp: { ctx, logger, observe: metrics.observeTool, compat: config.compat } });
+      const app = createHttpApp({
+        ctx,
+        access,
+        metrics,
+        logger,
+        mcp: { ctx, logger, observe: metrics.observeTool, compat: config.compat },
+      });
       const server = await serveHttp({ host: config.http.host, port: config.http.port, app });
       closers.push(() => server.close());
       httpUrl = server.url;
@@ -141,7 +161,8 @@ export async function startGateway(config: ServeConfig, logger: Logger = createL
       indexer,
       ctx,
       async close() {
-        for (const close of closers.reverse()) await close().catch((error) => logger.error({ error: (error as Error).message }, 'shutdown step failed'));
+        for (const close of closers.reverse())
+          await close().catch((error) => logger.error({ error: (error as Error).message }, 'shutdown step failed'));
       },
     };
   } catch (error) {
@@ -167,7 +188,10 @@ function blockTimestamps(transport: RpcTransport): (block: number) => Promise<nu
 /** What `npm start` prints: where the gateway is and how to connect an MCP client. */
 export function connectionBanner(gateway: Gateway): string {
   const lines = ['arkivector is running.', ''];
-  if (gateway.devnet) lines.push(`Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), demo collections notes and demo.docs`);
+  if (gateway.devnet)
+    lines.push(
+      `Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), demo collections notes and demo.docs`,
+    );
   else lines.push(`Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId})`);
   if (gateway.httpUrl) {
     lines.push(

@@ -17,7 +17,8 @@ export function registerDelete(server: McpServer, ctx: ServiceContext, logger?: 
     'arkivector_delete',
     {
       title: 'Delete vectors',
-      description: 'Deletes entities (by id or 0x key) that this node\'s wallet owns, in one on-chain transaction. dry_run defaults to true: it only lists what would be deleted; pass dry_run false to delete. Entities of other writers are refused (conflict).',
+      description:
+        "Deletes entities (by id or 0x key) that this node's wallet owns, in one on-chain transaction. dry_run defaults to true: it only lists what would be deleted; pass dry_run false to delete. Entities of other writers are refused (conflict).",
       inputSchema: deleteArgs,
       outputSchema: deleteResultShape,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },

@@ -6,7 +6,9 @@ import { run, type Logger } from './result.ts';
 
 export function renderGet(answer: GetResult): string {
   const e = answer.entity;
-  const attributes = Object.entries(e.attributes).map(([name, a]) => `${name}=${a.type === 'str' ? JSON.stringify(a.value) : String(a.value)}`).join(' ');
+  const attributes = Object.entries(e.attributes)
+    .map(([name, a]) => `${name}=${a.type === 'str' ? JSON.stringify(a.value) : String(a.value)}`)
+    .join(' ');
   return [
     `${e.id} (key ${e.key}) as of block ${answer.as_of_block}, sync ${answer.sync_state}`,
     `owner ${e.owner}, expires at block ${e.expires_at_block}`,
@@ -20,7 +22,8 @@ export function registerGet(server: McpServer, ctx: ServiceContext, logger?: Log
     'arkivector_get',
     {
       title: 'Get an entity',
-      description: 'Returns one live entity of a collection by its id or its 0x entity key: attributes, owner, expiry block and (with include_document) its document, with the block the answer reflects.',
+      description:
+        'Returns one live entity of a collection by its id or its 0x entity key: attributes, owner, expiry block and (with include_document) its document, with the block the answer reflects.',
       inputSchema: getArgs,
       outputSchema: getResultShape,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

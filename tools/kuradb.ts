@@ -12,10 +12,15 @@ const group = z.object({ source: z.string(), matches: z.array(z.object({ chunk: 
 async function answer(operation: () => Promise<object>, logger?: Logger): Promise<CallToolResult> {
   try {
     const result = await operation();
-    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(result) }],
+      structuredContent: result as Record<string, unknown>,
+    };
   } catch (error) {
-    if (!(error instanceof ArkivectorError)) logger?.error({ error: (error as Error)?.stack ?? String(error) }, 'tool failed');
-    const message = error instanceof ArkivectorError ? error.shortMessage : 'internal error; the server log has the details';
+    if (!(error instanceof ArkivectorError))
+      logger?.error({ error: (error as Error)?.stack ?? String(error) }, 'tool failed');
+    const message =
+      error instanceof ArkivectorError ? error.shortMessage : 'internal error; the server log has the details';
     return { content: [{ type: 'text', text: message }], isError: true };
   }
 }
@@ -24,9 +29,13 @@ export function registerKuraDbTools(server: McpServer, ctx: ServiceContext, logg
   server.registerTool(
     'list_rag',
     {
-      description: 'List RAG knowledge base databases (this node\'s collections). Call when the target database name is unknown.',
+      description:
+        "List RAG knowledge base databases (this node's collections). Call when the target database name is unknown.",
       inputSchema: {},
-      outputSchema: { loaded: z.array(z.string()), registered: z.array(z.object({ db: z.string(), createAt: z.string() })) },
+      outputSchema: {
+        loaded: z.array(z.string()),
+        registered: z.array(z.object({ db: z.string(), createAt: z.string() })),
+      },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async () => answer(() => listRag(ctx), logger),

@@ -6,7 +6,8 @@ import { run, type Logger } from './result.ts';
 
 export function renderCollections(answer: ListCollectionsResult): string {
   const lines = answer.collections.map(
-    (c) => `- ${c.name}: ${c.column}, index hnsw ${c.index.opclass}, ${c.stats.live_entities} live entities, sync ${c.sync_state}`,
+    (c) =>
+      `- ${c.name}: ${c.column}, index hnsw ${c.index.opclass}, ${c.stats.live_entities} live entities, sync ${c.sync_state}`,
   );
   return [`${answer.collections.length} collection(s)`, ...lines].join('\n');
 }
@@ -17,7 +18,7 @@ export function registerListCollections(server: McpServer, ctx: ServiceContext, 
     {
       title: 'List vector collections',
       description:
-        'Lists the vector collections on this node: name, dimension (halfvec(D)), metric and index, declared attributes (usable in filters), live entity count, and the block the answer reflects (as_of_block) with the node\'s sync_state. Call this first to learn collection names, dimensions and attribute names.',
+        "Lists the vector collections on this node: name, dimension (halfvec(D)), metric and index, declared attributes (usable in filters), live entity count, and the block the answer reflects (as_of_block) with the node's sync_state. Call this first to learn collection names, dimensions and attribute names.",
       inputSchema: listArgs,
       outputSchema: listResultShape,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -4,7 +4,10 @@ import type { ProgressReporter } from '../src/service/index.ts';
 
 interface RequestExtra {
   _meta?: { progressToken?: string | number };
-  sendNotification: (notification: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total: number; message: string } }) => Promise<void>;
+  sendNotification: (notification: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; total: number; message: string };
+  }) => Promise<void>;
 }
 
 export function progressReporter(extra: unknown): ProgressReporter | undefined {
@@ -12,6 +15,9 @@ export function progressReporter(extra: unknown): ProgressReporter | undefined {
   const token = _meta?.progressToken;
   if (token === undefined) return undefined;
   return (_step, progress, total, message) => {
-    sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => {});
+    sendNotification({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress, total, message },
+    }).catch(() => {});
   };
 }

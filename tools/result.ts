@@ -18,7 +18,11 @@ export function failure(error: unknown, logger?: Logger): CallToolResult {
 }
 
 /** Runs one service operation and renders its answer or its error. */
-export async function run<T extends object>(operation: () => Promise<T>, render: (answer: T) => string, logger?: Logger): Promise<CallToolResult> {
+export async function run<T extends object>(
+  operation: () => Promise<T>,
+  render: (answer: T) => string,
+  logger?: Logger,
+): Promise<CallToolResult> {
   try {
     const answer = await operation();
     return success(render(answer), answer);

@@ -6,12 +6,15 @@ import { SEARCH_K_MAX } from '../src/service/limits.ts';
 import { searchArgs, searchResultShape } from '../src/service/schemas.ts';
 import { run, type Logger } from './result.ts';
 
-const formatValue = (a: { type: string; value: unknown }) => (a.type === 'str' ? JSON.stringify(a.value) : String(a.value));
+const formatValue = (a: { type: string; value: unknown }) =>
+  a.type === 'str' ? JSON.stringify(a.value) : String(a.value);
 
 export function renderSearch(answer: SearchResult): string {
   const head = `${answer.results.length} result(s) as of block ${answer.as_of_block} (sync ${answer.sync_state}, ${answer.search_mode} search${answer.open_collection ? ', open collection: any writer' : ''})`;
   const lines = answer.results.map((r, i) => {
-    const attributes = Object.entries(r.attributes).map(([name, a]) => `${name}=${formatValue(a)}`).join(' ');
+    const attributes = Object.entries(r.attributes)
+      .map(([name, a]) => `${name}=${formatValue(a)}`)
+      .join(' ');
     const distance = r.distance !== undefined ? ` distance ${r.distance.toFixed(4)}` : '';
     const document = r.document !== undefined ? `\n   ${r.document.replace(/\n/g, '\n   ')}` : '';
     return `${i + 1}. ${r.id} score ${r.score.toFixed(4)}${distance}${attributes ? ` ${attributes}` : ''}${document}`;

@@ -38,7 +38,12 @@ export function buildServer({ ctx, logger, observe, canWrite = true, compat }: B
   // The SDK answers schema violations with plain text; DESIGN.md §8 wants the same problem object the
   // REST API returns, so its error renderer is replaced for this instance.
   (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = (message: string) =>
-    failure(/Input validation error/.test(message) ? new InvalidArgumentError(message.replace(/^MCP error -32602: /, '')) : new Error(message), logger);
+    failure(
+      /Input validation error/.test(message)
+        ? new InvalidArgumentError(message.replace(/^MCP error -32602: /, ''))
+        : new Error(message),
+      logger,
+    );
   registerListCollections(server, ctx, logger);
   registerSearch(server, ctx, logger);
   registerGet(server, ctx, logger);

@@ -70,8 +70,13 @@ export async function getBlockNumber(transport: RpcTransport): Promise<number> {
 }
 
 /** Headers of the given blocks in one batch; a missing block is undefined. */
-export async function getHeaders(transport: RpcTransport, numbers: readonly number[]): Promise<(BlockHeader | undefined)[]> {
-  const answers = await transport.batch(numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(n), false] })));
+export async function getHeaders(
+  transport: RpcTransport,
+  numbers: readonly number[],
+): Promise<(BlockHeader | undefined)[]> {
+  const answers = await transport.batch(
+    numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(n), false] })),
+  );
   return answers.map((answer) => {
     if (answer instanceof RpcResponseError) throw answer;
     return answer ? toHeader(answer as RawHeader) : undefined;
@@ -79,7 +84,10 @@ export async function getHeaders(transport: RpcTransport, numbers: readonly numb
 }
 
 /** The chain head and one block's header in a single batch (the follower's per-step check). */
-export async function getHeadAndHeader(transport: RpcTransport, block: number): Promise<{ head: number; header: BlockHeader | undefined }> {
+export async function getHeadAndHeader(
+  transport: RpcTransport,
+  block: number,
+): Promise<{ head: number; header: BlockHeader | undefined }> {
   const [head, header] = await transport.batch([
     { method: 'eth_blockNumber', params: [] },
     { method: 'eth_getBlockByNumber', params: [numberToHex(block), false] },
@@ -94,7 +102,11 @@ export async function getHeadAndHeader(transport: RpcTransport, block: number): 
  * (eth_getBlockByNumber + eth_getBlockReceipts per block, as the Arkiv rpciterator does).
  * Throws ChainDataError if a block is missing or its receipts do not line up with its transactions.
  */
-export async function getBlocksWithReceipts(transport: RpcTransport, from: number, to: number): Promise<BlockWithReceipts[]> {
+export async function getBlocksWithReceipts(
+  transport: RpcTransport,
+  from: number,
+  to: number,
+): Promise<BlockWithReceipts[]> {
   const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
   const answers = await transport.batch(
     numbers.flatMap((n) => [
@@ -179,10 +191,18 @@ export async function queryAllEntities(
   const entities: QueriedEntity[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
-    const result = await transport.request<{ data: QueriedEntity[]; cursor?: string; blockNumber?: Hex }>('arkiv_query', [
-      query,
-      { includeData: FULL_INCLUDE, atBlock: numberToHex(atBlock), resultsPerPage: numberToHex(pageSize), ...(cursor ? { cursor } : {}) },
-    ]);
+    const result = await transport.request<{ data: QueriedEntity[]; cursor?: string; blockNumber?: Hex }>(
+      'arkiv_query',
+      [
+        query,
+        {
+          includeData: FULL_INCLUDE,
+          atBlock: numberToHex(atBlock),
+          resultsPerPage: numberToHex(pageSize),
+          ...(cursor ? { cursor } : {}),
+        },
+      ],
+    );
     entities.push(...result.data);
     options.onPage?.(entities.length);
     if (!result.cursor || result.data.length < pageSize) return entities;

@@ -26,7 +26,8 @@ export interface DecodedBlock {
   anomalies: string[];
 }
 
-const word = (data: Hex, index: number): bigint => hexToBigInt(`0x${data.slice(2 + 64 * index, 2 + 64 * (index + 1))}` as Hex);
+const word = (data: Hex, index: number): bigint =>
+  hexToBigInt(`0x${data.slice(2 + 64 * index, 2 + 64 * (index + 1))}` as Hex);
 const topicAddress = (topic: Hex): Address => `0x${topic.slice(26)}` as Address;
 
 /**
@@ -37,7 +38,8 @@ export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
   const anomalies: string[] = [];
   for (const tx of block.transactions) {
     for (const log of tx.logs) {
-      if (log.address === ARKIV_ADDRESS && log.topics[0] === ARKIV_TOPICS.expired) ops.push({ type: 'expire', key: log.topics[1] });
+      if (log.address === ARKIV_ADDRESS && log.topics[0] === ARKIV_TOPICS.expired)
+        ops.push({ type: 'expire', key: log.topics[1] });
     }
   }
   for (const tx of block.transactions) {
@@ -51,7 +53,12 @@ export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
       continue;
     }
     const logs = tx.logs.filter((log) => log.address === ARKIV_ADDRESS && log.topics[0] !== ARKIV_TOPICS.expired);
-    const expected = decoded.creates.length + decoded.deletes.length + decoded.updates.length + decoded.extends.length + decoded.ownerChanges.length;
+    const expected =
+      decoded.creates.length +
+      decoded.deletes.length +
+      decoded.updates.length +
+      decoded.extends.length +
+      decoded.ownerChanges.length;
     if (logs.length !== expected) {
       anomalies.push(`tx ${tx.hash}: ${expected} operations but ${logs.length} logs`);
       continue;
@@ -67,27 +74,50 @@ export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
       const txOps: EntityOp[] = [];
       decoded.creates.forEach((content, i) => {
         const log = next(ARKIV_TOPICS.created, 'Created');
-        txOps.push({ type: 'create', key: log.topics[1], owner: tx.from, expiresAt: word(log.data, 0), content, ...position(i) });
+        txOps.push({
+          type: 'create',
+          key: log.topics[1],
+          owner: tx.from,
+          expiresAt: word(log.data, 0),
+          content,
+          ...position(i),
+        });
       });
       decoded.deletes.forEach((key, i) => {
         const log = next(ARKIV_TOPICS.deleted, 'Deleted');
-        if (log.topics[1] !== key.toLowerCase()) throw new StorageTxDecodeError(`tx ${tx.hash}: delete ${i} key differs from its log`);
+        if (log.topics[1] !== key.toLowerCase())
+          throw new StorageTxDecodeError(`tx ${tx.hash}: delete ${i} key differs from its log`);
         txOps.push({ type: 'delete', key: log.topics[1], ...position(i) });
       });
       decoded.updates.forEach((content, i) => {
         const log = next(ARKIV_TOPICS.updated, 'Updated');
-        if (log.topics[1] !== content.entityKey.toLowerCase()) throw new StorageTxDecodeError(`tx ${tx.hash}: update ${i} key differs from its log`);
-        txOps.push({ type: 'update', key: log.topics[1], owner: tx.from, expiresAt: word(log.data, 1), content, ...position(i) });
+        if (log.topics[1] !== content.entityKey.toLowerCase())
+          throw new StorageTxDecodeError(`tx ${tx.hash}: update ${i} key differs from its log`);
+        txOps.push({
+          type: 'update',
+          key: log.topics[1],
+          owner: tx.from,
+          expiresAt: word(log.data, 1),
+          content,
+          ...position(i),
+        });
       });
       decoded.extends.forEach((op, i) => {
         const log = next(ARKIV_TOPICS.extended, 'BTLExtended');
-        if (log.topics[1] !== op.entityKey.toLowerCase()) throw new StorageTxDecodeError(`tx ${tx.hash}: extend ${i} key differs from its log`);
+        if (log.topics[1] !== op.entityKey.toLowerCase())
+          throw new StorageTxDecodeError(`tx ${tx.hash}: extend ${i} key differs from its log`);
         txOps.push({ type: 'extend', key: log.topics[1], expiresAt: word(log.data, 1), ...position(i) });
       });
       decoded.ownerChanges.forEach((op, i) => {
         const log = next(ARKIV_TOPICS.ownerChanged, 'OwnerChanged');
-        if (topicAddress(log.topics[3]) !== op.newOwner.toLowerCase()) throw new StorageTxDecodeError(`tx ${tx.hash}: owner change ${i} differs from its log`);
-        txOps.push({ type: 'changeOwner', key: log.topics[1], newOwner: op.newOwner.toLowerCase() as Address, ...position(i) });
+        if (topicAddress(log.topics[3]) !== op.newOwner.toLowerCase())
+          throw new StorageTxDecodeError(`tx ${tx.hash}: owner change ${i} differs from its log`);
+        txOps.push({
+          type: 'changeOwner',
+          key: log.topics[1],
+          newOwner: op.newOwner.toLowerCase() as Address,
+          ...position(i),
+        });
       });
       ops.push(...txOps);
     } catch (error) {

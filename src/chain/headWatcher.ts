@@ -11,7 +11,10 @@ export interface HeadWatcher {
 export function watchHeads(
   url: string,
   onHead: (blockNumber: number) => void,
-  options: { logger?: { debug(fields: Record<string, unknown>, message: string): void }; onSubscribed?: () => void } = {},
+  options: {
+    logger?: { debug(fields: Record<string, unknown>, message: string): void };
+    onSubscribed?: () => void;
+  } = {},
 ): HeadWatcher {
   const { logger } = options;
   let socket: WebSocket | undefined;
@@ -27,7 +30,12 @@ export function watchHeads(
     });
     socket.on('message', (data) => {
       try {
-        const message = JSON.parse(data.toString()) as { id?: number; result?: unknown; method?: string; params?: { result?: { number?: string } } };
+        const message = JSON.parse(data.toString()) as {
+          id?: number;
+          result?: unknown;
+          method?: string;
+          params?: { result?: { number?: string } };
+        };
         if (message.id === 1 && typeof message.result === 'string') options.onSubscribed?.();
         const number = message.params?.result?.number;
         if (message.method === 'eth_subscription' && number) onHead(Number(BigInt(number)));

@@ -129,10 +129,15 @@ export function decodeStorageOpsRlp(rlp: Uint8Array): StorageOps {
   }
   const [creates, updates, deletes, extendsList, ownerChanges] = expectFields(root, 5, 'ArkivTransaction');
   return {
-    creates: asList(creates, 'Create').map((c, i) => decodeCreateFields(expectFields(c, 5, `create[${i}]`), `create[${i}]`, 'create')),
+    creates: asList(creates, 'Create').map((c, i) =>
+      decodeCreateFields(expectFields(c, 5, `create[${i}]`), `create[${i}]`, 'create'),
+    ),
     updates: asList(updates, 'Update').map((u, i) => {
       const fields = expectFields(u, 6, `update[${i}]`);
-      return { entityKey: asFixed(fields[0], 32, `update[${i}].EntityKey`), ...decodeCreateFields(fields, `update[${i}]`, 'update') };
+      return {
+        entityKey: asFixed(fields[0], 32, `update[${i}].EntityKey`),
+        ...decodeCreateFields(fields, `update[${i}]`, 'update'),
+      };
     }),
     deletes: asList(deletes, 'Delete').map((d, i) => asFixed(d, 32, `delete[${i}]`)),
     extends: asList(extendsList, 'Extend').map((e, i) => {
@@ -173,7 +178,9 @@ function validateAttributes(op: CreateOp, what: string): void {
     const seen = new Set<string>();
     for (const { key } of list) {
       if (!ATTRIBUTE_NAME_PATTERN.test(key)) {
-        throw new StorageTxDecodeError(`${what}: invalid annotation identifier (must match ^[\\p{L}_][\\p{L}\\p{N}_]*$): ${JSON.stringify(key)}`);
+        throw new StorageTxDecodeError(
+          `${what}: invalid annotation identifier (must match ^[\\p{L}_][\\p{L}\\p{N}_]*$): ${JSON.stringify(key)}`,
+        );
       }
       if (seen.has(key)) throw new StorageTxDecodeError(`${what}: duplicate annotation key ${JSON.stringify(key)}`);
       seen.add(key);
@@ -192,10 +199,16 @@ function validateEntityFields(op: CreateOp, what: string): void {
 
 /** The node's stateless checks (ArkivTransaction.Validate); throws StorageTxDecodeError on the first failure. */
 export function validateStorageOps(ops: StorageOps): void {
-  const total = ops.creates.length + ops.updates.length + ops.deletes.length + ops.extends.length + ops.ownerChanges.length;
-  if (total > MAX_OPERATIONS_PER_TX) throw new StorageTxDecodeError(`number of operations is greater than ${MAX_OPERATIONS_PER_TX}`);
-  ops.creates.forEach((op, i) => validateEntityFields(op, `create[${i}]`));
-  ops.updates.forEach((op, i) => validateEntityFields(op, `update[${i}]`));
+  const total =
+    ops.creates.length + ops.updates.length + ops.deletes.length + ops.extends.length + ops.ownerChanges.length;
+  if (total > MAX_OPERATIONS_PER_TX)
+    throw new StorageTxDecodeError(`number of operations is greater than ${MAX_OPERATIONS_PER_TX}`);
+  ops.creates.forEach((op, i) => {
+    validateEntityFields(op, `create[${i}]`);
+  });
+  ops.updates.forEach((op, i) => {
+    validateEntityFields(op, `update[${i}]`);
+  });
   ops.extends.forEach((op, i) => {
     if (op.numberOfBlocks === 0n) throw new StorageTxDecodeError(`extend[${i}] number of blocks is 0`);
   });
@@ -245,4 +258,10 @@ export function encodeStorageTransaction(ops: StorageOps): Uint8Array {
   });
 }
 
-export const emptyStorageOps = (): StorageOps => ({ creates: [], updates: [], deletes: [], extends: [], ownerChanges: [] });
+export const emptyStorageOps = (): StorageOps => ({
+  creates: [],
+  updates: [],
+  deletes: [],
+  extends: [],
+  ownerChanges: [],
+});

@@ -161,11 +161,15 @@ export function createHttpTransport(options: TransportOptions): RpcTransport {
       return withRetries(async () => {
         const first = nextId;
         nextId += calls.length;
-        const answers = await post(calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params })));
+        const answers = await post(
+          calls.map((call, i) => ({ jsonrpc: '2.0', id: first + i, method: call.method, params: call.params })),
+        );
         if (!Array.isArray(answers)) {
           const single = answers as Parameters<typeof unwrap>[0];
           const result = unwrap(single);
-          throw result instanceof RpcResponseError ? result : new RpcResponseError(-32603, 'batch answered with a single response');
+          throw result instanceof RpcResponseError
+            ? result
+            : new RpcResponseError(-32603, 'batch answered with a single response');
         }
         type Answer = Parameters<typeof unwrap>[0] & { id: number };
         const byId = new Map<number, Answer>((answers as Answer[]).map((a) => [a.id, a]));

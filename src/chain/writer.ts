@@ -68,8 +68,9 @@ export function createChainWriter(options: { rpcUrl: string; chainId: number; pr
         return { hash };
       } catch (error) {
         // viem names transport failures HttpRequestError / TimeoutError (possibly as the cause).
-        const names = [(error as Error).name, ((error as { cause?: Error }).cause)?.name];
-        if (names.some((n) => n === 'HttpRequestError' || n === 'TimeoutError')) throw new ChainUnreachableError('the RPC cannot be reached to send the transaction');
+        const names = [(error as Error).name, (error as { cause?: Error }).cause?.name];
+        if (names.some((n) => n === 'HttpRequestError' || n === 'TimeoutError'))
+          throw new ChainUnreachableError('the RPC cannot be reached to send the transaction');
         throw new TransactionRefusedError(nodeReason(error));
       }
     },
@@ -78,7 +79,9 @@ export function createChainWriter(options: { rpcUrl: string; chainId: number; pr
       if (receipt.status === 'success') return { blockNumber: Number(receipt.blockNumber), status: 'success' };
       let reason: string | undefined;
       const tx = await reader.getTransaction({ hash });
-      await reader.call({ account: tx.from, to: ARKIV_ADDRESS, data: tx.input }).catch((error) => (reason = nodeReason(error)));
+      await reader
+        .call({ account: tx.from, to: ARKIV_ADDRESS, data: tx.input })
+        .catch((error) => (reason = nodeReason(error)));
       return { blockNumber: Number(receipt.blockNumber), status: 'reverted', reason };
     },
   };

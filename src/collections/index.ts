@@ -35,10 +35,10 @@ export {
   VECTOR_ELEMENT_BINARY16,
   VECTOR_PAYLOAD_FORMAT,
   VECTOR_PAYLOAD_HEADER_BYTES,
-} from './limits.ts'
+} from './limits.ts';
 
-export { CodecError, DimensionMismatchError, InvalidArgumentError } from './errors.ts'
-export type { CodecErrorCode, CodecIssue } from './errors.ts'
+export { CodecError, DimensionMismatchError, InvalidArgumentError } from './errors.ts';
+export type { CodecErrorCode, CodecIssue } from './errors.ts';
 
 export {
   decodeHalfvec,
@@ -49,14 +49,20 @@ export {
   HALF_TO_FLOAT32,
   halfBitsToFloat,
   isFiniteHalf,
-} from './codecs/halfvec.ts'
-export type { EncodeHalfOptions, HalfOverflow, VectorPayload } from './codecs/halfvec.ts'
+} from './codecs/halfvec.ts';
+export type { EncodeHalfOptions, HalfOverflow, VectorPayload } from './codecs/halfvec.ts';
 
-export { ATTRIBUTE_KIND, ATTRIBUTE_TYPES, decodeAttribute, encodeAttribute, isAttributeType } from './codecs/attributes.ts'
-export type { AttributeType, AttributeValue, StoredAttribute } from './codecs/attributes.ts'
+export {
+  ATTRIBUTE_KIND,
+  ATTRIBUTE_TYPES,
+  decodeAttribute,
+  encodeAttribute,
+  isAttributeType,
+} from './codecs/attributes.ts';
+export type { AttributeType, AttributeValue, StoredAttribute } from './codecs/attributes.ts';
 
-export { TTL_UNITS, ttlToBlocks } from './codecs/ttl.ts'
-export type { Ttl, TtlUnit } from './codecs/ttl.ts'
+export { TTL_UNITS, ttlToBlocks } from './codecs/ttl.ts';
+export type { Ttl, TtlUnit } from './codecs/ttl.ts';
 
 export {
   attributeNameSchema,
@@ -73,16 +79,16 @@ export {
   ttlSchema,
   validateCollectionDefinition,
   vectorIdSchema,
-} from './codecs/definition.ts'
+} from './codecs/definition.ts';
 export type {
   CollectionDefinition,
   CollectionDefinitionInput,
   DefinitionViolation,
   IndexParams,
   Metric,
-} from './codecs/definition.ts'
+} from './codecs/definition.ts';
 
-export { decodeVectorEntity, encodeVectorEntity } from './codecs/vectorEntity.ts'
+export { decodeVectorEntity, encodeVectorEntity } from './codecs/vectorEntity.ts';
 export type {
   CollectionRef,
   DecodeVectorEntityResult,
@@ -91,6 +97,6 @@ export type {
   EntityAttribute,
   RawEntity,
   VectorRecord,
-} from './codecs/vectorEntity.ts'
+} from './codecs/vectorEntity.ts';
 
-export { isWellFormed, utf8ByteLength, utf8Decode, utf8Encode } from './codecs/utf8.ts'
+export { isWellFormed, utf8ByteLength, utf8Decode, utf8Encode } from './codecs/utf8.ts';

@@ -2,66 +2,66 @@
 // Read by the collection codecs, the zod schemas, the command-line parser and the engine.
 
 /** Smallest vector dimension a collection may declare. */
-export const DIM_MIN = 1
+export const DIM_MIN = 1;
 /** Largest vector dimension a collection may declare (pgvector's halfvec limit). */
-export const DIM_MAX = 4000
+export const DIM_MAX = 4000;
 
 /** HNSW `m` (links per node): pgvector's default and bounds. */
-export const HNSW_DEFAULT_M = 16
-export const HNSW_MIN_M = 2
-export const HNSW_MAX_M = 100
+export const HNSW_DEFAULT_M = 16;
+export const HNSW_MIN_M = 2;
+export const HNSW_MAX_M = 100;
 
 /** HNSW `ef_construction`: pgvector's default and bounds; pgvector also requires `ef_construction >= 2 * m`. */
-export const HNSW_DEFAULT_EF_CONSTRUCTION = 64
-export const HNSW_MIN_EF_CONSTRUCTION = 4
-export const HNSW_MAX_EF_CONSTRUCTION = 1000
+export const HNSW_DEFAULT_EF_CONSTRUCTION = 64;
+export const HNSW_MIN_EF_CONSTRUCTION = 4;
+export const HNSW_MAX_EF_CONSTRUCTION = 1000;
 
 /** HNSW `ef_search`: pgvector's default and bounds. */
-export const HNSW_DEFAULT_EF_SEARCH = 40
-export const HNSW_MIN_EF_SEARCH = 1
-export const HNSW_MAX_EF_SEARCH = 1000
+export const HNSW_DEFAULT_EF_SEARCH = 40;
+export const HNSW_MIN_EF_SEARCH = 1;
+export const HNSW_MAX_EF_SEARCH = 1000;
 
 /** Collection names: `notes`, `demo.docs`. */
-export const COLLECTION_NAME_REGEX = /^[a-z0-9][a-z0-9._-]{0,62}$/
+export const COLLECTION_NAME_REGEX = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 /** User attribute names (a subset of Arkiv's `^[\p{L}_][\p{L}\p{N}_]*$`). */
-export const ATTRIBUTE_NAME_REGEX = /^[a-z_][a-z0-9_]{0,31}$/
+export const ATTRIBUTE_NAME_REGEX = /^[a-z_][a-z0-9_]{0,31}$/;
 /** Attribute names with this prefix belong to arkivector itself. */
-export const RESERVED_PREFIX = 'arkivector_'
+export const RESERVED_PREFIX = 'arkivector_';
 
 /** Vector ids: 1–256 bytes of UTF-8. */
-export const ID_MIN_BYTES = 1
-export const ID_MAX_BYTES = 256
+export const ID_MIN_BYTES = 1;
+export const ID_MAX_BYTES = 256;
 /** `str` attribute values: at most 1024 bytes of UTF-8. */
-export const STR_ATTRIBUTE_MAX_BYTES = 1024
+export const STR_ATTRIBUTE_MAX_BYTES = 1024;
 
 /** Largest unsigned integer a `uint` attribute holds (2^53 − 1, the largest exact JS integer). */
-export const UINT_ATTRIBUTE_MAX = Number.MAX_SAFE_INTEGER
+export const UINT_ATTRIBUTE_MAX = Number.MAX_SAFE_INTEGER;
 /** `i32` bounds; stored as `v + I32_OFFSET`. */
-export const I32_MIN = -2147483648
-export const I32_MAX = 2147483647
-export const I32_OFFSET = 2147483648
+export const I32_MIN = -2147483648;
+export const I32_MAX = 2147483647;
+export const I32_OFFSET = 2147483648;
 
 /** Block time of Arkiv v1 chains, used to turn TTL durations into blocks. */
-export const BLOCK_TIME_SECONDS = 2
+export const BLOCK_TIME_SECONDS = 2;
 
 /** Content type of a collection definition entity (UTF-8 JSON payload). */
-export const COLLECTION_CONTENT_TYPE = 'application/vnd.arkivector.collection.v1+json'
+export const COLLECTION_CONTENT_TYPE = 'application/vnd.arkivector.collection.v1+json';
 /** Content type of a vector entity (halfvec + document payload). */
-export const VECTOR_CONTENT_TYPE = 'application/vnd.arkivector.vector.v1'
+export const VECTOR_CONTENT_TYPE = 'application/vnd.arkivector.vector.v1';
 
 /** Reserved string attributes every arkivector entity carries. */
-export const ATTR_TYPE = 'arkivector_type'
-export const ATTR_COLLECTION = 'arkivector_collection'
-export const ATTR_ID = 'arkivector_id'
+export const ATTR_TYPE = 'arkivector_type';
+export const ATTR_COLLECTION = 'arkivector_collection';
+export const ATTR_ID = 'arkivector_id';
 /** Values of `arkivector_type`. */
-export const ENTITY_TYPE_COLLECTION = 'collection'
-export const ENTITY_TYPE_VECTOR = 'vector'
+export const ENTITY_TYPE_COLLECTION = 'collection';
+export const ENTITY_TYPE_VECTOR = 'vector';
 
 /** Vector payload header: u8 format, u8 element, u16 LE dim. */
-export const VECTOR_PAYLOAD_FORMAT = 1
+export const VECTOR_PAYLOAD_FORMAT = 1;
 /** Element code 1 = IEEE-754 binary16. */
-export const VECTOR_ELEMENT_BINARY16 = 1
-export const VECTOR_PAYLOAD_HEADER_BYTES = 4
+export const VECTOR_ELEMENT_BINARY16 = 1;
+export const VECTOR_PAYLOAD_HEADER_BYTES = 4;
 
 /** Largest finite binary16 value. */
-export const HALF_MAX = 65504
+export const HALF_MAX = 65504;

@@ -250,20 +250,32 @@ export class DevnetChain {
    * `pendingNonce` lets a caller account for transactions waiting to be mined.
    */
   checkAdmission(tx: ChainTx, pendingNonce = this.nonceOf(tx.from)): void {
-    if (tx.nonce < pendingNonce) throw new RpcError(-32000, `nonce too low: next nonce ${pendingNonce}, tx nonce ${tx.nonce}`);
-    if (tx.nonce > pendingNonce) throw new RpcError(-32000, `nonce too high: next nonce ${pendingNonce}, tx nonce ${tx.nonce} (the devnet keeps no queue)`);
+    if (tx.nonce < pendingNonce)
+      throw new RpcError(-32000, `nonce too low: next nonce ${pendingNonce}, tx nonce ${tx.nonce}`);
+    if (tx.nonce > pendingNonce)
+      throw new RpcError(
+        -32000,
+        `nonce too high: next nonce ${pendingNonce}, tx nonce ${tx.nonce} (the devnet keeps no queue)`,
+      );
     const intrinsic = intrinsicGas(tx.input);
-    if (tx.gas < intrinsic) throw new RpcError(-32000, `intrinsic gas too low: gas ${tx.gas}, minimum needed ${intrinsic}`);
+    if (tx.gas < intrinsic)
+      throw new RpcError(-32000, `intrinsic gas too low: gas ${tx.gas}, minimum needed ${intrinsic}`);
     if (tx.gas > BLOCK_GAS_LIMIT) throw new RpcError(-32000, 'exceeds block gas limit');
     const feeCap = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
     if (feeCap < BASE_FEE_PER_GAS) {
-      throw new RpcError(-32000, `max fee per gas less than block base fee: maxFeePerGas: ${feeCap}, baseFee: ${BASE_FEE_PER_GAS}`);
+      throw new RpcError(
+        -32000,
+        `max fee per gas less than block base fee: maxFeePerGas: ${feeCap}, baseFee: ${BASE_FEE_PER_GAS}`,
+      );
     }
     if (tx.to === null) throw new RpcError(-32000, 'contract creation is not supported by the devnet');
     const cost = tx.gas * feeCap + tx.value;
     const balance = this.balanceOf(tx.from);
     if (balance < cost) {
-      throw new RpcError(-32000, `insufficient funds for gas * price + value: address ${tx.from} have ${balance} want ${cost}`);
+      throw new RpcError(
+        -32000,
+        `insufficient funds for gas * price + value: address ${tx.from} have ${balance} want ${cost}`,
+      );
     }
   }
 
@@ -456,7 +468,9 @@ export class DevnetChain {
       const entity = current(key);
       if (!entity) throw new ArkivExecutionError(`failed to ${verb} entity ${key}: entity not found`);
       if (entity.owner !== sender) {
-        throw new ArkivExecutionError(`failed to ${verb} entity ${key}: the sender ${sender} is not the owner ${entity.owner}`);
+        throw new ArkivExecutionError(
+          `failed to ${verb} entity ${key}: the sender ${sender} is not the owner ${entity.owner}`,
+        );
       }
       return entity;
     };
@@ -483,7 +497,10 @@ export class DevnetChain {
         sequence: (BigInt(block) << 32n) | (BigInt(txIndex) << 16n) | BigInt(i),
       };
       set(key, fields);
-      emit({ topics: [ARKIV_TOPICS.created, key, addressTopic(sender)], data: concat([word(fields.expiresAt), word(0)]) });
+      emit({
+        topics: [ARKIV_TOPICS.created, key, addressTopic(sender)],
+        data: concat([word(fields.expiresAt), word(0)]),
+      });
     });
     for (const rawKey of ops.deletes) {
       const key = rawKey.toLowerCase() as Hex;
@@ -524,7 +541,10 @@ export class DevnetChain {
       const entity = owned('change owner of', key);
       const newOwner = op.newOwner.toLowerCase() as Address;
       set(key, { ...entity, owner: newOwner });
-      emit({ topics: [ARKIV_TOPICS.ownerChanged, key, addressTopic(entity.owner), addressTopic(newOwner)], data: '0x' });
+      emit({
+        topics: [ARKIV_TOPICS.ownerChanged, key, addressTopic(entity.owner), addressTopic(newOwner)],
+        data: '0x',
+      });
     }
     return () => {
       for (const { key, fields } of writes) {

@@ -54,13 +54,16 @@ export function demoDocs(count = 200) {
   });
 }
 
-
 /**
  * Writes the demo collections to a devnet with its first dev account; returns the block of the last write.
  * @example await seedDemo(devnet.url, devnet.accounts[0].privateKey)
  */
 export async function seedDemo(rpcUrl: string, privateKey: Hex): Promise<bigint> {
-  const wallet = createWalletClient({ chain: localhost, transport: http(rpcUrl), account: privateKeyToAccount(privateKey) });
+  const wallet = createWalletClient({
+    chain: localhost,
+    transport: http(rpcUrl),
+    account: privateKeyToAccount(privateKey),
+  });
   const reader = createPublicClient({ chain: localhost, transport: http(rpcUrl) });
   await wallet.mutateEntities({
     creates: [
@@ -68,11 +71,20 @@ export async function seedDemo(rpcUrl: string, privateKey: Hex): Promise<bigint>
       { ...encodeCollectionEntity('demo.docs', DEMO_DOCS), expiresIn: DEMO_DEFINITION_TTL_SECONDS },
     ],
   });
-  const vectors = (collection: string, input: CollectionDefinitionInput, entities: { id: string; vector: number[]; document: string; attributes: Record<string, unknown> }[]) => {
+  const vectors = (
+    collection: string,
+    input: CollectionDefinitionInput,
+    entities: { id: string; vector: number[]; document: string; attributes: Record<string, unknown> }[],
+  ) => {
     const definition = validateCollectionDefinition(input);
     return entities.map((entity) => {
       const encoded = encodeVectorEntity({ collection, ...entity }, definition);
-      return { payload: encoded.payload, contentType: encoded.contentType, attributes: encoded.attributes, expiresIn: DEMO_TTL_SECONDS };
+      return {
+        payload: encoded.payload,
+        contentType: encoded.contentType,
+        attributes: encoded.attributes,
+        expiresIn: DEMO_TTL_SECONDS,
+      };
     });
   };
   await wallet.mutateEntities({ creates: vectors('notes', DEMO_NOTES, DEMO_NOTE_ENTITIES) });

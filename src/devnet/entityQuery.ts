@@ -111,7 +111,11 @@ function formatEntity(version: EntityVersion, include: Include): Record<string, 
       ? [...version.numericAttributes].map(([key, value]) => ({ key, value }))
       : [];
     if (include.syntheticAttributes) {
-      strings.push({ key: '$key', value: version.key }, { key: '$owner', value: version.owner }, { key: '$creator', value: version.creator });
+      strings.push(
+        { key: '$key', value: version.key },
+        { key: '$owner', value: version.owner },
+        { key: '$creator', value: version.creator },
+      );
       numbers.push(
         { key: '$expiration', value: version.expiresAt },
         { key: '$sequence', value: version.sequence },
@@ -156,7 +160,10 @@ export function queryPage(
     data.push(formatEntity(version, options.include));
     lastId = version.id;
   }
-  const page: { data: Record<string, unknown>[]; blockNumber: Hex; cursor?: Hex } = { data, blockNumber: numberToHex(block) };
+  const page: { data: Record<string, unknown>[]; blockNumber: Hex; cursor?: Hex } = {
+    data,
+    blockNumber: numberToHex(block),
+  };
   // Like the node, a full page carries a cursor even when nothing follows.
   if (data.length === options.resultsPerPage) page.cursor = numberToHex(lastId);
   return page;

@@ -66,7 +66,14 @@ export interface DevnetEvents {
 type Params = unknown[];
 
 function readBlockTag(value: unknown, head: number): number | undefined {
-  if (value === undefined || value === null || value === 'latest' || value === 'pending' || value === 'safe' || value === 'finalized') {
+  if (
+    value === undefined ||
+    value === null ||
+    value === 'latest' ||
+    value === 'pending' ||
+    value === 'safe' ||
+    value === 'finalized'
+  ) {
     return head;
   }
   if (value === 'earliest') return 0;
@@ -78,7 +85,8 @@ function readBlockTag(value: unknown, head: number): number | undefined {
 }
 
 function readHexArg(value: unknown, name: string): Hex {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value)) throw new RpcError(-32602, `invalid argument: ${name} must be 0x hex`);
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value))
+    throw new RpcError(-32602, `invalid argument: ${name} must be 0x hex`);
   return value.toLowerCase() as Hex;
 }
 
@@ -87,7 +95,9 @@ export function readLogCriteria(raw: unknown): LogCriteria {
   const addresses =
     filter.address === undefined || filter.address === null
       ? undefined
-      : (Array.isArray(filter.address) ? filter.address : [filter.address]).map((a) => readHexArg(a, 'address') as Address);
+      : (Array.isArray(filter.address) ? filter.address : [filter.address]).map(
+          (a) => readHexArg(a, 'address') as Address,
+        );
   const topics = Array.isArray(filter.topics)
     ? filter.topics.map((t) =>
         t === null || t === undefined ? null : (Array.isArray(t) ? t : [t]).map((x) => readHexArg(x, 'topic')),
@@ -98,7 +108,9 @@ export function readLogCriteria(raw: unknown): LogCriteria {
 
 export function logMatches(log: ChainLog, criteria: LogCriteria): boolean {
   if (criteria.addresses && !criteria.addresses.includes(log.address)) return false;
-  return criteria.topics.every((alternatives, i) => alternatives === null || alternatives.length === 0 || alternatives.includes(log.topics[i]));
+  return criteria.topics.every(
+    (alternatives, i) => alternatives === null || alternatives.length === 0 || alternatives.includes(log.topics[i]),
+  );
 }
 
 export class DevnetNode extends EventEmitter<DevnetEvents> {
@@ -121,15 +133,25 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
 
   /** Creates a node, reloading `stateFile` when it exists. */
   static async create(options: DevnetNodeOptions): Promise<DevnetNode> {
-    let saved: { version: number; chainId: number; genesisTimestamp: number; blocks: { timestamp: number; salt: number; txs: Hex[] }[] } | undefined;
+    let saved:
+      | {
+          version: number;
+          chainId: number;
+          genesisTimestamp: number;
+          blocks: { timestamp: number; salt: number; txs: Hex[] }[];
+        }
+      | undefined;
     if (options.stateFile) {
       try {
         saved = JSON.parse(await readFile(options.stateFile, 'utf8'));
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read state file ${options.stateFile}: ${(error as Error).message}`);
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+          throw new Error(`cannot read state file ${options.stateFile}: ${(error as Error).message}`);
       }
       if (saved && (saved.version !== STATE_FILE_VERSION || saved.chainId !== options.chainId)) {
-        throw new Error(`state file ${options.stateFile} is for chain ${saved.chainId} (format ${saved.version}), not chain ${options.chainId}`);
+        throw new Error(
+          `state file ${options.stateFile} is for chain ${saved.chainId} (format ${saved.version}), not chain ${options.chainId}`,
+        );
       }
     }
     const chain = new DevnetChain({
@@ -238,7 +260,9 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       version: STATE_FILE_VERSION,
       chainId: this.#options.chainId,
       genesisTimestamp: this.chain.blocks[0].timestamp,
-      blocks: this.chain.specs(1).map((s) => ({ timestamp: s.timestamp, salt: s.salt, txs: s.transactions.map((tx) => tx.raw) })),
+      blocks: this.chain
+        .specs(1)
+        .map((s) => ({ timestamp: s.timestamp, salt: s.salt, txs: s.transactions.map((tx) => tx.raw) })),
     });
     this.#saving = this.#saving.then(async () => {
       await writeFile(`${file}.tmp`, body);
@@ -251,7 +275,9 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     if (!this.#options.stateFile || this.#saveTimer) return;
     this.#saveTimer = setTimeout(() => {
       this.#saveTimer = undefined;
-      this.save().catch((error) => process.stderr.write(`devnet: cannot write state file: ${(error as Error).message}\n`));
+      this.save().catch((error) =>
+        process.stderr.write(`devnet: cannot write state file: ${(error as Error).message}\n`),
+      );
     }, 500);
     this.#saveTimer.unref();
   }
@@ -290,7 +316,8 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
         ops = decodeStorageTransaction(hexToBytes(payload));
         validateStorageOps(ops);
       } catch (error) {
-        if (error instanceof StorageTxDecodeError) throw new RpcError(-32000, `failed to validate arkiv transaction: ${error.message}`);
+        if (error instanceof StorageTxDecodeError)
+          throw new RpcError(-32000, `failed to validate arkiv transaction: ${error.message}`);
         throw error;
       }
       const reason = this.chain.dryRun(ops, (from ?? '0x0000000000000000000000000000000000000000') as Address);
@@ -324,7 +351,12 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.off('block', onBlock);
-        reject(new RpcError(-32000, `error executing query: block ${block} is not available yet (head ${this.chain.head.number})`));
+        reject(
+          new RpcError(
+            -32000,
+            `error executing query: block ${block} is not available yet (head ${this.chain.head.number})`,
+          ),
+        );
       }, AT_BLOCK_WAIT_MS);
       const onBlock = (b: ChainBlock) => {
         if (b.number < block) return;
@@ -389,7 +421,9 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
           oldestBlock: numberToHex(oldest),
           baseFeePerGas: [...blocks, blocks[0]].map(() => numberToHex(BASE_FEE_PER_GAS)),
           gasUsedRatio: blocks.map((b) => Number(b.gasUsed) / 60_000_000),
-          reward: Array.isArray(params[2]) ? blocks.map(() => (params[2] as unknown[]).map(() => numberToHex(PRIORITY_FEE_PER_GAS))) : undefined,
+          reward: Array.isArray(params[2])
+            ? blocks.map(() => (params[2] as unknown[]).map(() => numberToHex(PRIORITY_FEE_PER_GAS)))
+            : undefined,
         };
       }
       case 'eth_getBalance':
@@ -415,7 +449,10 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
         return block ? numberToHex(block.transactions.length) : null;
       }
       case 'eth_getBlockReceipts': {
-        const block = typeof params[0] === 'string' && params[0].length === 66 ? this.#blockByHash(params[0]) : this.#block(params[0]);
+        const block =
+          typeof params[0] === 'string' && params[0].length === 66
+            ? this.#blockByHash(params[0])
+            : this.#block(params[0]);
         return block ? block.transactions.map((_, i) => formatReceipt(block, i)) : null;
       }
       case 'eth_getTransactionByHash': {
@@ -425,7 +462,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       case 'eth_getTransactionByBlockNumberAndIndex': {
         const block = this.#block(params[0]);
         const index = Number(params[1]);
-        return block && block.transactions[index] ? formatTransaction(block.transactions[index], block, index) : null;
+        return block?.transactions[index] ? formatTransaction(block.transactions[index], block, index) : null;
       }
       case 'eth_getTransactionReceipt': {
         const at = chain.locate(readHexArg(params[0], 'hash'));
@@ -449,16 +486,26 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
         const from = readBlockTag(raw.fromBlock, head) ?? head;
         const to = readBlockTag(raw.toBlock, head) ?? head;
         if (to - from + 1 > MAX_LOG_RANGE) {
-          throw new RpcError(-32005, `block range too large: ${to - from + 1} blocks requested, at most ${MAX_LOG_RANGE} allowed`);
+          throw new RpcError(
+            -32005,
+            `block range too large: ${to - from + 1} blocks requested, at most ${MAX_LOG_RANGE} allowed`,
+          );
         }
         return this.#logsInRange(from, to, criteria).map((log) => formatLog(log));
       }
       case 'eth_newFilter': {
         const raw = (params[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown };
         const id = numberToHex(this.#nextFilterId++);
-        const from = raw.fromBlock === undefined || raw.fromBlock === 'latest' ? head + 1 : readBlockTag(raw.fromBlock, head)!;
+        const from =
+          raw.fromBlock === undefined || raw.fromBlock === 'latest' ? head + 1 : readBlockTag(raw.fromBlock, head)!;
         const to = raw.toBlock === undefined || raw.toBlock === 'latest' ? undefined : readBlockTag(raw.toBlock, head);
-        this.#filters.set(id, { kind: 'logs', criteria: readLogCriteria(params[0]), nextBlock: from, toBlock: to, removed: [] });
+        this.#filters.set(id, {
+          kind: 'logs',
+          criteria: readLogCriteria(params[0]),
+          nextBlock: from,
+          toBlock: to,
+          removed: [],
+        });
         return id;
       }
       case 'eth_newBlockFilter': {
@@ -489,7 +536,8 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       case 'evm_mine':
       case 'anvil_mine': {
         const count = params[0] === undefined ? 1 : Number(params[0]);
-        if (!Number.isInteger(count) || count < 1 || count > 10_000) throw new RpcError(-32602, 'block count must be 1 to 10000');
+        if (!Number.isInteger(count) || count < 1 || count > 10_000)
+          throw new RpcError(-32602, 'block count must be 1 to 10000');
         for (let i = 0; i < count; i++) this.mine();
         return numberToHex(chain.head.number);
       }

@@ -19,7 +19,10 @@ interface RpcRequest {
 
 /** JSON with bigint written as exact JSON numbers (the node writes uint64 fields as numbers). */
 export function stringifyJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `\u0000big${v}` : v)).replace(/"\\u0000big(\d+)"/g, '$1');
+  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `\u0000big${v}` : v)).replace(
+    /"\\u0000big(\d+)"/g,
+    '$1',
+  );
 }
 
 const errorBody = (id: unknown, code: number, message: string, data?: unknown) => ({
@@ -138,7 +141,9 @@ export async function serveDevnet(node: DevnetNode, host: string, port: number):
 
   const server: Server = createServer(async (req, res) => {
     if (req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('arkivector devnet: JSON-RPC 2.0 over POST, WebSocket on the same port\n');
+      res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end('arkivector devnet: JSON-RPC 2.0 over POST, WebSocket on the same port\n');
       return;
     }
     if (req.method !== 'POST') {
@@ -149,13 +154,17 @@ export async function serveDevnet(node: DevnetNode, host: string, port: number):
       const answer = await handlePayload(await readBody(req));
       res.writeHead(200, { 'content-type': 'application/json' }).end(answer ?? '');
     } catch (error) {
-      res.writeHead(413, { 'content-type': 'application/json' }).end(stringifyJson(errorBody(null, -32600, (error as Error).message)));
+      res
+        .writeHead(413, { 'content-type': 'application/json' })
+        .end(stringifyJson(errorBody(null, -32600, (error as Error).message)));
     }
   });
   server.keepAliveTimeout = 5000;
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
-  server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
+  server.on('upgrade', (req, socket, head) =>
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)),
+  );
   wss.on('connection', (socket: WebSocket) => {
     const subscriptions: Subscriptions = new Map();
     sockets.set(socket, subscriptions);

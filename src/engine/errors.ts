@@ -3,18 +3,22 @@
 // hybridSearch. Modelled on src/collections/errors.ts: an ArkivectorError subclass (`code`, `status`,
 // `shortMessage`, `details`, `meta`) so the service renders it like every other error.
 
-import { ArkivectorError } from '../errors.ts'
+import { ArkivectorError } from '../errors.ts';
 
 /** The DESIGN.md §8 codes the engine raises itself (dimension errors reuse DimensionMismatchError). */
-export type EngineErrorCode = 'invalid_filter'
+export type EngineErrorCode = 'invalid_filter';
 
 /** Base of the engine's own errors: an ArkivectorError limited to the engine's codes. */
 export class EngineError extends ArkivectorError {
-  override name = 'EngineError'
-  declare readonly code: EngineErrorCode
+  override name = 'EngineError';
+  declare readonly code: EngineErrorCode;
 
-  constructor(code: EngineErrorCode, shortMessage: string, options: { status?: number; details?: string; meta?: Record<string, unknown> } = {}) {
-    super(code, shortMessage, options)
+  constructor(
+    code: EngineErrorCode,
+    shortMessage: string,
+    options: { status?: number; details?: string; meta?: Record<string, unknown> } = {},
+  ) {
+    super(code, shortMessage, options);
   }
 }
 
@@ -26,16 +30,16 @@ export class EngineError extends ArkivectorError {
  * @example new InvalidFilterError('unknown attribute colour', { position: 0 })
  */
 export class InvalidFilterError extends EngineError {
-  override name = 'InvalidFilterError'
-  readonly position: number | undefined
-  readonly path: string | undefined
+  override name = 'InvalidFilterError';
+  readonly position: number | undefined;
+  readonly path: string | undefined;
 
   constructor(shortMessage: string, options: { position?: number; path?: string; details?: string } = {}) {
-    const meta: Record<string, unknown> = {}
-    if (options.position !== undefined) meta.position = options.position
-    if (options.path !== undefined) meta.path = options.path
-    super('invalid_filter', shortMessage, { details: options.details, meta })
-    this.position = options.position
-    this.path = options.path
+    const meta: Record<string, unknown> = {};
+    if (options.position !== undefined) meta.position = options.position;
+    if (options.path !== undefined) meta.path = options.path;
+    super('invalid_filter', shortMessage, { details: options.details, meta });
+    this.position = options.position;
+    this.path = options.path;
   }
 }

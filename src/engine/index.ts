@@ -1,7 +1,7 @@
 // Public surface of src/engine/: the per-collection store (indexer and service), the filter compiler
 // and its error, the metric table, and the keyword/fusion helpers. Other layers import from here only.
 
-export { CollectionStore } from './collectionStore.ts'
+export { CollectionStore } from './collectionStore.ts';
 export type {
   BlockChanges,
   FilterParams,
@@ -13,13 +13,13 @@ export type {
   SearchHit,
   SearchMode,
   SearchParams,
-} from './collectionStore.ts'
-export { engineStores } from './storeFactory.ts'
-export { EngineError, InvalidFilterError } from './errors.ts'
-export type { EngineErrorCode } from './errors.ts'
-export { compileFilter, compileJsonFilter, compileWhere } from './filter/compile.ts'
-export type { Cond, Field, Key, Leaf } from './filter/types.ts'
-export { METRIC_OPS, metricOps } from './metrics.ts'
-export type { MetricOps, Opclass } from './metrics.ts'
-export { EF_SEARCH_SCALE, effectiveEf, exactThreshold } from './hnsw/params.ts'
-export { RRF_K, rrf, tokenize } from './keyword.ts'
+} from './collectionStore.ts';
+export { engineStores } from './storeFactory.ts';
+export { EngineError, InvalidFilterError } from './errors.ts';
+export type { EngineErrorCode } from './errors.ts';
+export { compileFilter, compileJsonFilter, compileWhere } from './filter/compile.ts';
+export type { Cond, Field, Key, Leaf } from './filter/types.ts';
+export { METRIC_OPS, metricOps } from './metrics.ts';
+export type { MetricOps, Opclass } from './metrics.ts';
+export { EF_SEARCH_SCALE, effectiveEf, exactThreshold } from './hnsw/params.ts';
+export { RRF_K, rrf, tokenize } from './keyword.ts';

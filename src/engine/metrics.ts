@@ -3,38 +3,38 @@
 // distance. Read by the HNSW wrapper, the exact scan and the planner, which never branch on the metric
 // themselves (STYLE item 4).
 
-import type { SpaceName } from 'hnswlib-node'
-import type { Metric } from '../collections/index.ts'
+import type { SpaceName } from 'hnswlib-node';
+import type { Metric } from '../collections/index.ts';
 
-export type Opclass = 'halfvec_cosine_ops' | 'halfvec_l2_ops' | 'halfvec_ip_ops'
+export type Opclass = 'halfvec_cosine_ops' | 'halfvec_l2_ops' | 'halfvec_ip_ops';
 
 export type MetricOps = {
-  metric: Metric
-  opclass: Opclass
+  metric: Metric;
+  opclass: Opclass;
   /** The hnswlib-node space that orders like the pgvector operator. */
-  space: SpaceName
+  space: SpaceName;
   /**
    * Exact-scan kernel: `dot` ranks by a dot product (cosine over normalised vectors, ip), `l2` by the
    * squared Euclidean distance. exact.ts specialises its hot loop on this.
    */
-  kernel: 'dot' | 'l2'
+  kernel: 'dot' | 'l2';
   /** Whether the exact scan divides dot products by the vector norms. */
-  normalize: boolean
+  normalize: boolean;
   /** hnswlib's returned distance → pgvector's distance. */
-  fromHnsw(raw: number): number
+  fromHnsw(raw: number): number;
   /** pgvector's distance → score (higher is better). */
-  score(distance: number): number
+  score(distance: number): number;
   /**
    * pgvector's distance between two vectors (float64 arithmetic over the float32 values). A zero
    * vector has cosine distance 1, as hnswlib gives (pgvector would say NaN).
    */
-  distance(a: ArrayLike<number>, b: ArrayLike<number>): number
-}
+  distance(a: ArrayLike<number>, b: ArrayLike<number>): number;
+};
 
 function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let s = 0
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!
-  return s
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
 }
 
 /** The three operator classes, keyed by the definition's `metric`. */
@@ -49,10 +49,10 @@ export const METRIC_OPS: Readonly<Record<Metric, MetricOps>> = {
     fromHnsw: (raw) => raw,
     score: (d) => 1 - d,
     distance(a, b) {
-      const na = Math.sqrt(dot(a, a))
-      const nb = Math.sqrt(dot(b, b))
-      if (na === 0 || nb === 0) return 1
-      return 1 - dot(a, b) / (na * nb)
+      const na = Math.sqrt(dot(a, a));
+      const nb = Math.sqrt(dot(b, b));
+      if (na === 0 || nb === 0) return 1;
+      return 1 - dot(a, b) / (na * nb);
     },
   },
   l2: {
@@ -65,12 +65,12 @@ export const METRIC_OPS: Readonly<Record<Metric, MetricOps>> = {
     fromHnsw: (raw) => Math.sqrt(raw),
     score: (d) => 1 / (1 + d),
     distance(a, b) {
-      let s = 0
+      let s = 0;
       for (let i = 0; i < a.length; i++) {
-        const t = a[i]! - b[i]!
-        s += t * t
+        const t = a[i]! - b[i]!;
+        s += t * t;
       }
-      return Math.sqrt(s)
+      return Math.sqrt(s);
     },
   },
   ip: {
@@ -84,7 +84,7 @@ export const METRIC_OPS: Readonly<Record<Metric, MetricOps>> = {
     score: (d) => -d,
     distance: (a, b) => -dot(a, b),
   },
-}
+};
 
 /**
  * The operations of a metric.
@@ -93,5 +93,5 @@ export const METRIC_OPS: Readonly<Record<Metric, MetricOps>> = {
  * @example metricOps('l2').score(1) // 0.5
  */
 export function metricOps(metric: Metric): MetricOps {
-  return METRIC_OPS[metric]
+  return METRIC_OPS[metric];
 }

@@ -25,88 +25,88 @@
 //      or would have cost no more than the calls already made, the answer is recomputed exactly;
 //      otherwise ef widens (×4) until the graph reaches the set.
 
-import { allowedSlots, estimate, type IndexSource } from './filter/plan.ts'
-import { buildPredicate, type RowSource } from './filter/predicate.ts'
-import type { Cond } from './filter/types.ts'
-import { type ExactSource, exactTopK } from './exact.ts'
-import type { HnswGraph } from './hnsw/graph.ts'
-import { exactThreshold, HNSW_MAX_WIDEN_EF } from './hnsw/params.ts'
-import type { MetricOps } from './metrics.ts'
+import { allowedSlots, estimate, type IndexSource } from './filter/plan.ts';
+import { buildPredicate, type RowSource } from './filter/predicate.ts';
+import type { Cond } from './filter/types.ts';
+import { type ExactSource, exactTopK } from './exact.ts';
+import type { HnswGraph } from './hnsw/graph.ts';
+import { exactThreshold, HNSW_MAX_WIDEN_EF } from './hnsw/params.ts';
+import type { MetricOps } from './metrics.ts';
 
-export type SearchMode = 'exact' | 'hnsw'
+export type SearchMode = 'exact' | 'hnsw';
 
 /** What the planner reads from the store for one query. */
 export type PlannerContext = IndexSource & {
-  ops: MetricOps
-  graph: HnswGraph
-  exact: ExactSource
+  ops: MetricOps;
+  graph: HnswGraph;
+  exact: ExactSource;
   /** hnswlib label → slot; −1 for labels not visible (deleted, or inserted by an uncommitted block). */
-  labelSlot: Int32Array
+  labelSlot: Int32Array;
   /** A block is being applied: the graph holds labels readers must not see yet. */
-  pending: boolean
-  rows: RowSource
-}
+  pending: boolean;
+  rows: RowSource;
+};
 
-export type PlannedResult = { slots: number[]; distances: number[]; mode: SearchMode }
+export type PlannedResult = { slots: number[]; distances: number[]; mode: SearchMode };
 
 /** Rescue rule of step 5: filter calls ≥ passing × this → recompute exactly. */
-const RESCUE_CALLS_PER_ALLOWED = 0.5
+const RESCUE_CALLS_PER_ALLOWED = 0.5;
 /**
  * Step 5: filter calls × selectivity / ef above this marks an allowed set away from the query
  * (random filters measure 1–3; perf.md's anti-correlated case 49).
  */
-const FAR_SPREAD = 5
+const FAR_SPREAD = 5;
 /** Step 5: such a set is rescanned exactly up to this many times the exact threshold, else ef widens. */
-const FAR_RESCUE_FACTOR = 8
+const FAR_RESCUE_FACTOR = 8;
 /** Step 2: relative cost of one filtered graph step vs one scanned vector, and the floor of the rule. */
-const GRAPH_STEP_COST = 2
-const FILTERED_EXACT_MIN = 1000
+const GRAPH_STEP_COST = 2;
+const FILTERED_EXACT_MIN = 1000;
 /** Step 2: enumerate an AND whose bound is at most this many times the exact threshold. */
-const AND_ENUMERATE_FACTOR = 4
+const AND_ENUMERATE_FACTOR = 4;
 /** Step 3: allowed hits the probe expects from a spread set; below a quarter of that (i.e. none), it is far. */
-const PROBE_EXPECTED_HITS = 4
-const PROBE_FAR_SHARE = 0.25
+const PROBE_EXPECTED_HITS = 4;
+const PROBE_FAR_SHARE = 0.25;
 /** Step 3: the probe's size (k = ef), clamped: small sets would otherwise need hundreds of neighbours. */
-const PROBE_MIN = 16
-const PROBE_MAX = 64
+const PROBE_MIN = 16;
+const PROBE_MAX = 64;
 /** Step 3: spread verdicts in a row after which a filter is probed only every PROBE_EVERY-th query. */
-const PROBE_TRUST_RUN = 8
-const PROBE_EVERY = 8
+const PROBE_TRUST_RUN = 8;
+const PROBE_EVERY = 8;
 
 /** Per compiled filter: probes in a row that found it spread, and queries since its last probe. */
-type ProbeMemo = { spread: number; skipped: number }
-const probeMemo = new WeakMap<Cond, ProbeMemo>()
+type ProbeMemo = { spread: number; skipped: number };
+const probeMemo = new WeakMap<Cond, ProbeMemo>();
 
 function memoOf(cond: Cond): ProbeMemo {
-  let memo = probeMemo.get(cond)
+  let memo = probeMemo.get(cond);
   if (memo === undefined) {
-    memo = { spread: 0, skipped: 0 }
-    probeMemo.set(cond, memo)
+    memo = { spread: 0, skipped: 0 };
+    probeMemo.set(cond, memo);
   }
-  return memo
+  return memo;
 }
 
 /** Whether this query probes; counts the skipped ones. */
 function dueForProbe(memo: ProbeMemo): boolean {
   if (memo.spread >= PROBE_TRUST_RUN && memo.skipped < PROBE_EVERY - 1) {
-    memo.skipped++
-    return false
+    memo.skipped++;
+    return false;
   }
-  memo.skipped = 0
-  return true
+  memo.skipped = 0;
+  return true;
 }
 
 function toSlots(ctx: PlannerContext, labels: number[], distances: number[]): { slots: number[]; distances: number[] } {
-  const slots: number[] = []
-  const dists: number[] = []
-  const labelSlot = ctx.labelSlot
+  const slots: number[] = [];
+  const dists: number[] = [];
+  const labelSlot = ctx.labelSlot;
   for (let i = 0; i < labels.length; i++) {
-    const s = labels[i]! < labelSlot.length ? labelSlot[labels[i]!]! : -1
-    if (s < 0) continue
-    slots.push(s)
-    dists.push(distances[i]!)
+    const s = labels[i]! < labelSlot.length ? labelSlot[labels[i]!]! : -1;
+    if (s < 0) continue;
+    slots.push(s);
+    dists.push(distances[i]!);
   }
-  return { slots, distances: dists }
+  return { slots, distances: dists };
 }
 
 /**
@@ -119,82 +119,92 @@ function toSlots(ctx: PlannerContext, labels: number[], distances: number[]): { 
  * @returns slots and pgvector distances, nearest first, and the mode used
  * @example plannedSearch(ctx, q, 10, 100, compileWhere('stars > 3', attrs))
  */
-export function plannedSearch(ctx: PlannerContext, query: Float32Array, k: number, ef: number, cond: Cond | undefined): PlannedResult {
-  const n = ctx.liveCount
-  if (n === 0) return { slots: [], distances: [], mode: 'exact' }
+export function plannedSearch(
+  ctx: PlannerContext,
+  query: Float32Array,
+  k: number,
+  ef: number,
+  cond: Cond | undefined,
+): PlannedResult {
+  const n = ctx.liveCount;
+  if (n === 0) return { slots: [], distances: [], mode: 'exact' };
 
   if (cond === undefined || cond.t === 'all') {
-    if (n <= exactThreshold(query.length)) return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' }
-    const labelSlot = ctx.labelSlot
+    if (n <= exactThreshold(query.length))
+      return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' };
+    const labelSlot = ctx.labelSlot;
     // Only while a block is half-applied does the graph hold labels to hide; otherwise no callback.
-    const visible = ctx.pending ? (label: number) => label < labelSlot.length && labelSlot[label]! >= 0 : undefined
-    const want = Math.min(k, n)
+    const visible = ctx.pending ? (label: number) => label < labelSlot.length && labelSlot[label]! >= 0 : undefined;
+    const want = Math.min(k, n);
     for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
-      const hits = ctx.graph.search(query, k, Math.max(width, k), visible)
-      const res = toSlots(ctx, hits.labels, hits.distances)
-      if (res.slots.length >= want) return { ...res, mode: 'hnsw' }
-      if (width >= HNSW_MAX_WIDEN_EF) break
+      const hits = ctx.graph.search(query, k, Math.max(width, k), visible);
+      const res = toSlots(ctx, hits.labels, hits.distances);
+      if (res.slots.length >= want) return { ...res, mode: 'hnsw' };
+      if (width >= HNSW_MAX_WIDEN_EF) break;
     }
-    return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' }
+    return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' };
   }
 
-  const predicate = buildPredicate(cond, ctx.rows)
-  const est = estimate(cond, ctx)
+  const predicate = buildPredicate(cond, ctx.rows);
+  const est = estimate(cond, ctx);
   // The filtered graph search scores ~ef × n / passing candidates, the scan passing ones: the scan
   // is cheaper below passing ≈ √(c · ef · n) (c ≈ 2: a graph step costs about twice a scanned vector).
-  const threshold = Math.min(exactThreshold(query.length), Math.max(FILTERED_EXACT_MIN, Math.sqrt(GRAPH_STEP_COST * ef * n)))
-  if (est === 0) return { slots: [], distances: [], mode: 'exact' }
+  const threshold = Math.min(
+    exactThreshold(query.length),
+    Math.max(FILTERED_EXACT_MIN, Math.sqrt(GRAPH_STEP_COST * ef * n)),
+  );
+  if (est === 0) return { slots: [], distances: [], mode: 'exact' };
 
-  let allowed: Int32Array | undefined
+  let allowed: Int32Array | undefined;
   if (est <= threshold || (cond.t === 'and' && est <= threshold * AND_ENUMERATE_FACTOR)) {
-    allowed = allowedSlots(cond, ctx, predicate)
-    if (allowed.length <= threshold) return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' }
+    allowed = allowedSlots(cond, ctx, predicate);
+    if (allowed.length <= threshold) return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' };
   }
-  const passing = allowed?.length ?? est
-  const labelSlot = ctx.labelSlot
-  const rescueMax = threshold * FAR_RESCUE_FACTOR
+  const passing = allowed?.length ?? est;
+  const labelSlot = ctx.labelSlot;
+  const rescueMax = threshold * FAR_RESCUE_FACTOR;
 
-  const memo = passing <= rescueMax ? memoOf(cond) : undefined
+  const memo = passing <= rescueMax ? memoOf(cond) : undefined;
   if (memo !== undefined && dueForProbe(memo)) {
-    const probe = Math.min(PROBE_MAX, Math.max(PROBE_MIN, Math.ceil((PROBE_EXPECTED_HITS * n) / passing)))
+    const probe = Math.min(PROBE_MAX, Math.max(PROBE_MIN, Math.ceil((PROBE_EXPECTED_HITS * n) / passing)));
     // Unfiltered, so cheap wherever the allowed set is; labels of a staged block simply do not count.
-    const hits = ctx.graph.search(query, probe, probe)
-    let pass = 0
+    const hits = ctx.graph.search(query, probe, probe);
+    let pass = 0;
     for (const label of hits.labels) {
-      const s = label < labelSlot.length ? labelSlot[label]! : -1
-      if (s >= 0 && predicate(s)) pass++
+      const s = label < labelSlot.length ? labelSlot[label]! : -1;
+      if (s >= 0 && predicate(s)) pass++;
     }
     if (pass < Math.max(1, Math.floor(((probe * passing) / n) * PROBE_FAR_SHARE))) {
-      memo.spread = 0
-      allowed ??= allowedSlots(cond, ctx, predicate)
-      return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' }
+      memo.spread = 0;
+      allowed ??= allowedSlots(cond, ctx, predicate);
+      return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' };
     }
-    memo.spread++
+    memo.spread++;
   }
 
-  let calls = 0
+  let calls = 0;
   const filter = (label: number): boolean => {
-    calls++
-    const s = label < labelSlot.length ? labelSlot[label]! : -1
-    return s >= 0 && predicate(s)
-  }
-  const want = Math.min(k, passing)
+    calls++;
+    const s = label < labelSlot.length ? labelSlot[label]! : -1;
+    return s >= 0 && predicate(s);
+  };
+  const want = Math.min(k, passing);
   for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
-    calls = 0
-    const hits = ctx.graph.search(query, k, Math.max(width, k), filter)
-    if (calls >= passing * RESCUE_CALLS_PER_ALLOWED) break
+    calls = 0;
+    const hits = ctx.graph.search(query, k, Math.max(width, k), filter);
+    if (calls >= passing * RESCUE_CALLS_PER_ALLOWED) break;
     // Filter calls per result slot, normalised by selectivity: ~1–3 when the allowed set is spread
     // like the data, far more when the graph had to travel to reach it.
-    const far = (calls * passing) / (n * Math.max(width, k)) > FAR_SPREAD
-    if (far && memo !== undefined) memo.spread = 0
-    if (far && passing <= rescueMax) break
-    const res = toSlots(ctx, hits.labels, hits.distances)
+    const far = (calls * passing) / (n * Math.max(width, k)) > FAR_SPREAD;
+    if (far && memo !== undefined) memo.spread = 0;
+    if (far && passing <= rescueMax) break;
+    const res = toSlots(ctx, hits.labels, hits.distances);
     // `passing` is an upper bound when not enumerated; hnswlib walks the whole reachable graph
     // before returning fewer than ef matches, so a short answer at the widest ef is the truth…
-    if (res.slots.length >= want && (!far || width >= HNSW_MAX_WIDEN_EF)) return { ...res, mode: 'hnsw' }
-    if (width >= HNSW_MAX_WIDEN_EF) break
+    if (res.slots.length >= want && (!far || width >= HNSW_MAX_WIDEN_EF)) return { ...res, mode: 'hnsw' };
+    if (width >= HNSW_MAX_WIDEN_EF) break;
   }
   // …except when the graph is disconnected around deleted nodes: the exact scan settles it.
-  allowed ??= allowedSlots(cond, ctx, predicate)
-  return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' }
+  allowed ??= allowedSlots(cond, ctx, predicate);
+  return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' };
 }

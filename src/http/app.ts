@@ -5,7 +5,19 @@
 import { Hono, type Context } from 'hono';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ArkivectorError, ERROR_STATUS, ERROR_TITLE, toProblem, type ErrorCode, type Problem } from '../errors.ts';
-import { MAX_REQUEST_BYTES, count, createCollection, deleteEntities, get, getCollection, listCollections, search, status, upsert, type ServiceContext } from '../service/index.ts';
+import {
+  MAX_REQUEST_BYTES,
+  count,
+  createCollection,
+  deleteEntities,
+  get,
+  getCollection,
+  listCollections,
+  search,
+  status,
+  upsert,
+  type ServiceContext,
+} from '../service/index.ts';
 import { buildServer, type BuildServerDeps } from '../../tools/server.ts';
 import { AccessError, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
 import type { Metrics } from './metrics.ts';
@@ -43,7 +55,13 @@ interface RenderableError {
 function isRenderable(error: unknown): error is RenderableError {
   if (error instanceof ArkivectorError) return true;
   const e = error as Partial<RenderableError> | null;
-  return typeof e === 'object' && e !== null && typeof e.code === 'string' && Object.hasOwn(ERROR_STATUS, e.code) && typeof e.status === 'number';
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    typeof e.code === 'string' &&
+    Object.hasOwn(ERROR_STATUS, e.code) &&
+    typeof e.status === 'number'
+  );
 }
 
 function problemOf(error: RenderableError): Problem {
@@ -58,7 +76,11 @@ function problemOf(error: RenderableError): Problem {
   };
 }
 
-function problemResponse(problem: Problem | Record<string, unknown>, status: number, headers: Record<string, string> = {}): Response {
+function problemResponse(
+  problem: Problem | Record<string, unknown>,
+  status: number,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify(problem), { status, headers: { 'content-type': PROBLEM_TYPE, ...headers } });
 }
 
@@ -72,7 +94,8 @@ function notFoundProblem(method: string, path: string) {
  * first, then while streaming, since chunked bodies announce no length).
  */
 async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  const tooLarge = () => new ArkivectorError('payload_too_large', `request body over ${limit} bytes`, { meta: { limit_bytes: limit } });
+  const tooLarge = () =>
+    new ArkivectorError('payload_too_large', `request body over ${limit} bytes`, { meta: { limit_bytes: limit } });
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) throw tooLarge();
   if (!request.body) return new Uint8Array();
@@ -101,10 +124,14 @@ async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (error) {
     const reason = error instanceof SyntaxError ? error.message : 'not UTF-8';
-    throw new ArkivectorError('invalid_argument', `request body is not valid JSON: ${reason}`, { meta: { errors: [{ path: '', message: 'invalid JSON' }] } });
+    throw new ArkivectorError('invalid_argument', `request body is not valid JSON: ${reason}`, {
+      meta: { errors: [{ path: '', message: 'invalid JSON' }] },
+    });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ArkivectorError('invalid_argument', 'request body must be a JSON object', { meta: { errors: [{ path: '', message: 'expected object' }] } });
+    throw new ArkivectorError('invalid_argument', 'request body must be a JSON object', {
+      meta: { errors: [{ path: '', message: 'expected object' }] },
+    });
   }
   return value as Record<string, unknown>;
 }
@@ -112,17 +139,23 @@ async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
 /** Arguments of a collection route: the body plus the collection from the path (which must agree). */
 function withCollection(body: Record<string, unknown>, collection: string): Record<string, unknown> {
   if (body.collection !== undefined && body.collection !== collection) {
-    throw new ArkivectorError('invalid_argument', `collection: the body names ${JSON.stringify(body.collection)} but the path names ${JSON.stringify(collection)}`, {
-      meta: { errors: [{ path: 'collection', message: 'does not match the path' }] },
-    });
+    throw new ArkivectorError(
+      'invalid_argument',
+      `collection: the body names ${JSON.stringify(body.collection)} but the path names ${JSON.stringify(collection)}`,
+      {
+        meta: { errors: [{ path: 'collection', message: 'does not match the path' }] },
+      },
+    );
   }
   return { ...body, collection };
 }
 
 // Query strings carry text; the service's zod schemas want numbers and booleans. Only well-formed values
 // are converted: anything else reaches zod as the original string and fails there with its path.
-const queryInteger = (value: string | undefined): unknown => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : value);
-const queryBoolean = (value: string | undefined): unknown => (value === 'true' ? true : value === 'false' ? false : value);
+const queryInteger = (value: string | undefined): unknown =>
+  value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : value;
+const queryBoolean = (value: string | undefined): unknown =>
+  value === 'true' ? true : value === 'false' ? false : value;
 
 /** A path parameter of the route (Hono has already percent-decoded it). */
 const pathParam = (c: Ctx, name: string): string => c.req.param(name) ?? '';
@@ -151,7 +184,12 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       await next();
     } finally {
       // Route templates, not paths: a label per entity id would grow without bound.
-      metrics.observeHttp({ method: c.req.method, route: c.get('route') ?? 'unmatched', status: c.res.status, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+      metrics.observeHttp({
+        method: c.req.method,
+        route: c.get('route') ?? 'unmatched',
+        status: c.res.status,
+        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+      });
     }
   });
 
@@ -163,19 +201,45 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
     }
     // Security: unknown errors are logged in full here and answered generically, so no stack, path or
     // configuration detail reaches the client.
-    logger.error({ error: error instanceof Error ? (error.stack ?? error.message) : String(error), method: c.req.method, route: c.get('route') ?? 'unmatched' }, 'request failed');
-    return problemResponse(toProblem(new ArkivectorError('internal', 'internal error; the server log has the details')), 500);
+    logger.error(
+      {
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        method: c.req.method,
+        route: c.get('route') ?? 'unmatched',
+      },
+      'request failed',
+    );
+    return problemResponse(
+      toProblem(new ArkivectorError('internal', 'internal error; the server log has the details')),
+      500,
+    );
   });
 
   app.notFound((c) => problemResponse(notFoundProblem(c.req.method, c.req.path), 404));
 
   /** Registers a route with its template (for metrics) and the scope it needs (null: unguarded probe). */
-  const route = (method: 'GET' | 'POST' | 'DELETE', path: string, scope: Scope | null, handler: (c: Ctx) => Promise<Response> | Response) => {
+  const route = (
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    scope: Scope | null,
+    handler: (c: Ctx) => Promise<Response> | Response,
+  ) => {
     app.on(method, path, async (c) => {
       c.set('route', path);
       if (scope !== null) {
         // Security: every guarded route authorizes before reading its body or touching the service.
-        c.set('grant', authorize(access, { authorization: c.req.header('authorization'), origin: c.req.header('origin'), host: c.req.header('host') }, scope));
+        c.set(
+          'grant',
+          authorize(
+            access,
+            {
+              authorization: c.req.header('authorization'),
+              origin: c.req.header('origin'),
+              host: c.req.header('host'),
+            },
+            scope,
+          ),
+        );
       }
       return handler(c);
     });
@@ -184,18 +248,36 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   route('GET', '/healthz', null, (c) => c.json({ status: 'ok' }));
   route('GET', '/readyz', null, (c) => {
     const { syncState, asOfBlock, headBlock } = ctx.indexer;
-    const body = { ready: syncState === 'live', sync_state: syncState, as_of_block: asOfBlock ?? null, head_block: headBlock ?? null };
+    const body = {
+      ready: syncState === 'live',
+      sync_state: syncState,
+      as_of_block: asOfBlock ?? null,
+      head_block: headBlock ?? null,
+    };
     return c.json(body, body.ready ? 200 : 503);
   });
-  route('GET', '/metrics', 'read', async (c) => c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }));
+  route('GET', '/metrics', 'read', async (c) =>
+    c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }),
+  );
 
   route('GET', '/v1/status', 'read', async (c) => c.json(await status(ctx)));
-  route('GET', '/v1/collections', 'read', async (c) => c.json(await listCollections(ctx, defined({ min_block: queryInteger(c.req.query('min_block')) }))));
-  route('GET', '/v1/collections/:c', 'read', async (c) =>
-    c.json(await getCollection(ctx, defined({ collection: pathParam(c, 'c'), min_block: queryInteger(c.req.query('min_block')) }))),
+  route('GET', '/v1/collections', 'read', async (c) =>
+    c.json(await listCollections(ctx, defined({ min_block: queryInteger(c.req.query('min_block')) }))),
   );
-  route('POST', '/v1/collections/:c/search', 'read', async (c) => c.json(await search(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))));
-  route('POST', '/v1/collections/:c/count', 'read', async (c) => c.json(await count(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))));
+  route('GET', '/v1/collections/:c', 'read', async (c) =>
+    c.json(
+      await getCollection(
+        ctx,
+        defined({ collection: pathParam(c, 'c'), min_block: queryInteger(c.req.query('min_block')) }),
+      ),
+    ),
+  );
+  route('POST', '/v1/collections/:c/search', 'read', async (c) =>
+    c.json(await search(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))),
+  );
+  route('POST', '/v1/collections/:c/count', 'read', async (c) =>
+    c.json(await count(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))),
+  );
   route('GET', '/v1/collections/:c/entities/:ref', 'read', async (c) =>
     c.json(
       await get(
@@ -212,7 +294,9 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
 
   // Writes: the write scope is checked first (route guard), then the service refuses without a signer.
   route('POST', '/v1/collections', 'write', async (c) => c.json(await createCollection(ctx, await jsonBody(c))));
-  route('POST', '/v1/collections/:c/entities', 'write', async (c) => c.json(await upsert(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))));
+  route('POST', '/v1/collections/:c/entities', 'write', async (c) =>
+    c.json(await upsert(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))),
+  );
   route('DELETE', '/v1/collections/:c/entities/:ref', 'write', async (c) =>
     c.json(
       await deleteEntities(
@@ -238,11 +322,19 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
     } catch {
       body = bytes.byteLength ? '\u0000not json' : undefined; // the transport answers -32700 for it
     }
-    const wantsProgress = (Array.isArray(body) ? body : [body]).some((m) => (m as { params?: { _meta?: { progressToken?: unknown } } } | undefined)?.params?._meta?.progressToken !== undefined);
+    const wantsProgress = (Array.isArray(body) ? body : [body]).some(
+      (m) =>
+        (m as { params?: { _meta?: { progressToken?: unknown } } } | undefined)?.params?._meta?.progressToken !==
+        undefined,
+    );
     // tools/list may vary with the authorization: write tools only for callers holding the write scope.
     const server = buildServer({ ...mcpDeps, canWrite: grant.scopes.has('write') });
     // Stateless: a fresh server and transport per request.
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress, maxRequestBodySize: MAX_REQUEST_BYTES });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !wantsProgress,
+      maxRequestBodySize: MAX_REQUEST_BYTES,
+    });
     let closed = false;
     const close = async () => {
       if (closed) return;
@@ -253,7 +345,10 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
     try {
       await server.connect(transport);
       // Security: tools see who called and with which scopes, never the bearer secret.
-      const response = await transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: { token: '', clientId: grant.principal, scopes: [...grant.scopes] } });
+      const response = await transport.handleRequest(c.req.raw, {
+        parsedBody: body,
+        authInfo: { token: '', clientId: grant.principal, scopes: [...grant.scopes] },
+      });
       if (!wantsProgress || !response.body) {
         // A JSON answer is complete once handleRequest resolves, so closing cannot cut it short.
         await close();
@@ -265,13 +360,27 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       return new Response(readable, { status: response.status, headers: response.headers });
     } catch (error) {
       await close();
-      logger.error({ error: error instanceof Error ? (error.stack ?? error.message) : String(error), route: '/mcp' }, 'mcp request failed');
+      logger.error(
+        { error: error instanceof Error ? (error.stack ?? error.message) : String(error), route: '/mcp' },
+        'mcp request failed',
+      );
       // Nothing has been sent yet: the Response is only returned after handleRequest resolves.
       return c.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, 500);
     }
   });
   const mcpMethodNotAllowed = (c: Ctx) =>
-    c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this stateless server has no sessions or SSE streams; POST to /mcp' }, id: null }, 405, { allow: 'POST' });
+    c.json(
+      {
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: 'Method not allowed: this stateless server has no sessions or SSE streams; POST to /mcp',
+        },
+        id: null,
+      },
+      405,
+      { allow: 'POST' },
+    );
   route('GET', '/mcp', null, mcpMethodNotAllowed);
   route('DELETE', '/mcp', null, mcpMethodNotAllowed);
 

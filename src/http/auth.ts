@@ -72,7 +72,7 @@ export function isLoopbackHost(host: string): boolean {
   if (isIP(h) === 6) {
     if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-    return mapped !== null && mapped[1].startsWith('127.');
+    return mapped?.[1]?.startsWith('127.') === true;
   }
   return false;
 }
@@ -100,10 +100,12 @@ function originIsLoopback(origin: string): boolean {
 
 function parseScopes(value: unknown, where: string): Set<Scope> {
   const list = typeof value === 'string' ? value.split('+') : value;
-  if (!Array.isArray(list) || list.length === 0) throw new Error(`${where}: scopes must be a non-empty list of "read" and "write"`);
+  if (!Array.isArray(list) || list.length === 0)
+    throw new Error(`${where}: scopes must be a non-empty list of "read" and "write"`);
   const scopes = new Set<Scope>();
   for (const s of list) {
-    if (s !== 'read' && s !== 'write') throw new Error(`${where}: unknown scope ${JSON.stringify(String(s).slice(0, 20))} (use "read" or "write")`);
+    if (s !== 'read' && s !== 'write')
+      throw new Error(`${where}: unknown scope ${JSON.stringify(String(s).slice(0, 20))} (use "read" or "write")`);
     scopes.add(s);
   }
   // write implies read: a writer reads its own writes back (min_block).
@@ -125,10 +127,12 @@ export function parseTokensFile(text: string, source = 'tokens file'): TokenEntr
   if (!Array.isArray(data)) throw new Error(`${source}: expected a JSON list of {name, sha256, scopes}`);
   return data.map((entry: unknown, i) => {
     const where = `${source}: entry ${i}`;
-    if (typeof entry !== 'object' || entry === null) throw new Error(`${where}: expected an object {name, sha256, scopes}`);
+    if (typeof entry !== 'object' || entry === null)
+      throw new Error(`${where}: expected an object {name, sha256, scopes}`);
     const { name, sha256, scopes } = entry as Record<string, unknown>;
     if (typeof name !== 'string' || name.length === 0) throw new Error(`${where}: name must be a non-empty string`);
-    if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256)) throw new Error(`${where} (${name}): sha256 must be 64 hex characters, the SHA-256 of the secret`);
+    if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256))
+      throw new Error(`${where} (${name}): sha256 must be 64 hex characters, the SHA-256 of the secret`);
     return { name, digest: Buffer.from(sha256, 'hex'), scopes: parseScopes(scopes, `${where} (${name})`) };
   });
 }
@@ -139,14 +143,21 @@ export function parseTokensFile(text: string, source = 'tokens file'): TokenEntr
  * @throws Error naming the entry by position only
  */
 export function parseTokensEnv(value: string): TokenEntry[] {
-  const entries = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   return entries.map((entry, i) => {
     const where = `ARKIVECTOR_TOKENS: entry ${i}`;
     const colon = entry.indexOf(':');
     // Security: the message never quotes the entry, which holds a secret.
     if (colon <= 0 || colon === entry.length - 1) throw new Error(`${where}: expected scope:secret`);
     const secret = entry.slice(colon + 1);
-    return { name: `env-${i}`, digest: createHash('sha256').update(secret, 'utf8').digest(), scopes: parseScopes(entry.slice(0, colon), where) };
+    return {
+      name: `env-${i}`,
+      digest: createHash('sha256').update(secret, 'utf8').digest(),
+      scopes: parseScopes(entry.slice(0, colon), where),
+    };
   });
 }
 
@@ -159,9 +170,15 @@ export function parseTokensEnv(value: string): TokenEntry[] {
  * @returns the policy createHttpApp enforces
  * @example const access = await loadAccessPolicy({ tokensFile: 'tokens.json', publicRead: false, host: '0.0.0.0' })
  */
-export async function loadAccessPolicy(options: { tokensFile?: string; tokensEnv?: string; publicRead: boolean; host: string }): Promise<AccessPolicy> {
+export async function loadAccessPolicy(options: {
+  tokensFile?: string;
+  tokensEnv?: string;
+  publicRead: boolean;
+  host: string;
+}): Promise<AccessPolicy> {
   const tokens: TokenEntry[] = [];
-  if (options.tokensFile !== undefined) tokens.push(...parseTokensFile(await readFile(options.tokensFile, 'utf8'), options.tokensFile));
+  if (options.tokensFile !== undefined)
+    tokens.push(...parseTokensFile(await readFile(options.tokensFile, 'utf8'), options.tokensFile));
   if (options.tokensEnv !== undefined) tokens.push(...parseTokensEnv(options.tokensEnv));
   const seen = new Set<string>();
   for (const t of tokens) {
@@ -179,7 +196,9 @@ export async function loadAccessPolicy(options: { tokensFile?: string; tokensEnv
 export function assertSafeExposure(host: string, policy: AccessPolicy): void {
   // Security: without tokens every caller would get every scope; that is only acceptable on loopback.
   if (!isLoopbackHost(host) && policy.tokens.length === 0 && !policy.publicRead) {
-    throw new Error(`refusing to serve on ${host} without access control: pass --tokens FILE (or ARKIVECTOR_TOKENS), --public-read, or bind to 127.0.0.1`);
+    throw new Error(
+      `refusing to serve on ${host} without access control: pass --tokens FILE (or ARKIVECTOR_TOKENS), --public-read, or bind to 127.0.0.1`,
+    );
   }
 }
 
@@ -209,11 +228,21 @@ export function authorize(policy: AccessPolicy, request: AccessRequest, scope: S
     // Security: a presented token is always checked, even on a public route, so a wrong or revoked
     // token fails loudly instead of being downgraded to anonymous access.
     const m = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-    if (!m) throw new AccessError('unauthorized', 'the Authorization header must be "Bearer <token>"', challenge('invalid_request'));
+    if (!m)
+      throw new AccessError(
+        'unauthorized',
+        'the Authorization header must be "Bearer <token>"',
+        challenge('invalid_request'),
+      );
     const token = matchToken(policy.tokens, m[1]);
     if (!token) throw new AccessError('unauthorized', 'the bearer token is not valid', challenge('invalid_token'));
     // Security: scope check after authentication; write implies read (parseScopes added it).
-    if (!token.scopes.has(scope)) throw new AccessError('forbidden', `token ${token.name} lacks the ${scope} scope`, challenge('insufficient_scope', scope));
+    if (!token.scopes.has(scope))
+      throw new AccessError(
+        'forbidden',
+        `token ${token.name} lacks the ${scope} scope`,
+        challenge('insufficient_scope', scope),
+      );
     return { principal: token.name, scopes: token.scopes };
   }
   // Security: --public-read opens reads only; writes still need a token or local trust.

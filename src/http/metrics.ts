@@ -103,7 +103,11 @@ export function createMetrics(ctx: ServiceContext, options: { defaultMetrics?: b
       for (const state of SYNC_STATES) this.set({ state }, state === current ? 1 : 0);
     },
   });
-  const perCollection = (name: string, help: string, read: (stats: { live_entities: number; rejected: number; shadowed: number }) => number) =>
+  const perCollection = (
+    name: string,
+    help: string,
+    read: (stats: { live_entities: number; rejected: number; shadowed: number }) => number,
+  ) =>
     new Gauge({
       name,
       help,
@@ -116,8 +120,16 @@ export function createMetrics(ctx: ServiceContext, options: { defaultMetrics?: b
       },
     });
   perCollection('arkivector_collection_live_entities', 'Live entities per collection', (s) => s.live_entities);
-  perCollection('arkivector_collection_rejected_entities', 'Vector entities of allowed writers rejected per collection (payload, dim or attributes break the definition)', (s) => s.rejected);
-  perCollection('arkivector_collection_shadowed_entities', 'Vector entities shadowed by a newer entity with the same id', (s) => s.shadowed);
+  perCollection(
+    'arkivector_collection_rejected_entities',
+    'Vector entities of allowed writers rejected per collection (payload, dim or attributes break the definition)',
+    (s) => s.rejected,
+  );
+  perCollection(
+    'arkivector_collection_shadowed_entities',
+    'Vector entities shadowed by a newer entity with the same id',
+    (s) => s.shadowed,
+  );
 
   new Gauge({
     name: 'arkivector_indexer_events',

@@ -20,8 +20,14 @@ export interface HttpServer {
  * @param options.app the app of createHttpApp
  * @example const server = await serveHttp({ host: '127.0.0.1', port: 0, app }); await fetch(`${server.url}/healthz`)
  */
-export async function serveHttp(options: { host: string; port: number; app: Pick<Hono<any>, 'fetch'> }): Promise<HttpServer> {
-  const hostname = options.host.startsWith('[') && options.host.endsWith(']') ? options.host.slice(1, -1) : options.host;
+export async function serveHttp(options: {
+  host: string;
+  port: number;
+  // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
+  app: Pick<Hono<any>, 'fetch'>;
+}): Promise<HttpServer> {
+  const hostname =
+    options.host.startsWith('[') && options.host.endsWith(']') ? options.host.slice(1, -1) : options.host;
   const server = serve({ fetch: options.app.fetch, hostname, port: options.port }) as Server;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => {

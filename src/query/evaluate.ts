@@ -159,6 +159,7 @@ function normalizeMetaString(attribute: string, value: string): string {
  * one unconditional multi-character lowercase mapping, U+0130.
  */
 export function goToLower(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: an ASCII-only test, control characters included
   if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase();
   let out = '';
   for (const ch of s) out += ch === '\u0130' ? 'i' : ch.toLowerCase();

@@ -269,7 +269,8 @@ class Parser {
     if (close.type !== 'rparen') this.fail(close, 'expected ")"');
     this.next();
     const text = this.text.slice(head.start, close.end);
-    const bad = (why: string): never => this.error(arg, `invalid ${type}() argument ${JSON.stringify(arg.text)}: ${why}`);
+    const bad = (why: string): never =>
+      this.error(arg, `invalid ${type}() argument ${JSON.stringify(arg.text)}: ${why}`);
     switch (type) {
       case 'str':
         if (arg.type !== 'string') bad('expected a quoted string');
@@ -278,7 +279,8 @@ class Parser {
         if (arg.type !== 'ident' || (arg.text !== 'true' && arg.text !== 'false')) bad('expected true or false');
         return { kind: 'typed', type, value: arg.text === 'true', text };
       case 'i32': {
-        if ((arg.type !== 'number' && arg.type !== 'decimal') || !/^-?[0-9]+$/.test(arg.text)) bad('expected an integer');
+        if ((arg.type !== 'number' && arg.type !== 'decimal') || !/^-?[0-9]+$/.test(arg.text))
+          bad('expected an integer');
         const v = Number(arg.text);
         if (v < -(2 ** 31) || v > 2 ** 31 - 1) bad('out of int32 range');
         return { kind: 'typed', type, value: v === 0 ? 0 : v, text };

@@ -12,7 +12,10 @@ type Filtered = { where?: string; filter?: unknown };
 
 /** The read side of a collection store (the engine's CollectionStore). */
 export interface ReadableStore extends IndexedStore {
-  search(params: { vector: ArrayLike<number>; k: number } & Filtered): { results: { record: VectorRecord; distance: number; score: number }[]; search_mode: SearchMode };
+  search(params: { vector: ArrayLike<number>; k: number } & Filtered): {
+    results: { record: VectorRecord; distance: number; score: number }[];
+    search_mode: SearchMode;
+  };
   count(params?: Filtered): number;
   keywordSearch(params: { text: string; k: number } & Filtered): { results: { record: VectorRecord; score: number }[] };
   hybridSearch(params: { vector: ArrayLike<number>; text: string; k: number } & Filtered): {

@@ -12,13 +12,21 @@ import { readView } from './view.ts';
 /** Definitions live long; a write daemon extends its own before they expire. */
 const DEFINITION_TTL = { days: 365 } as const;
 
-export async function createCollection(ctx: ServiceContext, params: unknown, onProgress?: ProgressReporter): Promise<CreateCollectionResult> {
+export async function createCollection(
+  ctx: ServiceContext,
+  params: unknown,
+  onProgress?: ProgressReporter,
+): Promise<CreateCollectionResult> {
   requireWriter(ctx);
   const { name, ttl, wait, ...definition } = validate(createCollectionSchema, params);
   const entity = encodeCollectionEntity(name, definition as CollectionDefinitionInput);
   const view = (await readView(ctx))();
   const existing = view.collections.get(name);
-  if (existing) throw new ConflictError(`collection ${name} already exists (owner ${existing.owner})`, { collection: name, owner: existing.owner });
+  if (existing)
+    throw new ConflictError(`collection ${name} already exists (owner ${existing.owner})`, {
+      collection: name,
+      owner: existing.owner,
+    });
   const create = {
     btl: BigInt(ttlToBlocks(ttl ?? DEFINITION_TTL)),
     contentType: entity.contentType,

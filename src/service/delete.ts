@@ -10,7 +10,11 @@ import { collectionIn, readView } from './view.ts';
 
 export type { DeleteResult };
 
-export async function deleteEntities(ctx: ServiceContext, params: unknown, onProgress?: ProgressReporter): Promise<DeleteResult> {
+export async function deleteEntities(
+  ctx: ServiceContext,
+  params: unknown,
+  onProgress?: ProgressReporter,
+): Promise<DeleteResult> {
   const writer = requireWriter(ctx);
   const args = validate(deleteSchema, params);
   const view = (await readView(ctx))();
@@ -18,11 +22,21 @@ export async function deleteEntities(ctx: ServiceContext, params: unknown, onPro
   const results = args.refs.map((ref) => {
     const record = c.store.get(ref);
     if (!record) throw new EntityNotFoundError(c.name, ref);
-    if (record.owner !== writer.address) throw new ConflictError(`entity ${JSON.stringify(record.id)} belongs to another writer (${record.owner})`, { id: record.id, owner: record.owner, key: record.key });
+    if (record.owner !== writer.address)
+      throw new ConflictError(`entity ${JSON.stringify(record.id)} belongs to another writer (${record.owner})`, {
+        id: record.id,
+        owner: record.owner,
+        key: record.key,
+      });
     return { id: record.id, key: record.key, op: 'delete' as const };
   });
   const unique = [...new Map(results.map((r) => [r.key, r])).values()];
   if (args.dry_run) return { dry_run: true, results: unique, tx_hashes: [], block_number: null };
-  const { hash, block_number } = await submit(ctx, { ...emptyStorageOps(), deletes: unique.map((r) => r.key as Hex) }, args.wait, onProgress);
+  const { hash, block_number } = await submit(
+    ctx,
+    { ...emptyStorageOps(), deletes: unique.map((r) => r.key as Hex) },
+    args.wait,
+    onProgress,
+  );
   return { dry_run: false, results: unique, tx_hashes: [hash], block_number };
 }

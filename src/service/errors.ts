@@ -4,39 +4,54 @@ import { ArkivectorError } from '../errors.ts';
 export class CollectionNotFoundError extends ArkivectorError {
   override name = 'CollectionNotFoundError';
   constructor(collection: string) {
-    super('collection_not_found', `no collection named ${JSON.stringify(collection)} on this node`, { meta: { collection } });
+    super('collection_not_found', `no collection named ${JSON.stringify(collection)} on this node`, {
+      meta: { collection },
+    });
   }
 }
 
 export class EntityNotFoundError extends ArkivectorError {
   override name = 'EntityNotFoundError';
   constructor(collection: string, ref: string) {
-    super('entity_not_found', `no live entity ${JSON.stringify(ref)} in collection ${collection}`, { meta: { collection, ref } });
+    super('entity_not_found', `no live entity ${JSON.stringify(ref)} in collection ${collection}`, {
+      meta: { collection, ref },
+    });
   }
 }
 
 export class NotYetIndexedError extends ArkivectorError {
   override name = 'NotYetIndexedError';
   constructor(minBlock: number, asOfBlock: number | null, waitedMs: number) {
-    super('not_yet_indexed', `block ${minBlock} is not indexed yet (as_of_block ${asOfBlock ?? 'none'} after waiting ${waitedMs} ms)`, {
-      meta: { min_block: minBlock, as_of_block: asOfBlock },
-    });
+    super(
+      'not_yet_indexed',
+      `block ${minBlock} is not indexed yet (as_of_block ${asOfBlock ?? 'none'} after waiting ${waitedMs} ms)`,
+      {
+        meta: { min_block: minBlock, as_of_block: asOfBlock },
+      },
+    );
   }
 }
 
 export class EmbedderNotConfiguredError extends ArkivectorError {
   override name = 'EmbedderNotConfiguredError';
   constructor() {
-    super('embedder_not_configured', 'text search needs an embedder (--embedder URL); use mode "keyword" for BM25 over documents, or pass a vector');
+    super(
+      'embedder_not_configured',
+      'text search needs an embedder (--embedder URL); use mode "keyword" for BM25 over documents, or pass a vector',
+    );
   }
 }
 
 export class EmbedderMismatchError extends ArkivectorError {
   override name = 'EmbedderMismatchError';
   constructor(collection: string, expected: string, configured: string) {
-    super('embedder_mismatch', `collection ${collection} was embedded with ${expected}, this node embeds with ${configured}`, {
-      meta: { collection, expected, configured },
-    });
+    super(
+      'embedder_mismatch',
+      `collection ${collection} was embedded with ${expected}, this node embeds with ${configured}`,
+      {
+        meta: { collection, expected, configured },
+      },
+    );
   }
 }
 
@@ -78,8 +93,12 @@ export class ConflictError extends ArkivectorError {
 export class TxFailedError extends ArkivectorError {
   override name = 'TxFailedError';
   constructor(reason: string, txHash?: string) {
-    super('tx_failed', txHash ? `transaction ${txHash} failed: ${reason}` : `the chain refused the transaction: ${reason}`, {
-      meta: { reason, ...(txHash ? { tx_hash: txHash } : {}) },
-    });
+    super(
+      'tx_failed',
+      txHash ? `transaction ${txHash} failed: ${reason}` : `the chain refused the transaction: ${reason}`,
+      {
+        meta: { reason, ...(txHash ? { tx_hash: txHash } : {}) },
+      },
+    );
   }
 }

@@ -14,5 +14,9 @@ export async function get(ctx: ServiceContext, params: unknown): Promise<GetResu
   const c = collectionIn(view, collection);
   const record = c.store.get(ref);
   if (!record) throw new EntityNotFoundError(collection, ref);
-  return { as_of_block: view.as_of_block, sync_state: view.sync_state, entity: entityOf(record, c.definition, include_document) };
+  return {
+    as_of_block: view.as_of_block,
+    sync_state: view.sync_state,
+    entity: entityOf(record, c.definition, include_document),
+  };
 }

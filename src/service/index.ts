@@ -8,7 +8,14 @@ export { keepDefinitionsAlive, KEEPALIVE_EXTEND_BLOCKS, KEEPALIVE_HORIZON_BLOCKS
 export { listCollections, type ListCollectionsResult } from './listCollections.ts';
 export { listRag, type ListRagResult } from './listRag.ts';
 export { search, type SearchParameters, type SearchResult } from './search.ts';
-export { RAG_LIMIT_DEFAULT, RAG_LIMIT_MAX, RagArgumentError, searchRag, searchRagArgs, type SearchRagResult } from './searchRag.ts';
+export {
+  RAG_LIMIT_DEFAULT,
+  RAG_LIMIT_MAX,
+  RagArgumentError,
+  searchRag,
+  searchRagArgs,
+  type SearchRagResult,
+} from './searchRag.ts';
 export { status, type StatusResult } from './status.ts';
 export { upsert, type UpsertResult } from './upsert.ts';
 export type { ProgressReporter, WaitMode, WriteStep } from './submit.ts';
@@ -26,4 +33,10 @@ export {
   SignerNotConfiguredError,
   TxFailedError,
 } from './errors.ts';
-export { MAX_REQUEST_BYTES, MIN_BLOCK_TIMEOUT_MS_DEFAULT, SEARCH_K_DEFAULT, SEARCH_K_MAX, SEARCH_K_MIN } from './limits.ts';
+export {
+  MAX_REQUEST_BYTES,
+  MIN_BLOCK_TIMEOUT_MS_DEFAULT,
+  SEARCH_K_DEFAULT,
+  SEARCH_K_MAX,
+  SEARCH_K_MIN,
+} from './limits.ts';

@@ -20,12 +20,21 @@ export async function keepDefinitionsAlive(
   const horizon = BigInt(options.horizonBlocks ?? KEEPALIVE_HORIZON_BLOCKS);
   const by = BigInt(options.extendBlocks ?? KEEPALIVE_EXTEND_BLOCKS);
   const view = (await readView(ctx))();
-  const due = [...view.collections.values()].filter((c) => c.owner === writer.address && c.definitionExpiresAt - BigInt(view.as_of_block) < horizon);
+  const due = [...view.collections.values()].filter(
+    (c) => c.owner === writer.address && c.definitionExpiresAt - BigInt(view.as_of_block) < horizon,
+  );
   if (!due.length) return { extended: [], tx_hashes: [] };
-  const ops = { ...emptyStorageOps(), extends: due.map((c) => ({ entityKey: c.definitionKey as Hex, numberOfBlocks: by })) };
+  const ops = {
+    ...emptyStorageOps(),
+    extends: due.map((c) => ({ entityKey: c.definitionKey as Hex, numberOfBlocks: by })),
+  };
   const { hash } = await submit(ctx, ops, 'receipt');
   return {
-    extended: due.map((c) => ({ collection: c.name, key: c.definitionKey, expires_at_block: Number(c.definitionExpiresAt + by) })),
+    extended: due.map((c) => ({
+      collection: c.name,
+      key: c.definitionKey,
+      expires_at_block: Number(c.definitionExpiresAt + by),
+    })),
     tx_hashes: [hash],
   };
 }

@@ -3,7 +3,8 @@
 import type { CollectionDefinition, VectorRecord } from '../collections/index.ts';
 
 export function typedAttributes(record: VectorRecord, definition: CollectionDefinition) {
-  const out: Record<string, { type: CollectionDefinition['attributes'][string]; value: string | number | boolean }> = {};
+  const out: Record<string, { type: CollectionDefinition['attributes'][string]; value: string | number | boolean }> =
+    {};
   for (const name of Object.keys(record.attributes).sort()) {
     const type = definition.attributes[name];
     if (type) out[name] = { type, value: record.attributes[name] };

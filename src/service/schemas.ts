@@ -2,7 +2,16 @@
 // and the REST routes (request validation), so both surfaces accept and return exactly the same shapes.
 import { z } from 'zod';
 import { DIM_MAX, ttlSchema } from '../collections/index.ts';
-import { DOCUMENT_MAX_CHARS, REF_MAX_CHARS, SEARCH_K_DEFAULT, SEARCH_K_MAX, SEARCH_K_MIN, TEXT_MAX_CHARS, UPSERT_MAX_ENTITIES, WHERE_MAX_CHARS } from './limits.ts';
+import {
+  DOCUMENT_MAX_CHARS,
+  REF_MAX_CHARS,
+  SEARCH_K_DEFAULT,
+  SEARCH_K_MAX,
+  SEARCH_K_MIN,
+  TEXT_MAX_CHARS,
+  UPSERT_MAX_ENTITIES,
+  WHERE_MAX_CHARS,
+} from './limits.ts';
 
 export const collectionArg = z.string().min(1).max(63).describe('Collection name, e.g. "notes"');
 export const minBlockArg = z
@@ -10,26 +19,53 @@ export const minBlockArg = z
   .int()
   .min(0)
   .optional()
-  .describe('Wait (up to the node\'s --min-block-timeout) until this block is indexed; pass the block_number of a write to read your own write');
+  .describe(
+    "Wait (up to the node's --min-block-timeout) until this block is indexed; pass the block_number of a write to read your own write",
+  );
 export const whereArg = z
   .string()
   .max(WHERE_MAX_CHARS)
   .optional()
-  .describe('Arkiv filter over the collection\'s attributes, e.g. topic = str(\'pets\') && stars >= 4; also $owner, $creator, $key');
+  .describe(
+    "Arkiv filter over the collection's attributes, e.g. topic = str('pets') && stars >= 4; also $owner, $creator, $key",
+  );
 export const filterArg = z
   .record(z.string(), z.unknown())
   .optional()
-  .describe('JSON filter, e.g. {"gte": {"stars": 4}}; {"and"|"or": [...]}, {"not": ...}, {"in": {attr: [...]}}, {"glob": {attr: "pat*"}}; ANDed with where');
+  .describe(
+    'JSON filter, e.g. {"gte": {"stars": 4}}; {"and"|"or": [...]}, {"not": ...}, {"in": {attr: [...]}}, {"glob": {attr: "pat*"}}; ANDed with where',
+  );
 
 export const searchArgs = {
   collection: collectionArg,
-  vector: z.array(z.number()).min(1).max(DIM_MAX).optional().describe('Query embedding with the collection\'s dimension'),
-  text: z.string().min(1).max(TEXT_MAX_CHARS).optional().describe('Natural-language query; needs an embedder unless mode is "keyword"'),
-  mode: z.enum(['vector', 'semantic', 'keyword', 'hybrid']).optional().describe('vector (default with vector), semantic (embed text), keyword (BM25 over documents), hybrid (RRF of both)'),
-  k: z.number().int().min(SEARCH_K_MIN).max(SEARCH_K_MAX).default(SEARCH_K_DEFAULT).describe(`Number of results, ${SEARCH_K_MIN}-${SEARCH_K_MAX} (default ${SEARCH_K_DEFAULT})`),
+  vector: z
+    .array(z.number())
+    .min(1)
+    .max(DIM_MAX)
+    .optional()
+    .describe("Query embedding with the collection's dimension"),
+  text: z
+    .string()
+    .min(1)
+    .max(TEXT_MAX_CHARS)
+    .optional()
+    .describe('Natural-language query; needs an embedder unless mode is "keyword"'),
+  mode: z
+    .enum(['vector', 'semantic', 'keyword', 'hybrid'])
+    .optional()
+    .describe(
+      'vector (default with vector), semantic (embed text), keyword (BM25 over documents), hybrid (RRF of both)',
+    ),
+  k: z
+    .number()
+    .int()
+    .min(SEARCH_K_MIN)
+    .max(SEARCH_K_MAX)
+    .default(SEARCH_K_DEFAULT)
+    .describe(`Number of results, ${SEARCH_K_MIN}-${SEARCH_K_MAX} (default ${SEARCH_K_DEFAULT})`),
   where: whereArg,
   filter: filterArg,
-  include_document: z.boolean().default(false).describe('Return each result\'s document'),
+  include_document: z.boolean().default(false).describe("Return each result's document"),
   min_block: minBlockArg,
 };
 export const searchSchema = z.object(searchArgs);
@@ -51,16 +87,27 @@ export type CountParameters = z.input<typeof countSchema>;
 export const listArgs = { min_block: minBlockArg };
 export const listSchema = z.object(listArgs);
 
-const syncState = z.enum(['starting', 'catching_up', 'live', 'stalled']).describe('How far this node is behind the chain');
+const syncState = z
+  .enum(['starting', 'catching_up', 'live', 'stalled'])
+  .describe('How far this node is behind the chain');
 const asOfBlock = z.number().int().describe('The chain block this answer reflects');
-const attributeValue = z.object({ type: z.enum(['str', 'i32', 'uint', 'f32', 'bool']), value: z.union([z.string(), z.number(), z.boolean()]) });
+const attributeValue = z.object({
+  type: z.enum(['str', 'i32', 'uint', 'f32', 'bool']),
+  value: z.union([z.string(), z.number(), z.boolean()]),
+});
 
 export const collectionSchema = z.object({
   name: z.string(),
   column: z.string(),
   dim: z.number().int(),
   metric: z.enum(['cosine', 'l2', 'ip']),
-  index: z.object({ type: z.literal('hnsw'), opclass: z.string(), m: z.number().int(), ef_construction: z.number().int(), ef_search: z.number().int() }),
+  index: z.object({
+    type: z.literal('hnsw'),
+    opclass: z.string(),
+    m: z.number().int(),
+    ef_construction: z.number().int(),
+    ef_search: z.number().int(),
+  }),
   attributes: z.record(z.string(), z.string()),
   open: z.boolean(),
   owner: z.string(),
@@ -95,11 +142,17 @@ export const searchResultSchema = z.object({
   document: z.string().optional(),
 });
 
-export const listResultShape = { collections: z.array(collectionSchema), as_of_block: asOfBlock, sync_state: syncState };
+export const listResultShape = {
+  collections: z.array(collectionSchema),
+  as_of_block: asOfBlock,
+  sync_state: syncState,
+};
 export const searchResultShape = {
   as_of_block: asOfBlock,
   sync_state: syncState,
-  open_collection: z.boolean().describe('Whether any writer may add to this collection (true) or only its owner and writers'),
+  open_collection: z
+    .boolean()
+    .describe('Whether any writer may add to this collection (true) or only its owner and writers'),
   search_mode: z.enum(['exact', 'hnsw']).describe('exact scan or HNSW graph search'),
   mode: z.enum(['vector', 'semantic', 'keyword', 'hybrid']),
   results: z.array(searchResultSchema),
@@ -115,26 +168,49 @@ export type ListCollectionsResult = z.infer<z.ZodObject<typeof listResultShape>>
 const waitArg = z
   .enum(['indexed', 'receipt', 'none'])
   .default('indexed')
-  .describe('indexed (default): return once this node can search the write; receipt: once mined; none: once the node accepted the transaction');
+  .describe(
+    'indexed (default): return once this node can search the write; receipt: once mined; none: once the node accepted the transaction',
+  );
 
 export const upsertEntitySchema = z.object({
-  id: z.string().min(1).max(256).describe('Entity id, unique in the collection; an existing id of this signer is updated'),
-  vector: z.array(z.number()).min(1).max(DIM_MAX).describe('Embedding with the collection\'s dimension'),
-  document: z.string().max(DOCUMENT_MAX_CHARS).optional().describe('Text stored with the vector (searchable with mode keyword)'),
-  attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('Values of the collection\'s declared attributes'),
-  ttl: ttlSchema.optional().describe('Lifetime, e.g. {"days": 30}; default: the collection\'s default_ttl, else 30 days'),
+  id: z
+    .string()
+    .min(1)
+    .max(256)
+    .describe('Entity id, unique in the collection; an existing id of this signer is updated'),
+  vector: z.array(z.number()).min(1).max(DIM_MAX).describe("Embedding with the collection's dimension"),
+  document: z
+    .string()
+    .max(DOCUMENT_MAX_CHARS)
+    .optional()
+    .describe('Text stored with the vector (searchable with mode keyword)'),
+  attributes: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .describe("Values of the collection's declared attributes"),
+  ttl: ttlSchema
+    .optional()
+    .describe('Lifetime, e.g. {"days": 30}; default: the collection\'s default_ttl, else 30 days'),
 });
 
 export const upsertArgs = {
   collection: collectionArg,
-  entities: z.array(upsertEntitySchema).min(1).max(UPSERT_MAX_ENTITIES).describe(`1-${UPSERT_MAX_ENTITIES} entities, written in one transaction`),
+  entities: z
+    .array(upsertEntitySchema)
+    .min(1)
+    .max(UPSERT_MAX_ENTITIES)
+    .describe(`1-${UPSERT_MAX_ENTITIES} entities, written in one transaction`),
   wait: waitArg,
 };
 export const upsertSchema = z.object(upsertArgs);
 
 export const deleteArgs = {
   collection: collectionArg,
-  refs: z.array(z.string().min(1).max(REF_MAX_CHARS)).min(1).max(UPSERT_MAX_ENTITIES).describe('Ids or 0x keys of entities this signer owns'),
+  refs: z
+    .array(z.string().min(1).max(REF_MAX_CHARS))
+    .min(1)
+    .max(UPSERT_MAX_ENTITIES)
+    .describe('Ids or 0x keys of entities this signer owns'),
   dry_run: z.boolean().default(true).describe('true (default): only report what would be deleted'),
   wait: waitArg,
 };
@@ -157,7 +233,11 @@ export const createCollectionSchema = z.object({
 
 const writeOutcome = {
   tx_hashes: z.array(z.string()),
-  block_number: z.number().int().nullable().describe('Block of the transaction; pass it as min_block to read the write from any node'),
+  block_number: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Block of the transaction; pass it as min_block to read the write from any node'),
 };
 export const upsertResultShape = {
   results: z.array(z.object({ id: z.string(), key: z.string(), op: z.enum(['create', 'update']) })),

@@ -12,15 +12,21 @@ export type { SearchParameters, SearchResult };
 export async function search(ctx: ServiceContext, params: unknown): Promise<SearchResult> {
   const args = validate(searchSchema, params);
   const mode = args.mode ?? (args.vector ? 'vector' : 'semantic');
-  if (mode === 'vector' && !args.vector) throw new InvalidArgumentError('vector: required for mode "vector" (or pass text with mode "keyword", "semantic" or "hybrid")', [{ path: 'vector', message: 'required' }]);
-  if (mode !== 'vector' && !args.text) throw new InvalidArgumentError(`text: required for mode "${mode}"`, [{ path: 'text', message: 'required' }]);
+  if (mode === 'vector' && !args.vector)
+    throw new InvalidArgumentError(
+      'vector: required for mode "vector" (or pass text with mode "keyword", "semantic" or "hybrid")',
+      [{ path: 'vector', message: 'required' }],
+    );
+  if (mode !== 'vector' && !args.text)
+    throw new InvalidArgumentError(`text: required for mode "${mode}"`, [{ path: 'text', message: 'required' }]);
   // The embedding call is the only await after validation: it happens before the view is taken.
   let vector = args.vector;
   if ((mode === 'semantic' || mode === 'hybrid') && !vector) {
     if (!ctx.embedder) throw new EmbedderNotConfiguredError();
     const view = (await readView(ctx))();
     const wanted = collectionIn(view, args.collection).definition.embedder?.model;
-    if (wanted && wanted !== ctx.embedder.model) throw new EmbedderMismatchError(args.collection, wanted, ctx.embedder.model);
+    if (wanted && wanted !== ctx.embedder.model)
+      throw new EmbedderMismatchError(args.collection, wanted, ctx.embedder.model);
     vector = await ctx.embedder.embed(args.text!);
   }
   const view = (await readView(ctx, args.min_block))();

@@ -13,8 +13,15 @@ export const RAG_LIMIT_MAX = 100;
 export const searchRagArgs = {
   db: z.string().describe('Database (collection) name, as list_rag reports it'),
   q: z.string().describe('Query text'),
-  mode: z.enum(['keyword', 'semantic', 'both']).optional().describe('keyword for exact strings, semantic for natural language; omit to run both'),
-  limit: z.number().int().default(RAG_LIMIT_DEFAULT).describe(`Max chunks per mode (1-${RAG_LIMIT_MAX}); other values fall back to ${RAG_LIMIT_DEFAULT}`),
+  mode: z
+    .enum(['keyword', 'semantic', 'both'])
+    .optional()
+    .describe('keyword for exact strings, semantic for natural language; omit to run both'),
+  limit: z
+    .number()
+    .int()
+    .default(RAG_LIMIT_DEFAULT)
+    .describe(`Max chunks per mode (1-${RAG_LIMIT_MAX}); other values fall back to ${RAG_LIMIT_DEFAULT}`),
 };
 
 type Group = { source: string; matches: { chunk: number; content: string }[] };
@@ -43,17 +50,24 @@ function group(records: readonly VectorRecord[]): Group[] {
   return [...groups.values()];
 }
 
-export async function searchRag(ctx: ServiceContext, params: { db: string; q: string; mode?: 'keyword' | 'semantic' | 'both'; limit?: number }): Promise<SearchRagResult> {
+export async function searchRag(
+  ctx: ServiceContext,
+  params: { db: string; q: string; mode?: 'keyword' | 'semantic' | 'both'; limit?: number },
+): Promise<SearchRagResult> {
   const db = params.db.trim();
   const q = params.q.trim();
   if (!q) throw new RagArgumentError('q is required');
-  const limit = Number.isInteger(params.limit) && params.limit! >= 1 && params.limit! <= RAG_LIMIT_MAX ? params.limit! : RAG_LIMIT_DEFAULT;
+  const limit =
+    Number.isInteger(params.limit) && params.limit! >= 1 && params.limit! <= RAG_LIMIT_MAX
+      ? params.limit!
+      : RAG_LIMIT_DEFAULT;
   const mode = params.mode ?? 'both';
   const known = (await readView(ctx))().collections.get(db);
   if (!known) throw new RagArgumentError(`"${db}" not exist`);
   // Semantic needs an embedder: asked for explicitly it fails; as half of "both" it simply does not run.
   const runSemantic = mode === 'semantic' || (mode === 'both' && ctx.embedder !== undefined);
-  if (runSemantic && !ctx.embedder) throw new ArkivectorError('embedder_not_configured', 'semantic search needs an embedder (--embedder URL)');
+  if (runSemantic && !ctx.embedder)
+    throw new ArkivectorError('embedder_not_configured', 'semantic search needs an embedder (--embedder URL)');
   const vector = runSemantic ? await ctx.embedder!.embed(q) : undefined;
   const view = (await readView(ctx))();
   const store = view.collections.get(db)?.store;

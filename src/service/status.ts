@@ -14,7 +14,9 @@ export interface StatusResult {
 }
 
 export async function status(ctx: ServiceContext): Promise<StatusResult> {
-  const signer = ctx.writer ? { address: ctx.writer.address, balance_wei: (await ctx.writer.balance().catch(() => -1n)).toString() } : null;
+  const signer = ctx.writer
+    ? { address: ctx.writer.address, balance_wei: (await ctx.writer.balance().catch(() => -1n)).toString() }
+    : null;
   const { indexer } = ctx;
   const head = indexer.headBlock ?? null;
   const asOf = indexer.asOfBlock ?? null;

@@ -18,11 +18,20 @@ export type { UpsertResult };
 export function vectorContent(
   collection: string,
   definition: CollectionDefinition,
-  entity: { id: string; vector: number[]; document?: string; attributes?: Record<string, unknown>; ttl?: Parameters<typeof ttlToBlocks>[0] },
+  entity: {
+    id: string;
+    vector: number[];
+    document?: string;
+    attributes?: Record<string, unknown>;
+    ttl?: Parameters<typeof ttlToBlocks>[0];
+  },
   index: number,
 ): CreateOp {
   try {
-    const encoded = encodeVectorEntity({ collection, id: entity.id, vector: entity.vector, document: entity.document, attributes: entity.attributes }, definition);
+    const encoded = encodeVectorEntity(
+      { collection, id: entity.id, vector: entity.vector, document: entity.document, attributes: entity.attributes },
+      definition,
+    );
     return {
       btl: BigInt(ttlToBlocks(entity.ttl ?? definition.default_ttl ?? DEFAULT_WRITE_TTL)),
       contentType: encoded.contentType,
@@ -32,31 +41,47 @@ export function vectorContent(
     };
   } catch (error) {
     if (error instanceof ArkivectorError) {
-      throw new ArkivectorError(error.code, `entities[${index}]: ${error.shortMessage}`, { meta: { ...error.meta, index } });
+      throw new ArkivectorError(error.code, `entities[${index}]: ${error.shortMessage}`, {
+        meta: { ...error.meta, index },
+      });
     }
     throw error;
   }
 }
 
-export async function upsert(ctx: ServiceContext, params: unknown, onProgress?: ProgressReporter): Promise<UpsertResult> {
+export async function upsert(
+  ctx: ServiceContext,
+  params: unknown,
+  onProgress?: ProgressReporter,
+): Promise<UpsertResult> {
   const writer = requireWriter(ctx);
   const args = validate(upsertSchema, params);
   const view = (await readView(ctx))();
   const c = collectionIn(view, args.collection);
   if (!c.definition.open && writer.address !== c.owner && !c.definition.writers.includes(writer.address)) {
-    throw new ForbiddenError(`collection ${c.name} is closed and this node's signer ${writer.address} is not among its writers`, { collection: c.name, signer: writer.address });
+    throw new ForbiddenError(
+      `collection ${c.name} is closed and this node's signer ${writer.address} is not among its writers`,
+      { collection: c.name, signer: writer.address },
+    );
   }
   const seen = new Set<string>();
   const ops = emptyStorageOps();
   const plan: { id: string; op: 'create' | 'update'; key?: string; create?: number }[] = [];
   args.entities.forEach((entity, index) => {
-    if (seen.has(entity.id)) throw new InvalidArgumentError(`entities[${index}].id: ${JSON.stringify(entity.id)} appears twice in the batch`, [{ path: `entities.${index}.id`, message: 'duplicate id' }]);
+    if (seen.has(entity.id))
+      throw new InvalidArgumentError(`entities[${index}].id: ${JSON.stringify(entity.id)} appears twice in the batch`, [
+        { path: `entities.${index}.id`, message: 'duplicate id' },
+      ]);
     seen.add(entity.id);
     const content = vectorContent(c.name, c.definition, entity, index);
     const existing = c.store.get(entity.id);
     if (existing && existing.id === entity.id) {
       if (existing.owner !== writer.address) {
-        throw new ConflictError(`id ${JSON.stringify(entity.id)} belongs to another writer (${existing.owner})`, { id: entity.id, owner: existing.owner, key: existing.key });
+        throw new ConflictError(`id ${JSON.stringify(entity.id)} belongs to another writer (${existing.owner})`, {
+          id: entity.id,
+          owner: existing.owner,
+          key: existing.key,
+        });
       }
       ops.updates.push({ entityKey: existing.key as `0x${string}`, ...content });
       plan.push({ id: entity.id, op: 'update', key: existing.key });
@@ -67,7 +92,11 @@ export async function upsert(ctx: ServiceContext, params: unknown, onProgress?: 
   });
   const { hash, block_number } = await submit(ctx, ops, args.wait, onProgress);
   return {
-    results: plan.map((p) => ({ id: p.id, op: p.op, key: p.key ?? entityKey(hash, ops.creates[p.create!].payload, p.create!) })),
+    results: plan.map((p) => ({
+      id: p.id,
+      op: p.op,
+      key: p.key ?? entityKey(hash, ops.creates[p.create!].payload, p.create!),
+    })),
     tx_hashes: [hash],
     block_number,
   };

@@ -23,10 +23,14 @@ export async function readView(ctx: ServiceContext, minBlock?: number): Promise<
   }
   return () => {
     if (indexer.asOfBlock === undefined && indexer.syncState === 'stalled') {
-      throw new ChainUnavailableError(`nothing is indexed yet and the chain cannot be read (${indexer.lastError ?? 'no answer'})`);
+      throw new ChainUnavailableError(
+        `nothing is indexed yet and the chain cannot be read (${indexer.lastError ?? 'no answer'})`,
+      );
     }
     if (indexer.asOfBlock === undefined) {
-      throw new ArkivectorError('not_yet_indexed', 'the node is still starting: nothing is indexed yet', { meta: { as_of_block: null, sync_state: indexer.syncState } });
+      throw new ArkivectorError('not_yet_indexed', 'the node is still starting: nothing is indexed yet', {
+        meta: { as_of_block: null, sync_state: indexer.syncState },
+      });
     }
     return { as_of_block: indexer.asOfBlock, sync_state: indexer.syncState, collections: indexer.collections };
   };
@@ -48,7 +52,13 @@ export function describeCollection(view: View, c: PublishedCollection<ReadableSt
     column: `halfvec(${d.dim})`,
     dim: d.dim,
     metric: d.metric,
-    index: { type: 'hnsw', opclass: OPCLASS[d.metric], m: d.index.m, ef_construction: d.index.ef_construction, ef_search: d.index.ef_search },
+    index: {
+      type: 'hnsw',
+      opclass: OPCLASS[d.metric],
+      m: d.index.m,
+      ef_construction: d.index.ef_construction,
+      ef_search: d.index.ef_search,
+    },
     attributes: { ...d.attributes },
     open: d.open,
     owner: c.owner,

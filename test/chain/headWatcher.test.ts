@@ -9,7 +9,9 @@ import { startTestDevnet } from '../helpers/devnet.ts';
 test('watchHeads: reports mined blocks, and again after an outage', async () => {
   const devnet = await startTestDevnet();
   const events = new EventEmitter();
-  const watcher = watchHeads(devnet.wsUrl, (n) => events.emit('head', n), { onSubscribed: () => events.emit('subscribed') });
+  const watcher = watchHeads(devnet.wsUrl, (n) => events.emit('head', n), {
+    onSubscribed: () => events.emit('subscribed'),
+  });
   const nextHead = () => once(events, 'head', { signal: AbortSignal.timeout(15_000) }).then(([n]) => n as number);
   try {
     await once(events, 'subscribed', { signal: AbortSignal.timeout(15_000) });

@@ -7,7 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { RpcResponseError, RpcUnavailableError, createHttpTransport, redactUrl } from '../../src/chain/transport.ts';
 
-type Handler = (req: IncomingMessage, res: ServerResponse, body: { id: number; method: string } | { id: number; method: string }[]) => void;
+type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: { id: number; method: string } | { id: number; method: string }[],
+) => void;
 
 describe('chain transport', () => {
   const script: Handler[] = [];
@@ -25,10 +29,24 @@ describe('chain transport', () => {
       next(req, res, JSON.parse(text));
     });
   });
-  const ok = (result: unknown): Handler => (_req, res, body) =>
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(body) ? body.map((b) => ({ jsonrpc: '2.0', id: b.id, result })) : { jsonrpc: '2.0', id: body.id, result }));
-  const rpcError = (code: number, message: string): Handler => (_req, res, body) =>
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: (body as { id: number }).id, error: { code, message } }));
+  const ok =
+    (result: unknown): Handler =>
+    (_req, res, body) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify(
+            Array.isArray(body)
+              ? body.map((b) => ({ jsonrpc: '2.0', id: b.id, result }))
+              : { jsonrpc: '2.0', id: body.id, result },
+          ),
+        );
+  const rpcError =
+    (code: number, message: string): Handler =>
+    (_req, res, body) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: (body as { id: number }).id, error: { code, message } }));
 
   before(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -38,12 +56,20 @@ describe('chain transport', () => {
 
   test('rate limits: HTTP 429 (Retry-After) and -32016 are retried, then the answer comes through', async () => {
     hits = 0;
-    script.push((_req, res) => res.writeHead(429, { 'retry-after': '0' }).end('slow down'), rpcError(-32016, 'over rate limit'), ok('0x2a'));
+    script.push(
+      (_req, res) => res.writeHead(429, { 'retry-after': '0' }).end('slow down'),
+      rpcError(-32016, 'over rate limit'),
+      ok('0x2a'),
+    );
     const retries: string[] = [];
     const transport = createHttpTransport({ url, backoffMs: 1, onRetry: (info) => retries.push(info.reason) });
     try {
       assert.equal(await transport.request('eth_blockNumber'), '0x2a');
-      assert.equal(lastAuthorization, `Basic ${Buffer.from('user:secret').toString('base64')}`, 'URL credentials travel as Basic auth');
+      assert.equal(
+        lastAuthorization,
+        `Basic ${Buffer.from('user:secret').toString('base64')}`,
+        'URL credentials travel as Basic auth',
+      );
       assert.equal(hits, 3);
       assert.equal(retries.length, 2);
       assert.match(retries[0], /rate limiting \(HTTP 429\)/);
@@ -55,7 +81,11 @@ describe('chain transport', () => {
 
   test('server errors and dropped connections are retried; after the attempts, RpcUnavailableError without credentials', async () => {
     hits = 0;
-    script.push((_req, res) => res.writeHead(503).end(), (req) => req.socket.destroy(), (_req, res) => res.writeHead(502).end());
+    script.push(
+      (_req, res) => res.writeHead(503).end(),
+      (req) => req.socket.destroy(),
+      (_req, res) => res.writeHead(502).end(),
+    );
     const transport = createHttpTransport({ url, attempts: 3, backoffMs: 1 });
     try {
       await assert.rejects(transport.request('eth_blockNumber'), (error: Error) => {
@@ -74,13 +104,24 @@ describe('chain transport', () => {
     script.push(rpcError(-32000, 'execution reverted'));
     const transport = createHttpTransport({ url, backoffMs: 1 });
     try {
-      await assert.rejects(transport.request('eth_call'), (error: Error) => error instanceof RpcResponseError && error.code === -32000);
+      await assert.rejects(
+        transport.request('eth_call'),
+        (error: Error) => error instanceof RpcResponseError && error.code === -32000,
+      );
       assert.equal(hits, 1);
       script.push((_req, res, body) => {
         const calls = body as { id: number }[];
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([{ jsonrpc: '2.0', id: calls[1].id, error: { code: -32601, message: 'nope' } }, { jsonrpc: '2.0', id: calls[0].id, result: 'first' }]));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify([
+            { jsonrpc: '2.0', id: calls[1].id, error: { code: -32601, message: 'nope' } },
+            { jsonrpc: '2.0', id: calls[0].id, result: 'first' },
+          ]),
+        );
       });
-      const answers = await transport.batch([{ method: 'a', params: [] }, { method: 'b', params: [] }]);
+      const answers = await transport.batch([
+        { method: 'a', params: [] },
+        { method: 'b', params: [] },
+      ]);
       assert.equal(answers[0], 'first');
       assert.ok(answers[1] instanceof RpcResponseError && answers[1].code === -32601);
     } finally {

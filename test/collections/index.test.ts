@@ -1,7 +1,7 @@
 // Tests src/collections/index.ts: the hand-picked public surface and the declared limits.
-import assert from 'node:assert/strict'
-import { test } from 'node:test'
-import * as collections from '../../src/collections/index.ts'
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import * as collections from '../../src/collections/index.ts';
 
 test('exports: the public surface changes only on purpose', () => {
   assert.deepEqual(Object.keys(collections).sort(), [
@@ -76,28 +76,32 @@ test('exports: the public surface changes only on purpose', () => {
     'utf8Encode',
     'validateCollectionDefinition',
     'vectorIdSchema',
-  ])
-})
+  ]);
+});
 
 test('default: limits of DESIGN §4 and §5', () => {
-  assert.equal(collections.DIM_MIN, 1)
-  assert.equal(collections.DIM_MAX, 4000)
-  assert.equal(collections.HNSW_DEFAULT_M, 16)
-  assert.equal(collections.HNSW_DEFAULT_EF_CONSTRUCTION, 64)
-  assert.equal(collections.HNSW_DEFAULT_EF_SEARCH, 40)
-  assert.equal(collections.ID_MAX_BYTES, 256)
-  assert.equal(collections.STR_ATTRIBUTE_MAX_BYTES, 1024)
-  assert.equal(collections.BLOCK_TIME_SECONDS, 2)
-  assert.equal(collections.RESERVED_PREFIX, 'arkivector_')
-  assert.equal(collections.UINT_ATTRIBUTE_MAX, 2 ** 53 - 1)
-  assert.equal(collections.COLLECTION_CONTENT_TYPE, 'application/vnd.arkivector.collection.v1+json')
-  assert.equal(collections.VECTOR_CONTENT_TYPE, 'application/vnd.arkivector.vector.v1')
+  assert.equal(collections.DIM_MIN, 1);
+  assert.equal(collections.DIM_MAX, 4000);
+  assert.equal(collections.HNSW_DEFAULT_M, 16);
+  assert.equal(collections.HNSW_DEFAULT_EF_CONSTRUCTION, 64);
+  assert.equal(collections.HNSW_DEFAULT_EF_SEARCH, 40);
+  assert.equal(collections.ID_MAX_BYTES, 256);
+  assert.equal(collections.STR_ATTRIBUTE_MAX_BYTES, 1024);
+  assert.equal(collections.BLOCK_TIME_SECONDS, 2);
+  assert.equal(collections.RESERVED_PREFIX, 'arkivector_');
+  assert.equal(collections.UINT_ATTRIBUTE_MAX, 2 ** 53 - 1);
+  assert.equal(collections.COLLECTION_CONTENT_TYPE, 'application/vnd.arkivector.collection.v1+json');
+  assert.equal(collections.VECTOR_CONTENT_TYPE, 'application/vnd.arkivector.vector.v1');
   for (const [min, def, max] of [
     [collections.HNSW_MIN_M, collections.HNSW_DEFAULT_M, collections.HNSW_MAX_M],
-    [collections.HNSW_MIN_EF_CONSTRUCTION, collections.HNSW_DEFAULT_EF_CONSTRUCTION, collections.HNSW_MAX_EF_CONSTRUCTION],
+    [
+      collections.HNSW_MIN_EF_CONSTRUCTION,
+      collections.HNSW_DEFAULT_EF_CONSTRUCTION,
+      collections.HNSW_MAX_EF_CONSTRUCTION,
+    ],
     [collections.HNSW_MIN_EF_SEARCH, collections.HNSW_DEFAULT_EF_SEARCH, collections.HNSW_MAX_EF_SEARCH],
   ]) {
-    assert.ok(min <= def && def <= max)
+    assert.ok(min <= def && def <= max);
   }
-  assert.ok(collections.HNSW_DEFAULT_EF_CONSTRUCTION >= 2 * collections.HNSW_DEFAULT_M)
-})
+  assert.ok(collections.HNSW_DEFAULT_EF_CONSTRUCTION >= 2 * collections.HNSW_DEFAULT_M);
+});

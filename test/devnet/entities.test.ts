@@ -68,7 +68,11 @@ describe('devnet: entity writes through the SDK', () => {
     assert.equal(receipt.logs.length, 1);
     const [log] = receipt.logs;
     assert.equal(log.address, ARKIV_ADDRESS);
-    assert.deepEqual(log.topics, [ARKIV_TOPICS.created, key, `0x${'0'.repeat(24)}${alice.account.address.slice(2).toLowerCase()}`]);
+    assert.deepEqual(log.topics, [
+      ARKIV_TOPICS.created,
+      key,
+      `0x${'0'.repeat(24)}${alice.account.address.slice(2).toLowerCase()}`,
+    ]);
     const decoded = decodeEventLog({ abi: arkivEventAbi, topics: log.topics as [Hex], data: log.data, strict: true });
     assert.equal(decoded.eventName, 'ArkivEntityCreated');
     assert.equal((decoded.args as unknown as { expirationBlock: bigint }).expirationBlock, receipt.blockNumber + 1800n);
@@ -76,7 +80,12 @@ describe('devnet: entity writes through the SDK', () => {
   });
 
   test('create: an empty payload is allowed and comes back as undefined', async () => {
-    const { entityKey: key } = await alice.createEntity({ payload: new Uint8Array(), contentType: 'text/plain', attributes: [], expiresIn: 60 });
+    const { entityKey: key } = await alice.createEntity({
+      payload: new Uint8Array(),
+      contentType: 'text/plain',
+      attributes: [],
+      expiresIn: 60,
+    });
     const entity = await reader.getEntity(key);
     assert.equal(entity.payload, undefined);
     assert.equal(entity.contentType, 'text/plain');
@@ -103,7 +112,8 @@ describe('devnet: entity writes through the SDK', () => {
     assert.equal(entity.creator, lower(alice.account.address));
     const [log] = receipt.logs;
     assert.equal(log.topics[0], ARKIV_TOPICS.updated);
-    const args = decodeEventLog({ abi: arkivEventAbi, topics: log.topics as [Hex], data: log.data }).args as unknown as Record<string, bigint>;
+    const args = decodeEventLog({ abi: arkivEventAbi, topics: log.topics as [Hex], data: log.data })
+      .args as unknown as Record<string, bigint>;
     assert.equal(args.oldExpirationBlock, created.blockNumber + 1800n);
     assert.equal(args.newExpirationBlock, receipt.blockNumber + 10n);
   });
@@ -133,10 +143,22 @@ describe('devnet: entity writes through the SDK', () => {
     assert.equal(receipt.logs[0].topics[0], ARKIV_TOPICS.ownerChanged);
     assert.equal((await reader.getEntity(key)).owner, lower(bob.account.address));
     await assert.rejects(
-      alice.updateEntity({ entityKey: key, payload: text('x'), contentType: 'text/plain', attributes: [], expiresIn: 60 }),
+      alice.updateEntity({
+        entityKey: key,
+        payload: text('x'),
+        contentType: 'text/plain',
+        attributes: [],
+        expiresIn: 60,
+      }),
       /Transaction failed/,
     );
-    await bob.updateEntity({ entityKey: key, payload: text('by bob'), contentType: 'text/plain', attributes: [], expiresIn: 60 });
+    await bob.updateEntity({
+      entityKey: key,
+      payload: text('by bob'),
+      contentType: 'text/plain',
+      attributes: [],
+      expiresIn: 60,
+    });
     const entity = await reader.getEntity(key);
     assert.equal(entity.toText(), 'by bob');
     assert.equal(entity.creator, lower(alice.account.address));
@@ -156,16 +178,29 @@ describe('devnet: entity writes through the SDK', () => {
       extensions: [{ entityKey: c, expiresIn: 20 }],
       ownershipChanges: [{ entityKey: d, newOwner: bob.account.address }],
     });
-    assert.deepEqual(result.createdEntities, [entityKey(result.txHash, text('new-0'), 0), entityKey(result.txHash, text('new-1'), 1)]);
+    assert.deepEqual(result.createdEntities, [
+      entityKey(result.txHash, text('new-0'), 0),
+      entityKey(result.txHash, text('new-1'), 1),
+    ]);
     assert.deepEqual(result.deletedEntities, [a]);
     assert.deepEqual(result.updatedEntities, [b]);
     assert.deepEqual(result.extendedEntities, [c]);
     const receipt = await reader.getTransactionReceipt({ hash: result.txHash });
     assert.deepEqual(
       receipt.logs.map((l) => l.topics[0]),
-      [ARKIV_TOPICS.created, ARKIV_TOPICS.created, ARKIV_TOPICS.deleted, ARKIV_TOPICS.updated, ARKIV_TOPICS.extended, ARKIV_TOPICS.ownerChanged],
+      [
+        ARKIV_TOPICS.created,
+        ARKIV_TOPICS.created,
+        ARKIV_TOPICS.deleted,
+        ARKIV_TOPICS.updated,
+        ARKIV_TOPICS.extended,
+        ARKIV_TOPICS.ownerChanged,
+      ],
     );
-    assert.deepEqual(receipt.logs.map((l) => l.logIndex), [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      receipt.logs.map((l) => l.logIndex),
+      [0, 1, 2, 3, 4, 5],
+    );
     assert.equal((await reader.getEntity(result.createdEntities[1])).operationIndexInTransaction, 1n);
     assert.equal((await reader.getEntity(d)).owner, lower(bob.account.address));
   });
@@ -185,7 +220,10 @@ describe('devnet: entity writes through the SDK', () => {
   test('blocks: eth_getBlockReceipts returns the same receipts as eth_getTransactionReceipt', async () => {
     const { txHash } = await create();
     const receipt = await reader.getTransactionReceipt({ hash: txHash });
-    const receipts = await reader.request({ method: 'eth_getBlockReceipts' as never, params: [`0x${receipt.blockNumber.toString(16)}`] as never }) as { transactionHash: Hex; status: Hex; logs: unknown[] }[];
+    const receipts = (await reader.request({
+      method: 'eth_getBlockReceipts' as never,
+      params: [`0x${receipt.blockNumber.toString(16)}`] as never,
+    })) as { transactionHash: Hex; status: Hex; logs: unknown[] }[];
     assert.equal(receipts.length, 2);
     assert.equal(receipts[1].transactionHash, txHash);
     assert.equal(receipts[1].status, '0x1');
@@ -199,7 +237,10 @@ describe('devnet: entity writes through the SDK', () => {
     const { txHash } = await create(bob);
     const receipt = await reader.getTransactionReceipt({ hash: txHash });
     assert.equal(await reader.getTransactionCount({ address: bob.account.address }), nonceBefore + 1);
-    assert.equal(await reader.getBalance({ address: bob.account.address }), balanceBefore - receipt.gasUsed * receipt.effectiveGasPrice);
+    assert.equal(
+      await reader.getBalance({ address: bob.account.address }),
+      balanceBefore - receipt.gasUsed * receipt.effectiveGasPrice,
+    );
     assert.ok(receipt.gasUsed > 21000n);
   });
 });

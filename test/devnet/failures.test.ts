@@ -22,7 +22,12 @@ describe('devnet: refused and failed transactions', () => {
     reader = publicClient(devnet);
     alice = walletClient(devnet, 0);
     bob = walletClient(devnet, 1);
-    ({ entityKey: key } = await alice.createEntity({ payload: text('original'), contentType: 'text/plain', attributes: [], expiresIn: 3600 }));
+    ({ entityKey: key } = await alice.createEntity({
+      payload: text('original'),
+      contentType: 'text/plain',
+      attributes: [],
+      expiresIn: 3600,
+    }));
   });
   after(() => devnet.stop());
 
@@ -43,7 +48,12 @@ describe('devnet: refused and failed transactions', () => {
 
   const ops = (patch: Partial<StorageOps>) => bytesToHex(encodeStorageTransaction({ ...emptyStorageOps(), ...patch }));
   const create = (patch: Partial<StorageOps['creates'][number]> = {}) => ({
-    btl: 10n, contentType: 'text/plain', payload: text('x'), stringAttributes: [], numericAttributes: [], ...patch,
+    btl: 10n,
+    contentType: 'text/plain',
+    payload: text('x'),
+    stringAttributes: [],
+    numericAttributes: [],
+    ...patch,
   });
 
   async function refusedRaw(data: Hex, pattern: RegExp) {
@@ -51,7 +61,11 @@ describe('devnet: refused and failed transactions', () => {
     const answer = await rpc(devnet, 'eth_sendRawTransaction', [await signRaw(data)]);
     assert.equal(answer.error?.code, -32000);
     assert.match(answer.error!.message, pattern);
-    assert.equal(await reader.getTransactionCount({ address: bob.account.address }), nonce, 'a refused transaction is not mined');
+    assert.equal(
+      await reader.getTransactionCount({ address: bob.account.address }),
+      nonce,
+      'a refused transaction is not mined',
+    );
   }
 
   test('non-owner update: eth_estimateGas reports why, and the SDK throws "Transaction failed"', async () => {
@@ -60,8 +74,17 @@ describe('devnet: refused and failed transactions', () => {
     assert.equal(estimate.error?.code, -32000);
     assert.match(estimate.error!.message, new RegExp(`failed to update entity ${key}: .* is not the owner`));
     await assert.rejects(
-      bob.updateEntity({ entityKey: key, payload: text('stolen'), contentType: 'text/plain', attributes: [], expiresIn: 60 }),
-      (error: Error) => error instanceof EntityMutationError && /^Transaction failed/.test(error.message) && /not the owner/.test(error.message),
+      bob.updateEntity({
+        entityKey: key,
+        payload: text('stolen'),
+        contentType: 'text/plain',
+        attributes: [],
+        expiresIn: 60,
+      }),
+      (error: Error) =>
+        error instanceof EntityMutationError &&
+        /^Transaction failed/.test(error.message) &&
+        /not the owner/.test(error.message),
     );
     assert.equal((await reader.getEntity(key)).toText(), 'original');
   });
@@ -84,7 +107,10 @@ describe('devnet: refused and failed transactions', () => {
     assert.deepEqual(receipt.logs, []);
     assert.equal((await reader.getEntity(key)).toText(), 'original');
     assert.equal(await reader.getTransactionCount({ address: bob.account.address }), nonce + 1);
-    assert.equal(await reader.getBalance({ address: bob.account.address }), balance - receipt.gasUsed * receipt.effectiveGasPrice);
+    assert.equal(
+      await reader.getBalance({ address: bob.account.address }),
+      balance - receipt.gasUsed * receipt.effectiveGasPrice,
+    );
   });
 
   test('atomicity: a transaction whose last op fails leaves its earlier creates undone', async () => {
@@ -102,22 +128,58 @@ describe('devnet: refused and failed transactions', () => {
     await refusedRaw('0xdeadbeef', /failed to validate arkiv transaction: .*brotli/);
     await refusedRaw('0x', /failed to validate arkiv transaction: arkiv transaction data is empty/);
     const { brotliCompressSync } = await import('node:zlib');
-    await refusedRaw(bytesToHex(brotliCompressSync(Buffer.from([0xc4, 0xc0, 0xc0, 0xc0, 0xc0]))), /failed to validate arkiv transaction: rlp: too few elements/);
+    await refusedRaw(
+      bytesToHex(brotliCompressSync(Buffer.from([0xc4, 0xc0, 0xc0, 0xc0, 0xc0]))),
+      /failed to validate arkiv transaction: rlp: too few elements/,
+    );
   });
 
   test('validation: BTL 0, empty or long contentType, bad attribute names, duplicates, > 1000 ops', async () => {
     await refusedRaw(ops({ creates: [create({ btl: 0n })] }), /create\[0\] BTL is 0/);
     await refusedRaw(ops({ creates: [create({ contentType: '' })] }), /create\[0\] contentType is empty/);
-    await refusedRaw(ops({ creates: [create({ contentType: 'x'.repeat(129) })] }), /contentType is longer than 128 bytes/);
-    await refusedRaw(ops({ creates: [create({ stringAttributes: [{ key: 'bad-name', value: 'v' }] })] }), /invalid annotation identifier/);
-    await refusedRaw(ops({ creates: [create({ numericAttributes: [{ key: '1st', value: 1n }] })] }), /invalid annotation identifier/);
-    await refusedRaw(ops({ creates: [create({ stringAttributes: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] })] }), /duplicate annotation key "a"/);
+    await refusedRaw(
+      ops({ creates: [create({ contentType: 'x'.repeat(129) })] }),
+      /contentType is longer than 128 bytes/,
+    );
+    await refusedRaw(
+      ops({ creates: [create({ stringAttributes: [{ key: 'bad-name', value: 'v' }] })] }),
+      /invalid annotation identifier/,
+    );
+    await refusedRaw(
+      ops({ creates: [create({ numericAttributes: [{ key: '1st', value: 1n }] })] }),
+      /invalid annotation identifier/,
+    );
+    await refusedRaw(
+      ops({
+        creates: [
+          create({
+            stringAttributes: [
+              { key: 'a', value: '1' },
+              { key: 'a', value: '2' },
+            ],
+          }),
+        ],
+      }),
+      /duplicate annotation key "a"/,
+    );
     await refusedRaw(ops({ extends: [{ entityKey: key, numberOfBlocks: 0n }] }), /extend\[0\] number of blocks is 0/);
-    await refusedRaw(ops({ deletes: Array.from({ length: 1001 }, (_, i) => `0x${i.toString(16).padStart(64, '0')}` as Hex) }), /number of operations is greater than 1000/);
+    await refusedRaw(
+      ops({ deletes: Array.from({ length: 1001 }, (_, i) => `0x${i.toString(16).padStart(64, '0')}` as Hex) }),
+      /number of operations is greater than 1000/,
+    );
   });
 
   test('validation: the same name may be a string and a numeric attribute, and Unicode names are allowed', async () => {
-    const { entityKey: k } = await alice.createEntity({ payload: text('both'), contentType: 'text/plain', attributes: [{ key: 'v', value: 'x' }, { key: 'v', value: 1 }, { key: 'αβγ', value: 'ok' }], expiresIn: 60 });
+    const { entityKey: k } = await alice.createEntity({
+      payload: text('both'),
+      contentType: 'text/plain',
+      attributes: [
+        { key: 'v', value: 'x' },
+        { key: 'v', value: 1 },
+        { key: 'αβγ', value: 'ok' },
+      ],
+      expiresIn: 60,
+    });
     const entity = await reader.getEntity(k);
     assert.equal(entity.attributes.length, 3);
   });
@@ -139,19 +201,36 @@ describe('devnet: JSON-RPC envelope', () => {
   after(() => devnet.stop());
 
   const post = async (body: string) =>
-    (await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json() as Promise<unknown>;
+    (
+      await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    ).json() as Promise<unknown>;
 
   test('unknown methods answer -32601 (viem falls back from eth_fillTransaction on it)', async () => {
     const answer = await rpc(devnet, 'eth_fillTransaction', [{}]);
-    assert.deepEqual(answer.error, { code: -32601, message: 'the method eth_fillTransaction does not exist/is not available' });
+    assert.deepEqual(answer.error, {
+      code: -32601,
+      message: 'the method eth_fillTransaction does not exist/is not available',
+    });
   });
 
   test('batches answer in order; parse errors answer -32700; a missing params member is accepted', async () => {
     assert.deepEqual(
-      await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }, { jsonrpc: '2.0', id: 2, method: 'net_version' }])),
-      [{ jsonrpc: '2.0', id: 1, result: '0x539' }, { jsonrpc: '2.0', id: 2, result: '1337' }],
+      await post(
+        JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'eth_chainId' },
+          { jsonrpc: '2.0', id: 2, method: 'net_version' },
+        ]),
+      ),
+      [
+        { jsonrpc: '2.0', id: 1, result: '0x539' },
+        { jsonrpc: '2.0', id: 2, result: '1337' },
+      ],
     );
-    assert.deepEqual(await post('{"jsonrpc":'), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+    assert.deepEqual(await post('{"jsonrpc":'), {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'parse error' },
+    });
   });
 
   test('eth_getLogs: ranges over 1000 blocks are refused like public nodes do', async () => {

@@ -36,7 +36,12 @@ describe('devnet: expiry', () => {
   test('an entity is visible through expiresAt - 1 and gone at expiresAt, with an Expired log on tx 0', async () => {
     const reader = publicClient(devnet);
     const alice = walletClient(devnet);
-    const { entityKey: key, txHash } = await alice.createEntity({ payload: text('short'), contentType: 'text/plain', attributes: [{ key: 'ttl', value: 'short' }], expiresIn: ExpirationTime.fromBlocks(2) });
+    const { entityKey: key, txHash } = await alice.createEntity({
+      payload: text('short'),
+      contentType: 'text/plain',
+      attributes: [{ key: 'ttl', value: 'short' }],
+      expiresIn: ExpirationTime.fromBlocks(2),
+    });
     const createdIn = (await reader.getTransactionReceipt({ hash: txHash })).blockNumber;
     assert.equal((await reader.getEntity(key)).expiresAtBlock, createdIn + 2n);
     devnet.mine();
@@ -44,13 +49,21 @@ describe('devnet: expiry', () => {
     const expiryBlock = devnet.mine();
     assert.equal(BigInt(expiryBlock.number), createdIn + 2n);
     await assert.rejects(reader.getEntity(key), NoEntityFoundError);
-    const [systemReceipt] = (await rpcResult<{ from: string; transactionIndex: string; logs: { topics: Hex[]; data: Hex }[] }[]>(devnet, 'eth_getBlockReceipts', [`0x${expiryBlock.number.toString(16)}`]));
+    const [systemReceipt] = await rpcResult<
+      { from: string; transactionIndex: string; logs: { topics: Hex[]; data: Hex }[] }[]
+    >(devnet, 'eth_getBlockReceipts', [`0x${expiryBlock.number.toString(16)}`]);
     assert.equal(systemReceipt.from, SYSTEM_TX_FROM);
     assert.equal(systemReceipt.transactionIndex, '0x0');
     assert.equal(systemReceipt.logs.length, 1);
     assert.deepEqual(systemReceipt.logs[0].topics.slice(0, 2), [ARKIV_TOPICS.expired, key]);
     assert.equal(systemReceipt.logs[0].data, key);
-    const before = await reader.buildQuery().where([]).validAtBlock(createdIn + 1n).withPayload().fetch().catch(() => undefined);
+    const before = await reader
+      .buildQuery()
+      .where([])
+      .validAtBlock(createdIn + 1n)
+      .withPayload()
+      .fetch()
+      .catch(() => undefined);
     assert.equal(before, undefined, 'an empty builder query is rejected (SDK sends "")');
     const history = await reader.query('ttl = "short"', { atBlock: createdIn + 1n });
     assert.equal(history.entities.length, 1);
@@ -60,7 +73,12 @@ describe('devnet: expiry', () => {
   test('an extended entity does not expire at its old expiry', async () => {
     const reader = publicClient(devnet);
     const alice = walletClient(devnet);
-    const { entityKey: key } = await alice.createEntity({ payload: text('kept'), contentType: 'text/plain', attributes: [], expiresIn: ExpirationTime.fromBlocks(2) });
+    const { entityKey: key } = await alice.createEntity({
+      payload: text('kept'),
+      contentType: 'text/plain',
+      attributes: [],
+      expiresIn: ExpirationTime.fromBlocks(2),
+    });
     await alice.extendEntity({ entityKey: key, expiresIn: ExpirationTime.fromBlocks(5) });
     devnet.mine(2);
     assert.equal((await reader.getEntity(key)).toText(), 'kept');
@@ -79,24 +97,68 @@ describe('devnet: events and blocks', () => {
     let notify = () => {};
     const unwatch = await reader.subscribeEntityEvents(
       {
-        onEntityCreated: (e) => (events.push(`created ${e.entityKey}`), notify()),
-        onEntityUpdated: (e) => (events.push(`updated ${e.entityKey}`), notify()),
-        onEntityExpiresInExtended: (e) => (events.push(`extended ${e.entityKey} ${e.newExpirationBlock - e.oldExpirationBlock}`), notify()),
-        onEntityDeleted: (e) => (events.push(`deleted ${e.entityKey}`), notify()),
-        onEntityExpired: (e) => (events.push(`expired ${e.entityKey}`), notify()),
+        onEntityCreated: (e) => {
+          events.push(`created ${e.entityKey}`);
+          notify();
+        },
+        onEntityUpdated: (e) => {
+          events.push(`updated ${e.entityKey}`);
+          notify();
+        },
+        onEntityExpiresInExtended: (e) => {
+          events.push(`extended ${e.entityKey} ${e.newExpirationBlock - e.oldExpirationBlock}`);
+          notify();
+        },
+        onEntityDeleted: (e) => {
+          events.push(`deleted ${e.entityKey}`);
+          notify();
+        },
+        onEntityExpired: (e) => {
+          events.push(`expired ${e.entityKey}`);
+          notify();
+        },
       },
       50,
       (await reader.getBlockNumber({ cacheTime: 0 })) + 1n,
     );
     try {
-      const { entityKey: a } = await alice.createEntity({ payload: text('a'), contentType: 'text/plain', attributes: [], expiresIn: 3600 });
-      await alice.updateEntity({ entityKey: a, payload: text('a2'), contentType: 'text/plain', attributes: [], expiresIn: 3600 });
+      const { entityKey: a } = await alice.createEntity({
+        payload: text('a'),
+        contentType: 'text/plain',
+        attributes: [],
+        expiresIn: 3600,
+      });
+      await alice.updateEntity({
+        entityKey: a,
+        payload: text('a2'),
+        contentType: 'text/plain',
+        attributes: [],
+        expiresIn: 3600,
+      });
       await alice.extendEntity({ entityKey: a, expiresIn: ExpirationTime.fromBlocks(7) });
       await alice.deleteEntity({ entityKey: a });
-      const { entityKey: b } = await alice.createEntity({ payload: text('b'), contentType: 'text/plain', attributes: [], expiresIn: ExpirationTime.fromBlocks(1) });
+      const { entityKey: b } = await alice.createEntity({
+        payload: text('b'),
+        contentType: 'text/plain',
+        attributes: [],
+        expiresIn: ExpirationTime.fromBlocks(1),
+      });
       devnet.mine();
-      const expected = [`created ${a}`, `updated ${a}`, `extended ${a} 7`, `deleted ${a}`, `created ${b}`, `expired ${b}`];
-      await waitFor((check) => ((notify = check), check()), () => (events.length >= expected.length ? true : undefined));
+      const expected = [
+        `created ${a}`,
+        `updated ${a}`,
+        `extended ${a} 7`,
+        `deleted ${a}`,
+        `created ${b}`,
+        `expired ${b}`,
+      ];
+      await waitFor(
+        (check) => {
+          notify = check;
+          check();
+        },
+        () => (events.length >= expected.length ? true : undefined),
+      );
       assert.deepEqual(events, expected);
     } finally {
       unwatch();
@@ -106,19 +168,57 @@ describe('devnet: events and blocks', () => {
   test('WebSocket eth_subscribe: newHeads and logs notifications follow new blocks', async () => {
     const socket = new WebSocket(devnet.wsUrl);
     await once(socket, 'open');
-    const messages: { id?: number; result?: string; params?: { subscription: string; result: { number?: string; topics?: Hex[] } } }[] = [];
+    const messages: {
+      id?: number;
+      result?: string;
+      params?: { subscription: string; result: { number?: string; topics?: Hex[] } };
+    }[] = [];
     let notify = () => {};
-    socket.on('message', (data) => (messages.push(JSON.parse(data.toString())), notify()));
-    const answer = (id: number) => waitFor((check) => ((notify = check), check()), () => messages.find((m) => m.id === id));
+    socket.on('message', (data) => {
+      messages.push(JSON.parse(data.toString()));
+      notify();
+    });
+    const answer = (id: number) =>
+      waitFor(
+        (check) => {
+          notify = check;
+          check();
+        },
+        () => messages.find((m) => m.id === id),
+      );
     try {
       socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
-      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'eth_subscribe', params: ['logs', { topics: [[ARKIV_TOPICS.created]] }] }));
+      socket.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'eth_subscribe',
+          params: ['logs', { topics: [[ARKIV_TOPICS.created]] }],
+        }),
+      );
       const heads = (await answer(1)).result!;
       const logs = (await answer(2)).result!;
-      const { entityKey: key, txHash } = await walletClient(devnet).createEntity({ payload: text('ws'), contentType: 'text/plain', attributes: [], expiresIn: 60 });
+      const { entityKey: key, txHash } = await walletClient(devnet).createEntity({
+        payload: text('ws'),
+        contentType: 'text/plain',
+        attributes: [],
+        expiresIn: 60,
+      });
       const block = (await publicClient(devnet).getTransactionReceipt({ hash: txHash })).blockNumber;
-      const head = await waitFor((check) => ((notify = check), check()), () => messages.find((m) => m.params?.subscription === heads));
-      const log = await waitFor((check) => ((notify = check), check()), () => messages.find((m) => m.params?.subscription === logs));
+      const head = await waitFor(
+        (check) => {
+          notify = check;
+          check();
+        },
+        () => messages.find((m) => m.params?.subscription === heads),
+      );
+      const log = await waitFor(
+        (check) => {
+          notify = check;
+          check();
+        },
+        () => messages.find((m) => m.params?.subscription === logs),
+      );
       assert.equal(BigInt(head.params!.result.number!), block);
       assert.deepEqual(log.params!.result.topics!.slice(0, 2), [ARKIV_TOPICS.created, key]);
     } finally {
@@ -151,7 +251,10 @@ describe('devnet: events and blocks', () => {
       assert.equal(await rpcResult(devnet, 'eth_getTransactionReceipt', [hashes[0]]), null);
       await rpcResult(devnet, 'devnet_mine', []);
       const receipts = await Promise.all(hashes.map((hash) => reader.getTransactionReceipt({ hash })));
-      assert.deepEqual(receipts.map((r) => r.transactionIndex), [1, 2, 3]);
+      assert.deepEqual(
+        receipts.map((r) => r.transactionIndex),
+        [1, 2, 3],
+      );
       assert.equal(new Set(receipts.map((r) => r.blockNumber)).size, 1);
     } finally {
       await rpcResult(devnet, 'devnet_setAutomine', [true]);
@@ -165,19 +268,46 @@ describe('devnet: reorgs and persistence', () => {
     try {
       const reader = publicClient(devnet);
       const alice = walletClient(devnet);
-      const { entityKey: kept } = await alice.createEntity({ payload: text('kept'), contentType: 'text/plain', attributes: [], expiresIn: 3600 });
-      const { entityKey: lost, txHash } = await alice.createEntity({ payload: text('lost'), contentType: 'text/plain', attributes: [], expiresIn: 3600 });
+      const { entityKey: kept } = await alice.createEntity({
+        payload: text('kept'),
+        contentType: 'text/plain',
+        attributes: [],
+        expiresIn: 3600,
+      });
+      const { entityKey: lost, txHash } = await alice.createEntity({
+        payload: text('lost'),
+        contentType: 'text/plain',
+        attributes: [],
+        expiresIn: 3600,
+      });
       const block = (await reader.getTransactionReceipt({ hash: txHash })).blockNumber;
       const oldHash = (await reader.getBlock({ blockNumber: block })).hash;
-      const result = await rpcResult<{ commonAncestor: number; oldHead: number; newHead: number }>(devnet, 'devnet_reorg', [{ depth: 1 }]);
-      assert.deepEqual(result, { commonAncestor: Number(block) - 1, oldHead: Number(block), newHead: Number(block) + 1, replayed: 0 });
+      const result = await rpcResult<{ commonAncestor: number; oldHead: number; newHead: number }>(
+        devnet,
+        'devnet_reorg',
+        [{ depth: 1 }],
+      );
+      assert.deepEqual(result, {
+        commonAncestor: Number(block) - 1,
+        oldHead: Number(block),
+        newHead: Number(block) + 1,
+        replayed: 0,
+      });
       assert.notEqual((await reader.getBlock({ blockNumber: block })).hash, oldHash);
-      assert.equal((await reader.getBlock({ blockNumber: block + 1n })).parentHash, (await reader.getBlock({ blockNumber: block })).hash);
+      assert.equal(
+        (await reader.getBlock({ blockNumber: block + 1n })).parentHash,
+        (await reader.getBlock({ blockNumber: block })).hash,
+      );
       await assert.rejects(reader.getEntity(lost), NoEntityFoundError);
       assert.equal((await reader.getEntity(kept)).toText(), 'kept');
       assert.equal(await rpcResult(devnet, 'eth_getTransactionReceipt', [txHash]), null);
 
-      const { entityKey: again, txHash: againTx } = await alice.createEntity({ payload: text('again'), contentType: 'text/plain', attributes: [], expiresIn: 3600 });
+      const { entityKey: again, txHash: againTx } = await alice.createEntity({
+        payload: text('again'),
+        contentType: 'text/plain',
+        attributes: [],
+        expiresIn: 3600,
+      });
       const replay = devnet.reorg(1, { replay: true });
       assert.equal(replay.replayed, 1);
       const receipt = await reader.getTransactionReceipt({ hash: againTx });
@@ -193,7 +323,12 @@ describe('devnet: reorgs and persistence', () => {
     const stateFile = join(dir, 'chain.json');
     try {
       const first = await startTestDevnet({ stateFile });
-      const { entityKey: key } = await walletClient(first).createEntity({ payload: text('persisted'), contentType: 'text/plain', attributes: [{ key: 'n', value: 7 }], expiresIn: 3600 });
+      const { entityKey: key } = await walletClient(first).createEntity({
+        payload: text('persisted'),
+        contentType: 'text/plain',
+        attributes: [{ key: 'n', value: 7 }],
+        expiresIn: 3600,
+      });
       first.mine(3);
       const head = await publicClient(first).getBlock();
       await first.stop();
@@ -206,7 +341,12 @@ describe('devnet: reorgs and persistence', () => {
         assert.equal(entity.toText(), 'persisted');
         assert.deepEqual(entity.attributes, [{ key: 'n', value: 7 }]);
         // The reloaded chain keeps accepting transactions from the same accounts (nonces restored).
-        await walletClient(second).createEntity({ payload: text('more'), contentType: 'text/plain', attributes: [], expiresIn: 60 });
+        await walletClient(second).createEntity({
+          payload: text('more'),
+          contentType: 'text/plain',
+          attributes: [],
+          expiresIn: 60,
+        });
         assert.equal(await reader.getEntityCount(), 2);
       } finally {
         await second.stop();
@@ -234,19 +374,31 @@ describe('devnet: reorgs and persistence', () => {
 
 describe('arkivector devnet (command)', () => {
   test('prints the dev accounts, serves JSON-RPC on loopback, and passes the SDK-only smoke script', async () => {
-    const child = spawn(process.execPath, ['bin/arkivector.js', 'devnet', '--port', '0', '--block-time', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/arkivector.js', 'devnet', '--port', '0', '--block-time', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let output = '';
       const url = await waitFor(
-        (check) => child.stdout.on('data', (chunk: Buffer) => ((output += chunk.toString()), check())),
+        (check) =>
+          child.stdout.on('data', (chunk: Buffer) => {
+            output += chunk.toString();
+            check();
+          }),
         () => /Listening:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1],
         20_000,
       );
       assert.match(output, /\(0\) 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);
       assert.match(output, /\(0\) 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80/);
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_chainId' }) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_chainId' }),
+      });
       assert.deepEqual(await response.json(), { jsonrpc: '2.0', id: 7, result: '0x539' });
-      const smoke = spawn(process.execPath, ['scripts/devnet-smoke.mjs', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const smoke = spawn(process.execPath, ['scripts/devnet-smoke.mjs', url], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let smokeOutput = '';
       smoke.stdout.on('data', (chunk: Buffer) => (smokeOutput += chunk.toString()));
       const [code] = await once(smoke, 'exit');

@@ -1,7 +1,7 @@
 // Devnet conformance: arkiv_query through the SDK's query(), buildQuery() and getEntity(): every operator,
 // the literal-type rule, meta attributes, includeData, pagination over 200, historical atBlock, counts.
 import assert from 'node:assert/strict';
-import { EventEmitter, once } from 'node:events';
+import { type EventEmitter, once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import type { Hex } from '@arkiv-network/sdk';
 import { and, eq, gt, gte, lt, lte, neq, not, or } from '@arkiv-network/sdk/query';
@@ -17,10 +17,41 @@ describe('devnet: arkiv_query', () => {
   const keys = new Map<string, Hex>();
 
   const seed = [
-    { name: 'cat', writer: 0, attrs: [{ key: 'kind', value: 'pet' }, { key: 'legs', value: 4 }, { key: 'path', value: 'a/b' }] },
-    { name: 'dog', writer: 0, attrs: [{ key: 'kind', value: 'pet' }, { key: 'legs', value: 4 }, { key: 'path', value: 'a/c' }] },
-    { name: 'bird', writer: 1, attrs: [{ key: 'kind', value: 'wild' }, { key: 'legs', value: 2 }, { key: 'path', value: 'a/b/c' }] },
-    { name: 'snake', writer: 1, attrs: [{ key: 'kind', value: 'wild' }, { key: 'legs', value: 0 }] },
+    {
+      name: 'cat',
+      writer: 0,
+      attrs: [
+        { key: 'kind', value: 'pet' },
+        { key: 'legs', value: 4 },
+        { key: 'path', value: 'a/b' },
+      ],
+    },
+    {
+      name: 'dog',
+      writer: 0,
+      attrs: [
+        { key: 'kind', value: 'pet' },
+        { key: 'legs', value: 4 },
+        { key: 'path', value: 'a/c' },
+      ],
+    },
+    {
+      name: 'bird',
+      writer: 1,
+      attrs: [
+        { key: 'kind', value: 'wild' },
+        { key: 'legs', value: 2 },
+        { key: 'path', value: 'a/b/c' },
+      ],
+    },
+    {
+      name: 'snake',
+      writer: 1,
+      attrs: [
+        { key: 'kind', value: 'wild' },
+        { key: 'legs', value: 0 },
+      ],
+    },
     { name: 'rock', writer: 0, attrs: [{ key: 'legs', value: '4' }] },
   ];
 
@@ -30,13 +61,35 @@ describe('devnet: arkiv_query', () => {
     alice = walletClient(devnet, 0);
     bob = walletClient(devnet, 1);
     const result = await alice.mutateEntities({
-      creates: seed.filter((s) => s.writer === 0).map((s) => ({ payload: text(s.name), contentType: 'text/plain', attributes: [{ key: 'name', value: s.name }, ...s.attrs], expiresIn: 3600 })),
+      creates: seed
+        .filter((s) => s.writer === 0)
+        .map((s) => ({
+          payload: text(s.name),
+          contentType: 'text/plain',
+          attributes: [{ key: 'name', value: s.name }, ...s.attrs],
+          expiresIn: 3600,
+        })),
     });
-    seed.filter((s) => s.writer === 0).forEach((s, i) => keys.set(s.name, result.createdEntities[i]));
+    seed
+      .filter((s) => s.writer === 0)
+      .forEach((s, i) => {
+        keys.set(s.name, result.createdEntities[i]);
+      });
     const other = await bob.mutateEntities({
-      creates: seed.filter((s) => s.writer === 1).map((s) => ({ payload: text(s.name), contentType: 'text/plain', attributes: [{ key: 'name', value: s.name }, ...s.attrs], expiresIn: 3600 })),
+      creates: seed
+        .filter((s) => s.writer === 1)
+        .map((s) => ({
+          payload: text(s.name),
+          contentType: 'text/plain',
+          attributes: [{ key: 'name', value: s.name }, ...s.attrs],
+          expiresIn: 3600,
+        })),
     });
-    seed.filter((s) => s.writer === 1).forEach((s, i) => keys.set(s.name, other.createdEntities[i]));
+    seed
+      .filter((s) => s.writer === 1)
+      .forEach((s, i) => {
+        keys.set(s.name, other.createdEntities[i]);
+      });
   });
   after(() => devnet.stop());
 
@@ -91,7 +144,10 @@ describe('devnet: arkiv_query', () => {
 
   test('meta attributes: $owner and $creator (any case), $key, $all', async () => {
     assert.deepEqual(await names(`$owner = ${bob.account.address}`), ['bird', 'snake']);
-    assert.deepEqual(await names(`$creator = "${bob.account.address.toUpperCase().replace('0X', '0x')}"`), ['bird', 'snake']);
+    assert.deepEqual(await names(`$creator = "${bob.account.address.toUpperCase().replace('0X', '0x')}"`), [
+      'bird',
+      'snake',
+    ]);
     assert.deepEqual(await names(`$key = ${keys.get('dog')}`), ['dog']);
     assert.deepEqual(await names(`$owner IN (${alice.account.address} ${bob.account.address}) && legs = 0`), ['snake']);
     assert.equal((await names('$all')).length, 5);
@@ -99,14 +155,22 @@ describe('devnet: arkiv_query', () => {
   });
 
   test('buildQuery: the SDK builder with eq/neq/gt/gte/lt/lte/and/or and ownedBy', async () => {
-    const fetchNames = async (build: (q: ReturnType<typeof reader.buildQuery>) => ReturnType<typeof reader.buildQuery>) => {
+    const fetchNames = async (
+      build: (q: ReturnType<typeof reader.buildQuery>) => ReturnType<typeof reader.buildQuery>,
+    ) => {
       const result = await build(reader.buildQuery()).withPayload().fetch();
       return result.entities.map((e) => e.toText()).sort();
     };
     assert.deepEqual(await fetchNames((q) => q.where(eq('kind', 'pet'))), ['cat', 'dog']);
     assert.deepEqual(await fetchNames((q) => q.where([neq('kind', 'pet'), gt('legs', 0)])), ['bird']);
-    assert.deepEqual(await fetchNames((q) => q.where(or([lt('legs', 1), gte('legs', 4)])).ownedBy(bob.account.address)), ['snake']);
-    assert.deepEqual(await fetchNames((q) => q.where(and([lte('legs', 4), eq('kind', 'pet')])).createdBy(alice.account.address)), ['cat', 'dog']);
+    assert.deepEqual(
+      await fetchNames((q) => q.where(or([lt('legs', 1), gte('legs', 4)])).ownedBy(bob.account.address)),
+      ['snake'],
+    );
+    assert.deepEqual(
+      await fetchNames((q) => q.where(and([lte('legs', 4), eq('kind', 'pet')])).createdBy(alice.account.address)),
+      ['cat', 'dog'],
+    );
   });
 
   test('SDK bug (reference §4.3): not("k") produces "!k", which the node grammar rejects', async () => {
@@ -124,14 +188,26 @@ describe('devnet: arkiv_query', () => {
   test('includeData: omitted means the default fields; present means only the flags set', async () => {
     const key = keys.get('cat')!;
     const full = await rpcResult<{ data: Record<string, unknown>[] }>(devnet, 'arkiv_query', [`$key = ${key}`, null]);
-    assert.deepEqual(Object.keys(full.data[0]).sort(), ['contentType', 'creator', 'expiresAt', 'key', 'numericAttributes', 'owner', 'stringAttributes', 'value']);
+    assert.deepEqual(Object.keys(full.data[0]).sort(), [
+      'contentType',
+      'creator',
+      'expiresAt',
+      'key',
+      'numericAttributes',
+      'owner',
+      'stringAttributes',
+      'value',
+    ]);
     assert.equal(typeof full.data[0].expiresAt, 'number');
     assert.deepEqual(full.data[0].stringAttributes, [
       { key: 'kind', value: 'pet' },
       { key: 'name', value: 'cat' },
       { key: 'path', value: 'a/b' },
     ]);
-    const some = await rpcResult<{ data: Record<string, unknown>[] }>(devnet, 'arkiv_query', [`$key = ${key}`, { includeData: { key: true, owner: true } }]);
+    const some = await rpcResult<{ data: Record<string, unknown>[] }>(devnet, 'arkiv_query', [
+      `$key = ${key}`,
+      { includeData: { key: true, owner: true } },
+    ]);
     assert.deepEqual(some.data[0], { key, owner: lower(alice.account.address) });
   });
 
@@ -157,7 +233,15 @@ describe('devnet: arkiv_query pagination and history', () => {
   after(() => devnet.stop());
 
   test('pagination: 450 entities come back over pages of 200 with cursors, newest first, no duplicates', async () => {
-    const creates = Array.from({ length: 450 }, (_, i) => ({ payload: text(`item-${i}`), contentType: 'text/plain', attributes: [{ key: 'batch', value: 'p' }, { key: 'i', value: i }], expiresIn: 3600 }));
+    const creates = Array.from({ length: 450 }, (_, i) => ({
+      payload: text(`item-${i}`),
+      contentType: 'text/plain',
+      attributes: [
+        { key: 'batch', value: 'p' },
+        { key: 'i', value: i },
+      ],
+      expiresIn: 3600,
+    }));
     const { createdEntities } = await alice.mutateEntities({ creates });
     const first = await reader.buildQuery().where(eq('batch', 'p')).withAttributes().limit(200).fetch();
     assert.equal(first.entities.length, 200);
@@ -175,12 +259,21 @@ describe('devnet: arkiv_query pagination and history', () => {
   });
 
   test('pagination: resultsPerPage is capped at 200 and a full last page still carries a cursor', async () => {
-    const page = await rpcResult<{ data: unknown[]; cursor?: string }>(devnet, 'arkiv_query', ['batch = "p"', { resultsPerPage: '0x3e8', includeData: { key: true } }]);
+    const page = await rpcResult<{ data: unknown[]; cursor?: string }>(devnet, 'arkiv_query', [
+      'batch = "p"',
+      { resultsPerPage: '0x3e8', includeData: { key: true } },
+    ]);
     assert.equal(page.data.length, 200);
-    const exact = await rpcResult<{ data: unknown[]; cursor?: string }>(devnet, 'arkiv_query', ['i < 10', { resultsPerPage: 10, includeData: { key: true } }]);
+    const exact = await rpcResult<{ data: unknown[]; cursor?: string }>(devnet, 'arkiv_query', [
+      'i < 10',
+      { resultsPerPage: 10, includeData: { key: true } },
+    ]);
     assert.equal(exact.data.length, 10);
     assert.ok(exact.cursor);
-    const rest = await rpcResult<{ data: unknown[]; cursor?: string }>(devnet, 'arkiv_query', ['i < 10', { resultsPerPage: 10, cursor: exact.cursor, includeData: { key: true } }]);
+    const rest = await rpcResult<{ data: unknown[]; cursor?: string }>(devnet, 'arkiv_query', [
+      'i < 10',
+      { resultsPerPage: 10, cursor: exact.cursor, includeData: { key: true } },
+    ]);
     assert.deepEqual(rest.data, []);
     assert.equal(rest.cursor, undefined);
     const zero = await rpc(devnet, 'arkiv_query', ['i < 10', { resultsPerPage: '0x0' }]);
@@ -188,10 +281,29 @@ describe('devnet: arkiv_query pagination and history', () => {
   });
 
   test('atBlock: answers as of that block across update, extend and delete', async () => {
-    const { entityKey: key, txHash } = await alice.createEntity({ payload: text('v1'), contentType: 'text/plain', attributes: [{ key: 'h', value: 'x' }], expiresIn: 3600 });
+    const { entityKey: key, txHash } = await alice.createEntity({
+      payload: text('v1'),
+      contentType: 'text/plain',
+      attributes: [{ key: 'h', value: 'x' }],
+      expiresIn: 3600,
+    });
     const created = (await reader.getTransactionReceipt({ hash: txHash })).blockNumber;
-    const updated = (await reader.getTransactionReceipt({ hash: (await alice.updateEntity({ entityKey: key, payload: text('v2'), contentType: 'text/plain', attributes: [{ key: 'h', value: 'y' }], expiresIn: 3600 })).txHash })).blockNumber;
-    const deleted = (await reader.getTransactionReceipt({ hash: (await alice.deleteEntity({ entityKey: key })).txHash })).blockNumber;
+    const updated = (
+      await reader.getTransactionReceipt({
+        hash: (
+          await alice.updateEntity({
+            entityKey: key,
+            payload: text('v2'),
+            contentType: 'text/plain',
+            attributes: [{ key: 'h', value: 'y' }],
+            expiresIn: 3600,
+          })
+        ).txHash,
+      })
+    ).blockNumber;
+    const deleted = (
+      await reader.getTransactionReceipt({ hash: (await alice.deleteEntity({ entityKey: key })).txHash })
+    ).blockNumber;
     const at = async (block: bigint) => {
       const result = await reader.buildQuery().where(eq('h', 'x')).validAtBlock(block).withPayload().fetch();
       const result2 = await reader.buildQuery().where(eq('h', 'y')).validAtBlock(block).withPayload().fetch();
@@ -214,7 +326,10 @@ describe('devnet: arkiv_query pagination and history', () => {
     assert.match(answer.error!.message, /not available yet/);
     // The query registers a block listener while it waits; mine only once it does.
     const waiting = once(devnet.node as EventEmitter, 'newListener');
-    const pending = rpcResult<{ blockNumber: string }>(devnet, 'arkiv_query', ['$all', { atBlock: `0x${(head + 1n).toString(16)}`, includeData: { key: true } }]);
+    const pending = rpcResult<{ blockNumber: string }>(devnet, 'arkiv_query', [
+      '$all',
+      { atBlock: `0x${(head + 1n).toString(16)}`, includeData: { key: true } },
+    ]);
     await waiting;
     assert.equal(BigInt(await reader.getBlockNumber({ cacheTime: 0 })), head);
     devnet.mine();

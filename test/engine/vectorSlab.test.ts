@@ -2,193 +2,220 @@
 // read out must carry the right vector and halfvec after replace, delete + slot reuse, a graph rebuild
 // and a snapshot round trip, must be the caller's own copies, and the store must not keep the arrays
 // of the records it was given.
-import assert from 'node:assert/strict'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { describe, test } from 'node:test'
-import { HALF_TO_FLOAT32 } from '../../src/collections/index.ts'
-import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts'
-import { exactTopK, SLAB_CHUNK_SLOTS } from '../../src/engine/exact.ts'
-import { halfvecOf, VectorSlab } from '../../src/engine/vectorSlab.ts'
-import { clustered, definition, keyOf, makeRecord, mulberry32 } from './helpers.ts'
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { HALF_TO_FLOAT32 } from '../../src/collections/index.ts';
+import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts';
+import { exactTopK, SLAB_CHUNK_SLOTS } from '../../src/engine/exact.ts';
+import { halfvecOf, VectorSlab } from '../../src/engine/vectorSlab.ts';
+import { clustered, definition, keyOf, makeRecord, mulberry32 } from './helpers.ts';
 
-const DIM = 8
-const vec = (i: number): number[] => Array.from({ length: DIM }, (_, j) => Math.sin(i * 7.1 + j * 1.3))
+const DIM = 8;
+const vec = (i: number): number[] => Array.from({ length: DIM }, (_, j) => Math.sin(i * 7.1 + j * 1.3));
 
 /** The vector and halfvec a store must hand back for a record built from `v`. */
 function expected(i: number, v: ArrayLike<number>): { vector: number[]; halfvec: number[] } {
-  const r = makeRecord(i, v)
-  return { vector: [...r.vector], halfvec: [...r.halfvec] }
+  const r = makeRecord(i, v);
+  return { vector: [...r.vector], halfvec: [...r.halfvec] };
 }
 
 function assertVector(store: CollectionStore, id: string, want: { vector: number[]; halfvec: number[] }): void {
-  const rec = store.get(id)
-  assert.ok(rec, `${id} missing`)
-  assert.deepEqual([...rec.vector], want.vector, `${id} vector`)
-  assert.deepEqual([...rec.halfvec], want.halfvec, `${id} halfvec`)
+  const rec = store.get(id);
+  assert.ok(rec, `${id} missing`);
+  assert.deepEqual([...rec.vector], want.vector, `${id} vector`);
+  assert.deepEqual([...rec.halfvec], want.halfvec, `${id} halfvec`);
 }
 
 describe('VectorSlab', () => {
   test('behavior: halfvecOf inverts the binary16 decode for every finite pattern (subnormals, −0 included)', () => {
-    const values = new Float32Array(65536)
-    let n = 0
-    const bits: number[] = []
+    const values = new Float32Array(65536);
+    let n = 0;
+    const bits: number[] = [];
     for (let h = 0; h < 65536; h++) {
-      if ((h & 0x7c00) === 0x7c00) continue
-      values[n++] = HALF_TO_FLOAT32[h]!
-      bits.push(h)
+      if ((h & 0x7c00) === 0x7c00) continue;
+      values[n++] = HALF_TO_FLOAT32[h]!;
+      bits.push(h);
     }
-    const bytes = halfvecOf(values.subarray(0, n))
-    for (let i = 0; i < n; i++) assert.equal(bytes[2 * i]! | (bytes[2 * i + 1]! << 8), bits[i], `pattern 0x${bits[i]!.toString(16)}`)
-  })
+    const bytes = halfvecOf(values.subarray(0, n));
+    for (let i = 0; i < n; i++)
+      assert.equal(bytes[2 * i]! | (bytes[2 * i + 1]! << 8), bits[i], `pattern 0x${bits[i]!.toString(16)}`);
+  });
 
   test('behavior: values no halfvec produced round to nearest binary16 instead of being truncated', () => {
-    const bytes = halfvecOf(Float32Array.of(0.1, 1e6, -1e-9))
-    const back = [0, 1, 2].map((i) => HALF_TO_FLOAT32[bytes[2 * i]! | (bytes[2 * i + 1]! << 8)]!)
-    assert.ok(Math.abs(back[0]! - 0.1) < 1e-4)
-    assert.equal(back[1], 65504) // clamped
-    assert.ok(Object.is(back[2], -0))
-  })
+    const bytes = halfvecOf(Float32Array.of(0.1, 1e6, -1e-9));
+    const back = [0, 1, 2].map((i) => HALF_TO_FLOAT32[bytes[2 * i]! | (bytes[2 * i + 1]! << 8)]!);
+    assert.ok(Math.abs(back[0]! - 0.1) < 1e-4);
+    assert.equal(back[1], 65504); // clamped
+    assert.ok(Object.is(back[2], -0));
+  });
 
   test('behavior: growing keeps slots, inverse norms and live flags; slots across chunks stay apart', () => {
-    const slab = new VectorSlab(3)
-    slab.grow(2)
-    slab.write(1, [3, 4, 0])
-    slab.live[1] = 1
-    slab.grow(1000)
-    assert.ok(slab.capacity >= 1000)
-    slab.grow(SLAB_CHUNK_SLOTS)
-    const first = slab.chunks[0]
-    slab.grow(5000)
-    assert.ok(slab.capacity >= 5000)
-    assert.equal(slab.chunks[0], first, 'a full first chunk is never copied again')
-    assert.deepEqual([...slab.view(1)], [3, 4, 0])
-    assert.ok(Math.abs(slab.invNorms[1]! - 0.2) < 1e-7)
-    assert.equal(slab.live[1], 1)
-    assert.equal(slab.live[0], 0)
-    const edges = [SLAB_CHUNK_SLOTS - 1, SLAB_CHUNK_SLOTS, 2 * SLAB_CHUNK_SLOTS + 5, 4999]
-    edges.forEach((s, i) => slab.write(s, [i + 1, -(i + 1), 0.5]))
+    const slab = new VectorSlab(3);
+    slab.grow(2);
+    slab.write(1, [3, 4, 0]);
+    slab.live[1] = 1;
+    slab.grow(1000);
+    assert.ok(slab.capacity >= 1000);
+    slab.grow(SLAB_CHUNK_SLOTS);
+    const first = slab.chunks[0];
+    slab.grow(5000);
+    assert.ok(slab.capacity >= 5000);
+    assert.equal(slab.chunks[0], first, 'a full first chunk is never copied again');
+    assert.deepEqual([...slab.view(1)], [3, 4, 0]);
+    assert.ok(Math.abs(slab.invNorms[1]! - 0.2) < 1e-7);
+    assert.equal(slab.live[1], 1);
+    assert.equal(slab.live[0], 0);
+    const edges = [SLAB_CHUNK_SLOTS - 1, SLAB_CHUNK_SLOTS, 2 * SLAB_CHUNK_SLOTS + 5, 4999];
     edges.forEach((s, i) => {
-      assert.deepEqual([...slab.copy(s)], [i + 1, -(i + 1), 0.5])
-      const bytes = new Uint8Array(6)
-      slab.writeHalfvec(s, bytes, 0)
-      assert.deepEqual([0, 1, 2].map((j) => HALF_TO_FLOAT32[bytes[2 * j]! | (bytes[2 * j + 1]! << 8)]), [i + 1, -(i + 1), 0.5])
-    })
-  })
+      slab.write(s, [i + 1, -(i + 1), 0.5]);
+    });
+    edges.forEach((s, i) => {
+      assert.deepEqual([...slab.copy(s)], [i + 1, -(i + 1), 0.5]);
+      const bytes = new Uint8Array(6);
+      slab.writeHalfvec(s, bytes, 0);
+      assert.deepEqual(
+        [0, 1, 2].map((j) => HALF_TO_FLOAT32[bytes[2 * j]! | (bytes[2 * j + 1]! << 8)]),
+        [i + 1, -(i + 1), 0.5],
+      );
+    });
+  });
 
   test('behavior: the exact scan reads slots in every chunk', () => {
-    const dim = 4
-    const slab = new VectorSlab(dim)
-    const n = 3 * SLAB_CHUNK_SLOTS + 17
-    slab.grow(n)
-    const rand = mulberry32(5)
-    const data = Array.from({ length: n }, () => Array.from({ length: dim }, () => rand() - 0.5))
+    const dim = 4;
+    const slab = new VectorSlab(dim);
+    const n = 3 * SLAB_CHUNK_SLOTS + 17;
+    slab.grow(n);
+    const rand = mulberry32(5);
+    const data = Array.from({ length: n }, () => Array.from({ length: dim }, () => rand() - 0.5));
     data.forEach((v, s) => {
-      slab.write(s, v)
-      slab.live[s] = s % 5 === 0 ? 0 : 1
-    })
-    const q = Float32Array.of(0.3, -0.2, 0.1, 0.4)
-    const ops = METRIC_OPS.l2
-    const got = exactTopK(ops, q, { chunks: slab.chunks, live: slab.live, invNorms: slab.invNorms, slotCount: n }, undefined, 10)
+      slab.write(s, v);
+      slab.live[s] = s % 5 === 0 ? 0 : 1;
+    });
+    const q = Float32Array.of(0.3, -0.2, 0.1, 0.4);
+    const ops = METRIC_OPS.l2;
+    const got = exactTopK(
+      ops,
+      q,
+      { chunks: slab.chunks, live: slab.live, invNorms: slab.invNorms, slotCount: n },
+      undefined,
+      10,
+    );
     const want = data
       .map((v, s) => ({ s, d: ops.distance(q, Float32Array.from(v)) }))
       .filter(({ s }) => s % 5 !== 0)
       .sort((a, b) => a.d - b.d)
-      .slice(0, 10)
-    assert.deepEqual(got.slots, want.map((w) => w.s))
-  })
-})
+      .slice(0, 10);
+    assert.deepEqual(
+      got.slots,
+      want.map((w) => w.s),
+    );
+  });
+});
 
 describe('CollectionStore: vectors kept in the slab', () => {
   test('behavior: replace by id, by key, and delete + slot reuse hand back the current vector', async () => {
-    const store = new CollectionStore('slab', definition(DIM, { topic: 'str' }))
-    await store.apply({ remove: [], upsert: [1, 2, 3, 4].map((i) => makeRecord(i, vec(i))) })
+    const store = new CollectionStore('slab', definition(DIM, { topic: 'str' }));
+    await store.apply({ remove: [], upsert: [1, 2, 3, 4].map((i) => makeRecord(i, vec(i))) });
     // id-1 gets a new vector; key 2 moves to a new id; id-3 goes and its slot is reused by id-9.
-    await store.apply({ remove: [keyOf(3)], upsert: [makeRecord(1, vec(11)), makeRecord(2, vec(12), {}, { id: 'id-2b' })] })
-    await store.apply({ remove: [], upsert: [makeRecord(9, vec(9))] })
-    assertVector(store, 'id-1', expected(1, vec(11)))
-    assertVector(store, 'id-2b', expected(2, vec(12)))
-    assertVector(store, 'id-4', expected(4, vec(4)))
-    assertVector(store, 'id-9', expected(9, vec(9)))
-    assert.equal(store.get('id-3'), undefined)
-    assert.equal(store.get('id-2'), undefined)
+    await store.apply({
+      remove: [keyOf(3)],
+      upsert: [makeRecord(1, vec(11)), makeRecord(2, vec(12), {}, { id: 'id-2b' })],
+    });
+    await store.apply({ remove: [], upsert: [makeRecord(9, vec(9))] });
+    assertVector(store, 'id-1', expected(1, vec(11)));
+    assertVector(store, 'id-2b', expected(2, vec(12)));
+    assertVector(store, 'id-4', expected(4, vec(4)));
+    assertVector(store, 'id-9', expected(9, vec(9)));
+    assert.equal(store.get('id-3'), undefined);
+    assert.equal(store.get('id-2'), undefined);
     // The exact scan (small store) reads the slab: every record is its own nearest neighbour at distance ~0.
     for (const id of ['id-1', 'id-2b', 'id-4', 'id-9']) {
-      const v = store.get(id)!.vector
-      const res = store.search({ vector: v, k: 4 })
-      assert.equal(res.search_mode, 'exact')
-      assert.equal(res.results[0]!.record.id, id)
-      assert.ok(res.results[0]!.distance < 1e-6)
-      for (const hit of res.results) assert.ok(Math.abs(hit.distance - METRIC_OPS.cosine.distance(v, hit.record.vector)) < 1e-6)
+      const v = store.get(id)!.vector;
+      const res = store.search({ vector: v, k: 4 });
+      assert.equal(res.search_mode, 'exact');
+      assert.equal(res.results[0]!.record.id, id);
+      assert.ok(res.results[0]!.distance < 1e-6);
+      for (const hit of res.results)
+        assert.ok(Math.abs(hit.distance - METRIC_OPS.cosine.distance(v, hit.record.vector)) < 1e-6);
     }
-  })
+  });
 
   test('behavior: records read out are copies; the store keeps none of the arrays it was given', async () => {
-    const store = new CollectionStore('slab', definition(DIM))
-    const given = makeRecord(1, vec(1))
-    const want = expected(1, vec(1))
-    await store.apply({ remove: [], upsert: [given, makeRecord(2, vec(2))] })
-    given.vector.fill(0)
-    given.halfvec.fill(0)
-    assertVector(store, 'id-1', want)
-    const out = store.get('id-1')!
-    out.vector.fill(0)
-    assertVector(store, 'id-1', want)
-    assert.notEqual(store.get('id-1')!.vector, store.get('id-1')!.vector)
-    const hit = store.search({ vector: vec(1), k: 1 }).results[0]!
-    assert.deepEqual([...hit.record.halfvec], want.halfvec)
-    assert.deepEqual([...store.records()].map((r) => [...r.vector]), [want.vector, expected(2, vec(2)).vector])
-  })
+    const store = new CollectionStore('slab', definition(DIM));
+    const given = makeRecord(1, vec(1));
+    const want = expected(1, vec(1));
+    await store.apply({ remove: [], upsert: [given, makeRecord(2, vec(2))] });
+    given.vector.fill(0);
+    given.halfvec.fill(0);
+    assertVector(store, 'id-1', want);
+    const out = store.get('id-1')!;
+    out.vector.fill(0);
+    assertVector(store, 'id-1', want);
+    assert.notEqual(store.get('id-1')!.vector, store.get('id-1')!.vector);
+    const hit = store.search({ vector: vec(1), k: 1 }).results[0]!;
+    assert.deepEqual([...hit.record.halfvec], want.halfvec);
+    assert.deepEqual(
+      [...store.records()].map((r) => [...r.vector]),
+      [want.vector, expected(2, vec(2)).vector],
+    );
+  });
 
   test('behavior: after a rebuild (many deletions) and more churn, vectors and answers are intact', async () => {
     // dim 64: 10,000 survivors stay above the exact threshold (9000), so searches use the rebuilt graph.
-    const dim = 64
-    const { vectors } = clustered(30000, dim, 31)
-    const store = new CollectionStore('slab', definition(dim))
-    await store.apply({ remove: [], upsert: vectors.map((v, i) => makeRecord(i, v)) })
-    await store.apply({ remove: vectors.map((_, i) => keyOf(i)).filter((_, i) => i % 3 !== 0), upsert: [] })
-    const graph = (store as unknown as { graph: { deleted: number } }).graph
-    assert.equal(graph.deleted, 0, 'rebuilt')
+    const dim = 64;
+    const { vectors } = clustered(30000, dim, 31);
+    const store = new CollectionStore('slab', definition(dim));
+    await store.apply({ remove: [], upsert: vectors.map((v, i) => makeRecord(i, v)) });
+    await store.apply({ remove: vectors.map((_, i) => keyOf(i)).filter((_, i) => i % 3 !== 0), upsert: [] });
+    const graph = (store as unknown as { graph: { deleted: number } }).graph;
+    assert.equal(graph.deleted, 0, 'rebuilt');
     // Reuse freed slots with vectors that belonged to deleted records, under new ids.
-    await store.apply({ remove: [], upsert: [1, 2, 4, 5].map((i) => makeRecord(100000 + i, vectors[i]!)) })
-    for (const i of [0, 3, 300, 29997]) assertVector(store, `id-${i}`, expected(i, vectors[i]!))
-    for (const i of [1, 2, 4, 5]) assertVector(store, `id-${100000 + i}`, expected(i, vectors[i]!))
+    await store.apply({ remove: [], upsert: [1, 2, 4, 5].map((i) => makeRecord(100000 + i, vectors[i]!)) });
+    for (const i of [0, 3, 300, 29997]) assertVector(store, `id-${i}`, expected(i, vectors[i]!));
+    for (const i of [1, 2, 4, 5]) assertVector(store, `id-${100000 + i}`, expected(i, vectors[i]!));
     for (const i of [0, 3, 300, 1, 2]) {
-      const res = store.search({ vector: vectors[i]!, k: 1 })
-      assert.equal(res.search_mode, 'hnsw')
-      assert.equal(res.results[0]!.record.id, i % 3 === 0 ? `id-${i}` : `id-${100000 + i}`)
-      assert.ok(res.results[0]!.distance < 1e-3)
+      const res = store.search({ vector: vectors[i]!, k: 1 });
+      assert.equal(res.search_mode, 'hnsw');
+      assert.equal(res.results[0]!.record.id, i % 3 === 0 ? `id-${i}` : `id-${100000 + i}`);
+      assert.ok(res.results[0]!.distance < 1e-3);
     }
-  })
+  });
 
   test('behavior: a snapshot round trip keeps vectors and halfvec bytes exactly; freed slots stay free', async () => {
-    const store = new CollectionStore('slab', definition(DIM))
-    await store.apply({ remove: [], upsert: [1, 2, 3].map((i) => makeRecord(i, vec(i))) })
-    await store.apply({ remove: [keyOf(2)], upsert: [] })
-    const dir = await mkdtemp(join(tmpdir(), 'arkivector-slab-'))
+    const store = new CollectionStore('slab', definition(DIM));
+    await store.apply({ remove: [], upsert: [1, 2, 3].map((i) => makeRecord(i, vec(i))) });
+    await store.apply({ remove: [keyOf(2)], upsert: [] });
+    const dir = await mkdtemp(join(tmpdir(), 'arkivector-slab-'));
     try {
-      await store.save(dir)
-      const loaded = await CollectionStore.load(dir, 'slab', definition(DIM))
-      for (const i of [1, 3]) assertVector(loaded, `id-${i}`, expected(i, vec(i)))
-      await loaded.apply({ remove: [], upsert: [makeRecord(7, vec(7))] })
-      assertVector(loaded, 'id-7', expected(7, vec(7)))
-      assertVector(loaded, 'id-1', expected(1, vec(1)))
-      assert.equal(loaded.size, 3)
+      await store.save(dir);
+      const loaded = await CollectionStore.load(dir, 'slab', definition(DIM));
+      for (const i of [1, 3]) assertVector(loaded, `id-${i}`, expected(i, vec(i)));
+      await loaded.apply({ remove: [], upsert: [makeRecord(7, vec(7))] });
+      assertVector(loaded, 'id-7', expected(7, vec(7)));
+      assertVector(loaded, 'id-1', expected(1, vec(1)));
+      assert.equal(loaded.size, 3);
     } finally {
-      await rm(dir, { recursive: true, force: true })
+      await rm(dir, { recursive: true, force: true });
     }
-  })
+  });
 
   test('behavior: hybrid search reports the vector distance of a keyword-only hit, read from the slab', async () => {
-    const store = new CollectionStore('slab', definition(DIM))
-    const q = vec(1)
-    const ids = Array.from({ length: 60 }, (_, i) => i)
+    const store = new CollectionStore('slab', definition(DIM));
+    const q = vec(1);
+    const ids = Array.from({ length: 60 }, (_, i) => i);
     // The keyword hit is the record farthest from q, outside the vector side's pool of 30.
-    const far = ids.reduce((a, b) => (METRIC_OPS.cosine.distance(q, vec(b)) > METRIC_OPS.cosine.distance(q, vec(a)) ? b : a))
-    await store.apply({ remove: [], upsert: ids.map((i) => makeRecord(i, vec(i), {}, { document: i === far ? 'zebra' : 'cat' })) })
-    const res = store.hybridSearch({ vector: q, text: 'zebra', k: 3 })
-    const hit = res.results.find((r) => r.record.id === `id-${far}`)!
-    assert.ok(Math.abs(hit.distance! - METRIC_OPS.cosine.distance(q, expected(far, vec(far)).vector)) < 1e-6)
-  })
-})
+    const far = ids.reduce((a, b) =>
+      METRIC_OPS.cosine.distance(q, vec(b)) > METRIC_OPS.cosine.distance(q, vec(a)) ? b : a,
+    );
+    await store.apply({
+      remove: [],
+      upsert: ids.map((i) => makeRecord(i, vec(i), {}, { document: i === far ? 'zebra' : 'cat' })),
+    });
+    const res = store.hybridSearch({ vector: q, text: 'zebra', k: 3 });
+    const hit = res.results.find((r) => r.record.id === `id-${far}`)!;
+    assert.ok(Math.abs(hit.distance! - METRIC_OPS.cosine.distance(q, expected(far, vec(far)).vector)) < 1e-6);
+  });
+});

@@ -10,7 +10,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { parseServeConfig, ConfigError } from '../../src/config.ts';
 
 test('serve without --rpc: demo collections over REST and MCP at the printed URLs, clean exit on SIGTERM', async () => {
-  const child = spawn(process.execPath, ['bin/arkivector.js', 'serve', '--http', '127.0.0.1:0', '--block-time', '1', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['bin/arkivector.js', 'serve', '--http', '127.0.0.1:0', '--block-time', '1', '--log-level', 'warn'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
@@ -30,13 +34,24 @@ test('serve without --rpc: demo collections over REST and MCP at the printed URL
     assert.match(output, /claude mcp add --transport http arkivector http:\/\/127\.0\.0\.1:\d+\/mcp/);
     assert.match(output, /"mcpServers": \{"arkivector"/);
     const base = mcpUrl.replace(/\/mcp$/, '');
-    const rest = (await (await fetch(`${base}/v1/collections`)).json()) as { collections: { name: string; stats: { live_entities: number } }[] };
-    assert.deepEqual(rest.collections.map((c) => [c.name, c.stats.live_entities]), [['demo.docs', 200], ['notes', 3]]);
+    const rest = (await (await fetch(`${base}/v1/collections`)).json()) as {
+      collections: { name: string; stats: { live_entities: number } }[];
+    };
+    assert.deepEqual(
+      rest.collections.map((c) => [c.name, c.stats.live_entities]),
+      [
+        ['demo.docs', 200],
+        ['notes', 3],
+      ],
+    );
     const client = new Client({ name: 'arkivector-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
     try {
       const listed = await client.callTool({ name: 'arkivector_list_collections', arguments: {} });
-      assert.match((listed.content as { text: string }[])[0].text, /^2 collection\(s\)\n- demo\.docs: halfvec\(8\), index hnsw halfvec_cosine_ops, 200 live entities, sync (live|catching_up)\n- notes: halfvec\(4\)/);
+      assert.match(
+        (listed.content as { text: string }[])[0].text,
+        /^2 collection\(s\)\n- demo\.docs: halfvec\(8\), index hnsw halfvec_cosine_ops, 200 live entities, sync (live|catching_up)\n- notes: halfvec\(4\)/,
+      );
     } finally {
       await client.close();
     }
@@ -49,13 +64,34 @@ test('serve without --rpc: demo collections over REST and MCP at the printed URL
 
 test('config: flags, environment twins, defaults and refusals', () => {
   const defaults = parseServeConfig([], {});
-  assert.deepEqual([defaults.rpc, defaults.http, defaults.stdio, defaults.confirmations, defaults.liveLag, defaults.minBlockTimeoutMs], [undefined, { host: '127.0.0.1', port: 8787 }, false, 0, 5, 10_000]);
+  assert.deepEqual(
+    [defaults.rpc, defaults.http, defaults.stdio, defaults.confirmations, defaults.liveLag, defaults.minBlockTimeoutMs],
+    [undefined, { host: '127.0.0.1', port: 8787 }, false, 0, 5, 10_000],
+  );
   const stdio = parseServeConfig(['--stdio', '--rpc', 'http://127.0.0.1:8545'], {});
   assert.equal(stdio.http, undefined, '--stdio alone serves no HTTP');
-  const env = parseServeConfig([], { ARKIVECTOR_RPC: 'http://127.0.0.1:9', ARKIVECTOR_PUBLIC_READ: 'true', ARKIVECTOR_COLLECTIONS: 'a,b', ARKIVECTOR_HTTP: '[::1]:9000' });
-  assert.deepEqual([env.rpc, env.publicRead, env.collections, env.http], ['http://127.0.0.1:9', true, ['a', 'b'], { host: '::1', port: 9000 }]);
-  assert.equal(parseServeConfig(['--confirmations', '3'], { ARKIVECTOR_CONFIRMATIONS: '9' }).confirmations, 3, 'flags win over the environment');
-  assert.equal(parseServeConfig(['--collection-owner', 'notes=0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266'], {}).collectionOwners.get('notes'), '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
+  const env = parseServeConfig([], {
+    ARKIVECTOR_RPC: 'http://127.0.0.1:9',
+    ARKIVECTOR_PUBLIC_READ: 'true',
+    ARKIVECTOR_COLLECTIONS: 'a,b',
+    ARKIVECTOR_HTTP: '[::1]:9000',
+  });
+  assert.deepEqual(
+    [env.rpc, env.publicRead, env.collections, env.http],
+    ['http://127.0.0.1:9', true, ['a', 'b'], { host: '::1', port: 9000 }],
+  );
+  assert.equal(
+    parseServeConfig(['--confirmations', '3'], { ARKIVECTOR_CONFIRMATIONS: '9' }).confirmations,
+    3,
+    'flags win over the environment',
+  );
+  assert.equal(
+    parseServeConfig(
+      ['--collection-owner', 'notes=0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266'],
+      {},
+    ).collectionOwners.get('notes'),
+    '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+  );
   assert.match(parseServeConfig(['--chain', 'braga'], {}).rpc!, /^https:\/\//);
   for (const [args, pattern] of [
     [['--chain', 'mainnet'], /--chain must be one of braga, kaolin, localhost/],
@@ -65,6 +101,10 @@ test('config: flags, environment twins, defaults and refusals', () => {
     [['--rpc', 'ftp://x'], /--rpc must be an http\(s\) URL/],
     [['--bogus'], /Unknown option '--bogus'/],
   ] as const) {
-    assert.throws(() => parseServeConfig([...args], {}), (e: Error) => e instanceof ConfigError && pattern.test(e.message), args.join(' '));
+    assert.throws(
+      () => parseServeConfig([...args], {}),
+      (e: Error) => e instanceof ConfigError && pattern.test(e.message),
+      args.join(' '),
+    );
   }
 });

@@ -23,7 +23,11 @@ export function walletClient(devnet: Devnet, accountIndex = 0) {
 }
 
 /** A raw JSON-RPC call, for methods and shapes the SDK does not expose. */
-export async function rpc<T = unknown>(devnet: Devnet, method: string, params: unknown[] = []): Promise<{ result?: T; error?: { code: number; message: string } }> {
+export async function rpc<T = unknown>(
+  devnet: Devnet,
+  method: string,
+  params: unknown[] = [],
+): Promise<{ result?: T; error?: { code: number; message: string } }> {
   const response = await fetch(devnet.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -9,7 +9,11 @@ export async function startEmbedder(): Promise<{ url: string; server: Server }> 
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       const { input } = JSON.parse(body) as { input: string };
-      const embedding = /cat|purr/i.test(input) ? [1, 0, 0, 0] : /fern|plant/i.test(input) ? [0, 0.1, 1, 0.2] : [0.5, 0.5, 0.5, 0.5];
+      const embedding = /cat|purr/i.test(input)
+        ? [1, 0, 0, 0]
+        : /fern|plant/i.test(input)
+          ? [0, 0.1, 1, 0.2]
+          : [0.5, 0.5, 0.5, 0.5];
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ embedding }] }));
     });
   });

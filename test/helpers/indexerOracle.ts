@@ -2,7 +2,13 @@
 // straight from the devnet's own arkiv_query answer at B with the rules of DESIGN.md §4, written
 // independently of the indexer (no journal, no incremental state, no tail decoding).
 import { hexToBytes, numberToHex, type Hex } from 'viem';
-import { decodeVectorEntity, isWriterAllowed, parseCollectionDefinition, type CollectionDefinition, type RawEntity } from '../../src/collections/index.ts';
+import {
+  decodeVectorEntity,
+  isWriterAllowed,
+  parseCollectionDefinition,
+  type CollectionDefinition,
+  type RawEntity,
+} from '../../src/collections/index.ts';
 import type { ChainIndexer } from '../../indexer/indexer.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { rpcResult } from './devnet.ts';
@@ -46,7 +52,19 @@ async function allAt(devnet: Devnet, query: string, block: number): Promise<Row[
       {
         atBlock: numberToHex(block),
         cursor,
-        includeData: { key: true, attributes: true, payload: true, contentType: true, expiration: true, owner: true, creator: true, createdAtBlock: true, lastModifiedAtBlock: true, transactionIndexInBlock: true, operationIndexInTransaction: true },
+        includeData: {
+          key: true,
+          attributes: true,
+          payload: true,
+          contentType: true,
+          expiration: true,
+          owner: true,
+          creator: true,
+          createdAtBlock: true,
+          lastModifiedAtBlock: true,
+          transactionIndexInBlock: true,
+          operationIndexInTransaction: true,
+        },
       },
     ]);
     rows.push(...result.data);
@@ -69,15 +87,27 @@ const toRaw = (row: Row): RawEntity => ({
 });
 
 /** What every collection must hold at `block`, by the rules, from the node's answer at that block. */
-export async function expectedCollections(devnet: Devnet, block: number, only?: (name: string) => boolean): Promise<Record<string, ExpectedCollection>> {
+export async function expectedCollections(
+  devnet: Devnet,
+  block: number,
+  only?: (name: string) => boolean,
+): Promise<Record<string, ExpectedCollection>> {
   const definitions = await allAt(devnet, 'arkivector_type = "collection"', block);
   const vectors = await allAt(devnet, 'arkivector_type = "vector"', block);
-  const names = [...new Set(definitions.map((d) => attr(d, 'arkivector_collection')).filter((n): n is string => n !== undefined))].filter((n) => !only || only(n));
+  const names = [
+    ...new Set(definitions.map((d) => attr(d, 'arkivector_collection')).filter((n): n is string => n !== undefined)),
+  ].filter((n) => !only || only(n));
   const out: Record<string, ExpectedCollection> = {};
   for (const name of names) {
     const candidates = definitions
       .filter((d) => attr(d, 'arkivector_collection') === name)
-      .sort((a, b) => a.createdAtBlock - b.createdAtBlock || a.transactionIndexInBlock - b.transactionIndexInBlock || a.operationIndexInTransaction - b.operationIndexInTransaction || (a.key < b.key ? -1 : 1));
+      .sort(
+        (a, b) =>
+          a.createdAtBlock - b.createdAtBlock ||
+          a.transactionIndexInBlock - b.transactionIndexInBlock ||
+          a.operationIndexInTransaction - b.operationIndexInTransaction ||
+          (a.key < b.key ? -1 : 1),
+      );
     let winner: { row: Row; definition: CollectionDefinition } | undefined;
     for (const row of candidates) {
       try {
@@ -106,10 +136,21 @@ export async function expectedCollections(devnet: Devnet, block: number, only?: 
     let shadowed = 0;
     for (const [id, rows] of byId) {
       shadowed += rows.length - 1;
-      const newest = rows.reduce((a, b) => (b.lastModifiedAtBlock > a.lastModifiedAtBlock || (b.lastModifiedAtBlock === a.lastModifiedAtBlock && b.key > a.key) ? b : a));
+      const newest = rows.reduce((a, b) =>
+        b.lastModifiedAtBlock > a.lastModifiedAtBlock ||
+        (b.lastModifiedAtBlock === a.lastModifiedAtBlock && b.key > a.key)
+          ? b
+          : a,
+      );
       const decoded = decodeVectorEntity(toRaw(newest), { name, definition: winner.definition });
       if (!decoded.ok) throw new Error('unreachable');
-      records[id] = { key: newest.key, document: decoded.record.document, attributes: { ...decoded.record.attributes }, expiresAt: String(newest.expiresAt), owner: newest.owner };
+      records[id] = {
+        key: newest.key,
+        document: decoded.record.document,
+        attributes: { ...decoded.record.attributes },
+        expiresAt: String(newest.expiresAt),
+        owner: newest.owner,
+      };
     }
     out[name] = { definitionKey: winner.row.key, dim: winner.definition.dim, records, rejected, shadowed };
   }
@@ -122,9 +163,21 @@ export function indexedCollections(indexer: ChainIndexer): Record<string, Expect
   for (const [name, c] of indexer.collections) {
     const records: Record<string, ExpectedRecord> = {};
     for (const r of c.store.records()) {
-      records[r.id] = { key: r.key, document: r.document, attributes: { ...r.attributes }, expiresAt: String(r.expiresAt), owner: r.owner };
+      records[r.id] = {
+        key: r.key,
+        document: r.document,
+        attributes: { ...r.attributes },
+        expiresAt: String(r.expiresAt),
+        owner: r.owner,
+      };
     }
-    out[name] = { definitionKey: c.definitionKey, dim: c.definition.dim, records, rejected: c.stats.rejected, shadowed: c.stats.shadowed };
+    out[name] = {
+      definitionKey: c.definitionKey,
+      dim: c.definition.dim,
+      records,
+      rejected: c.stats.rejected,
+      shadowed: c.stats.shadowed,
+    };
   }
   return out;
 }

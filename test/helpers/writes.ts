@@ -33,7 +33,11 @@ export function mulberry32(seed: number): () => number {
 }
 
 /** Resolves when `indexer` reaches `wanted`, failing after `ms`. */
-export function stateReached(indexer: Pick<ChainIndexer, 'syncState' | 'on' | 'off'>, wanted: SyncState, ms = 15_000): Promise<void> {
+export function stateReached(
+  indexer: Pick<ChainIndexer, 'syncState' | 'on' | 'off'>,
+  wanted: SyncState,
+  ms = 15_000,
+): Promise<void> {
   if (indexer.syncState === wanted) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sync state ${wanted} not reached (is ${indexer.syncState})`)), ms);

@@ -31,8 +31,19 @@ const expectAccessError = (fn: () => unknown, code: 'unauthorized' | 'forbidden'
 
 describe('http/auth: policy', () => {
   test('isLoopbackHost: localhost, 127.0.0.0/8, ::1 in every spelling; nothing else', () => {
-    for (const host of ['localhost', 'LOCALHOST', '127.0.0.1', '127.255.0.9', '::1', '[::1]', '::ffff:127.0.0.1']) assert.ok(isLoopbackHost(host), host);
-    for (const host of ['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', 'localhost.attacker.example', '127.0.0.1.nip.io', '[::2]', '']) assert.ok(!isLoopbackHost(host), host);
+    for (const host of ['localhost', 'LOCALHOST', '127.0.0.1', '127.255.0.9', '::1', '[::1]', '::ffff:127.0.0.1'])
+      assert.ok(isLoopbackHost(host), host);
+    for (const host of [
+      '0.0.0.0',
+      '::',
+      '10.0.0.1',
+      '128.0.0.1',
+      'localhost.attacker.example',
+      '127.0.0.1.nip.io',
+      '[::2]',
+      '',
+    ])
+      assert.ok(!isLoopbackHost(host), host);
   });
 
   test('parseTokensFile: names, digests and scopes; write implies read', () => {
@@ -47,18 +58,36 @@ describe('http/auth: policy', () => {
     const digest = hashSecret('x');
     assert.throws(() => parseTokensFile('{'), /not valid JSON/);
     assert.throws(() => parseTokensFile('{}'), /JSON list/);
-    assert.throws(() => parseTokensFile(JSON.stringify([{ name: 'a', sha256: 'abc', scopes: ['read'] }])), /entry 0 \(a\): sha256/);
-    assert.throws(() => parseTokensFile(JSON.stringify([{ name: 'a', sha256: digest, scopes: ['admin'] }])), (e: Error) => /unknown scope/.test(e.message) && !e.message.includes(digest));
+    assert.throws(
+      () => parseTokensFile(JSON.stringify([{ name: 'a', sha256: 'abc', scopes: ['read'] }])),
+      /entry 0 \(a\): sha256/,
+    );
+    assert.throws(
+      () => parseTokensFile(JSON.stringify([{ name: 'a', sha256: digest, scopes: ['admin'] }])),
+      (e: Error) => /unknown scope/.test(e.message) && !e.message.includes(digest),
+    );
     assert.throws(() => parseTokensFile(JSON.stringify([{ name: 'a', sha256: digest, scopes: [] }])), /non-empty/);
   });
 
   test('parseTokensEnv: scope:secret pairs, read+write, secrets never in errors', () => {
     const tokens = parseTokensEnv('read:abc, read+write:def:with:colons,write:ghi');
-    assert.deepEqual(tokens.map((t) => t.name), ['env-0', 'env-1', 'env-2']);
-    assert.deepEqual(tokens.map((t) => [...t.scopes].sort().join('+')), ['read', 'read+write', 'read+write']);
+    assert.deepEqual(
+      tokens.map((t) => t.name),
+      ['env-0', 'env-1', 'env-2'],
+    );
+    assert.deepEqual(
+      tokens.map((t) => [...t.scopes].sort().join('+')),
+      ['read', 'read+write', 'read+write'],
+    );
     assert.equal(tokens[1].digest.toString('hex'), hashSecret('def:with:colons'));
-    assert.throws(() => parseTokensEnv('admin:topsecret'), (e: Error) => /entry 0: unknown scope/.test(e.message) && !e.message.includes('topsecret'));
-    assert.throws(() => parseTokensEnv('read:ok,topsecret'), (e: Error) => /entry 1: expected scope:secret/.test(e.message) && !e.message.includes('topsecret'));
+    assert.throws(
+      () => parseTokensEnv('admin:topsecret'),
+      (e: Error) => /entry 0: unknown scope/.test(e.message) && !e.message.includes('topsecret'),
+    );
+    assert.throws(
+      () => parseTokensEnv('read:ok,topsecret'),
+      (e: Error) => /entry 1: expected scope:secret/.test(e.message) && !e.message.includes('topsecret'),
+    );
     assert.throws(() => parseTokensEnv('read:'), /expected scope:secret/);
   });
 
@@ -67,11 +96,25 @@ describe('http/auth: policy', () => {
     try {
       const file = join(dir, 'tokens.json');
       await writeFile(file, tokensJson);
-      const policy = await loadAccessPolicy({ tokensFile: file, tokensEnv: 'read:env-secret', publicRead: false, host: '0.0.0.0' });
-      assert.deepEqual(policy.tokens.map((t) => t.name), ['reader', 'writer', 'env-0']);
+      const policy = await loadAccessPolicy({
+        tokensFile: file,
+        tokensEnv: 'read:env-secret',
+        publicRead: false,
+        host: '0.0.0.0',
+      });
+      assert.deepEqual(
+        policy.tokens.map((t) => t.name),
+        ['reader', 'writer', 'env-0'],
+      );
       assert.equal(policy.loopback, false);
-      await assert.rejects(loadAccessPolicy({ tokensFile: file, tokensEnv: `read:${READER}`, publicRead: false, host: '0.0.0.0' }), /configured twice/);
-      await assert.rejects(loadAccessPolicy({ tokensFile: join(dir, 'missing.json'), publicRead: false, host: '127.0.0.1' }), /ENOENT/);
+      await assert.rejects(
+        loadAccessPolicy({ tokensFile: file, tokensEnv: `read:${READER}`, publicRead: false, host: '0.0.0.0' }),
+        /configured twice/,
+      );
+      await assert.rejects(
+        loadAccessPolicy({ tokensFile: join(dir, 'missing.json'), publicRead: false, host: '127.0.0.1' }),
+        /ENOENT/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -109,7 +152,10 @@ describe('http/auth: policy', () => {
     assert.deepEqual([...authorize(local, { host: '127.0.0.1:8787' }, 'write').scopes].sort(), ['read', 'write']);
     assert.equal(authorize(local, { host: '[::1]:8787', origin: 'http://localhost:3000' }, 'write').principal, 'local');
     expectAccessError(() => authorize(local, { host: 'evil.example:8787' }, 'read'), 'forbidden');
-    expectAccessError(() => authorize(local, { host: '127.0.0.1:8787', origin: 'https://evil.example' }, 'read'), 'forbidden');
+    expectAccessError(
+      () => authorize(local, { host: '127.0.0.1:8787', origin: 'https://evil.example' }, 'read'),
+      'forbidden',
+    );
     expectAccessError(() => authorize(local, { host: '127.0.0.1:8787', origin: 'null' }, 'read'), 'forbidden');
 
     // Nothing trusts the network when bound elsewhere without tokens.
@@ -134,7 +180,9 @@ describe('http/auth: through the HTTP surface', () => {
   test('tokens from --tokens FILE: 401 without or with a bad token, read scope reads, write needs write', async () => {
     const file = join(dir, 'tokens.json');
     await writeFile(file, tokensJson);
-    const node = await chain.node({ access: await loadAccessPolicy({ tokensFile: file, publicRead: false, host: '0.0.0.0' }) });
+    const node = await chain.node({
+      access: await loadAccessPolicy({ tokensFile: file, publicRead: false, host: '0.0.0.0' }),
+    });
 
     const none = await call(`${node.url}/v1/collections`);
     assertProblem(none, 401, 'unauthorized');
@@ -147,26 +195,52 @@ describe('http/auth: through the HTTP surface', () => {
     assert.equal(read.status, 200);
     assert.equal(read.body.collections[0].name, 'notes');
 
-    const write = await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', headers: bearer(READER), json: {} });
+    const write = await call(`${node.url}/v1/collections/notes/entities`, {
+      method: 'POST',
+      headers: bearer(READER),
+      json: {},
+    });
     assertProblem(write, 403, 'forbidden');
     assert.match(write.headers.get('www-authenticate')!, /error="insufficient_scope", scope="write"/);
 
     // write implies read; with the scope, the write route reaches the (absent) signer.
-    assert.equal((await call(`${node.url}/v1/collections/notes/entities/cat`, { headers: bearer(WRITER) })).status, 200);
-    assertProblem(await call(`${node.url}/v1/collections/notes/entities/cat`, { method: 'DELETE', headers: bearer(WRITER) }), 501, 'signer_not_configured');
+    assert.equal(
+      (await call(`${node.url}/v1/collections/notes/entities/cat`, { headers: bearer(WRITER) })).status,
+      200,
+    );
+    assertProblem(
+      await call(`${node.url}/v1/collections/notes/entities/cat`, { method: 'DELETE', headers: bearer(WRITER) }),
+      501,
+      'signer_not_configured',
+    );
 
     // Probes stay open for load balancers.
     assert.equal((await call(`${node.url}/healthz`)).status, 200);
 
     const everything = JSON.stringify(node.logs) + JSON.stringify([none.body, bad.body, read.body, write.body]);
-    for (const secret of [READER, WRITER]) assert.ok(!everything.includes(secret), 'secrets never appear in logs or answers');
+    for (const secret of [READER, WRITER])
+      assert.ok(!everything.includes(secret), 'secrets never appear in logs or answers');
   });
 
   test('tokens from ARKIVECTOR_TOKENS: read and read+write scopes', async () => {
-    const node = await chain.node({ access: await loadAccessPolicy({ tokensEnv: 'read:env-reader,read+write:env-writer', publicRead: false, host: '0.0.0.0' }) });
+    const node = await chain.node({
+      access: await loadAccessPolicy({
+        tokensEnv: 'read:env-reader,read+write:env-writer',
+        publicRead: false,
+        host: '0.0.0.0',
+      }),
+    });
     assert.equal((await call(`${node.url}/v1/status`, { headers: bearer('env-reader') })).status, 200);
-    assertProblem(await call(`${node.url}/v1/collections`, { method: 'POST', headers: bearer('env-reader'), json: {} }), 403, 'forbidden');
-    assertProblem(await call(`${node.url}/v1/collections`, { method: 'POST', headers: bearer('env-writer'), json: {} }), 501, 'signer_not_configured');
+    assertProblem(
+      await call(`${node.url}/v1/collections`, { method: 'POST', headers: bearer('env-reader'), json: {} }),
+      403,
+      'forbidden',
+    );
+    assertProblem(
+      await call(`${node.url}/v1/collections`, { method: 'POST', headers: bearer('env-writer'), json: {} }),
+      501,
+      'signer_not_configured',
+    );
     assertProblem(await call(`${node.url}/v1/status`), 401, 'unauthorized');
   });
 
@@ -176,18 +250,44 @@ describe('http/auth: through the HTTP surface', () => {
     assert.equal(read.status, 200);
     assert.equal(read.body.count, 4);
     // A non-local Origin is fine for public data on a non-loopback node.
-    assert.equal((await call(`${node.url}/v1/collections`, { headers: { origin: 'https://app.example' } })).status, 200);
+    assert.equal(
+      (await call(`${node.url}/v1/collections`, { headers: { origin: 'https://app.example' } })).status,
+      200,
+    );
     assertProblem(await call(`${node.url}/v1/collections`, { method: 'POST', json: {} }), 401, 'unauthorized');
   });
 
   test('trust-local (loopback bind, no tokens): every scope locally, non-local Origin refused', async () => {
     const node = await chain.node({ access: await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' }) });
     assert.equal((await call(`${node.url}/v1/collections`)).status, 200);
-    assert.equal((await call(`${node.url}/v1/collections`, { headers: { origin: `http://localhost:5173` } })).status, 200);
-    assertProblem(await call(`${node.url}/v1/collections`, { headers: { origin: 'http://attacker.example' } }), 403, 'forbidden');
-    assertProblem(await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', json: {}, headers: { origin: 'http://attacker.example' } }), 403, 'forbidden');
-    assertProblem(await call(`${node.url}/mcp`, { method: 'POST', json: {}, headers: { origin: 'http://attacker.example' } }), 403, 'forbidden');
+    assert.equal(
+      (await call(`${node.url}/v1/collections`, { headers: { origin: `http://localhost:5173` } })).status,
+      200,
+    );
+    assertProblem(
+      await call(`${node.url}/v1/collections`, { headers: { origin: 'http://attacker.example' } }),
+      403,
+      'forbidden',
+    );
+    assertProblem(
+      await call(`${node.url}/v1/collections/notes/entities`, {
+        method: 'POST',
+        json: {},
+        headers: { origin: 'http://attacker.example' },
+      }),
+      403,
+      'forbidden',
+    );
+    assertProblem(
+      await call(`${node.url}/mcp`, { method: 'POST', json: {}, headers: { origin: 'http://attacker.example' } }),
+      403,
+      'forbidden',
+    );
     // With the write scope granted, the write route gets as far as the missing signer.
-    assertProblem(await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', json: {} }), 501, 'signer_not_configured');
+    assertProblem(
+      await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', json: {} }),
+      501,
+      'signer_not_configured',
+    );
   });
 });

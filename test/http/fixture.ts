@@ -7,7 +7,15 @@ import { createHttpTransport, type RpcTransport } from '../../src/chain/transpor
 import type { Devnet } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
-import { createHttpApp, createMetrics, loadAccessPolicy, serveHttp, type AccessPolicy, type HttpServer, type Metrics } from '../../src/http/index.ts';
+import {
+  createHttpApp,
+  createMetrics,
+  loadAccessPolicy,
+  serveHttp,
+  type AccessPolicy,
+  type HttpServer,
+  type Metrics,
+} from '../../src/http/index.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
 import { ChainIndexer, type IndexerOptions } from '../../indexer/indexer.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
@@ -30,7 +38,8 @@ export const NOTE_ENTITIES = [
   { id: 'a/b c?#%é', vector: [0, 0, 0.2, 1], document: 'Odd id.', attributes: { topic: 'misc', stars: 1 } },
 ];
 
-export const vectorArgs = (collection: string, entity: (typeof NOTE_ENTITIES)[number], def = NOTES) => writeVector(collection, entity, def);
+export const vectorArgs = (collection: string, entity: (typeof NOTE_ENTITIES)[number], def = NOTES) =>
+  writeVector(collection, entity, def);
 
 export { definitionArgs, stateReached };
 
@@ -42,7 +51,8 @@ export interface LogLine {
 
 export function captureLogger() {
   const lines: LogLine[] = [];
-  const at = (level: LogLine['level']) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, fields, message });
+  const at = (level: LogLine['level']) => (fields: Record<string, unknown>, message: string) =>
+    void lines.push({ level, fields, message });
   return { lines, logger: { info: at('info'), warn: at('warn'), error: at('error') } };
 }
 
@@ -82,15 +92,28 @@ export async function startChain(options: { write?: boolean } = {}): Promise<Cha
   const indexers: EngineIndexer[] = [];
   const servers: HttpServer[] = [];
   const newIndexer = (extra: Partial<IndexerOptions<CollectionStore>> = {}) => {
-    const indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2, ...extra });
+    const indexer = new ChainIndexer({
+      transport,
+      stores: engineStores,
+      chainId: devnet.chainId,
+      blockTimeSeconds: 0.2,
+      ...extra,
+    });
     indexers.push(indexer);
     return indexer;
   };
   const indexer = newIndexer();
   indexer.start();
-  assert.ok(await indexer.waitForBlock(writtenAt, 30_000), `indexer stuck at ${indexer.asOfBlock}: ${indexer.lastError}`);
+  assert.ok(
+    await indexer.waitForBlock(writtenAt, 30_000),
+    `indexer stuck at ${indexer.asOfBlock}: ${indexer.lastError}`,
+  );
   await stateReached(indexer, 'live');
-  const ctx: ServiceContext = { indexer, chain: { chainId: devnet.chainId, rpc: devnet.url }, minBlockTimeoutMs: 5_000 };
+  const ctx: ServiceContext = {
+    indexer,
+    chain: { chainId: devnet.chainId, rpc: devnet.url },
+    minBlockTimeoutMs: 5_000,
+  };
   return {
     devnet,
     transport,
@@ -126,6 +149,7 @@ export async function call(url: string, init: RequestInit & { json?: unknown } =
   if (json !== undefined) headers.set('content-type', 'application/json');
   const response = await fetch(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
   const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers
   let body: any;
   try {
     body = JSON.parse(text);

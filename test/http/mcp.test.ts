@@ -32,7 +32,8 @@ describe('http: MCP streamable HTTP', () => {
     await chain.close();
   });
 
-  const callTool = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const callTool = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
 
   test('tools/list: names, read-only annotations and output schemas', async () => {
     const { tools } = await client.listTools();
@@ -41,7 +42,10 @@ describe('http: MCP streamable HTTP', () => {
       assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
       assert.equal(tool.annotations?.openWorldHint, false, tool.name);
       assert.equal(tool.outputSchema?.type, 'object', tool.name);
-      assert.ok(tool.outputSchema?.properties && 'as_of_block' in tool.outputSchema.properties, `${tool.name} declares as_of_block`);
+      assert.ok(
+        tool.outputSchema?.properties && 'as_of_block' in tool.outputSchema.properties,
+        `${tool.name} declares as_of_block`,
+      );
     }
     const search = tools.find((t) => t.name === 'arkivector_search')!;
     assert.ok(search.inputSchema.properties && 'vector' in search.inputSchema.properties);
@@ -58,11 +62,17 @@ describe('http: MCP streamable HTTP', () => {
     assert.match((viaMcp.content[0] as { text: string }).text, /^2 result\(s\) as of block/);
 
     const count = await callTool('arkivector_count', { collection: 'notes', where: 'stars >= 4' });
-    assert.deepEqual(count.structuredContent, (await call(`${node.url}/v1/collections/notes/count`, { method: 'POST', json: { where: 'stars >= 4' } })).body);
+    assert.deepEqual(
+      count.structuredContent,
+      (await call(`${node.url}/v1/collections/notes/count`, { method: 'POST', json: { where: 'stars >= 4' } })).body,
+    );
     assert.equal((count.structuredContent as { count: number }).count, 2);
 
     const get = await callTool('arkivector_get', { collection: 'notes', ref: 'fern', include_document: true });
-    assert.deepEqual(get.structuredContent, (await call(`${node.url}/v1/collections/notes/entities/fern?include_document=true`)).body);
+    assert.deepEqual(
+      get.structuredContent,
+      (await call(`${node.url}/v1/collections/notes/entities/fern?include_document=true`)).body,
+    );
 
     const list = await callTool('arkivector_list_collections', {});
     assert.deepEqual(list.structuredContent, (await call(`${node.url}/v1/collections`)).body);
@@ -87,7 +97,11 @@ describe('http: MCP streamable HTTP', () => {
   });
 
   test('behavior: a malformed JSON-RPC body gets a JSON-RPC error, not a crash', async () => {
-    const answer = await call(`${node.url}/mcp`, { method: 'POST', body: '{', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    const answer = await call(`${node.url}/mcp`, {
+      method: 'POST',
+      body: '{',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error.code, -32700);
   });
@@ -103,14 +117,23 @@ describe('http: MCP streamable HTTP', () => {
   });
 
   test('access: bearer tokens on /mcp', async () => {
-    const guarded = await chain.node({ access: await loadAccessPolicy({ tokensEnv: 'read:mcp-reader', publicRead: false, host: '0.0.0.0' }) });
-    assertProblem(await call(`${guarded.url}/mcp`, { method: 'POST', json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }), 401, 'unauthorized');
+    const guarded = await chain.node({
+      access: await loadAccessPolicy({ tokensEnv: 'read:mcp-reader', publicRead: false, host: '0.0.0.0' }),
+    });
+    assertProblem(
+      await call(`${guarded.url}/mcp`, { method: 'POST', json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }),
+      401,
+      'unauthorized',
+    );
     await assert.rejects(connect(guarded.url), /401|nauthorized/);
     const authed = await connect(guarded.url, { authorization: 'Bearer mcp-reader' });
     try {
       const { tools } = await authed.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), READ_TOOLS);
-      const count = (await authed.callTool({ name: 'arkivector_count', arguments: { collection: 'notes' } })) as CallToolResult;
+      const count = (await authed.callTool({
+        name: 'arkivector_count',
+        arguments: { collection: 'notes' },
+      })) as CallToolResult;
       assert.equal((count.structuredContent as { count: number }).count, 4);
     } finally {
       await authed.close();

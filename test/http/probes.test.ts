@@ -41,21 +41,39 @@ describe('http: probes and metrics', () => {
     assert.equal(answer.status, 200);
     assert.match(answer.headers.get('content-type')!, /^text\/plain; version=0\.0\.4/);
     const text = answer.body as string;
-    assert.match(text, /arkivector_http_requests_total\{method="GET",route="\/v1\/collections\/:c\/entities\/:ref",status="200"\} 2\n/);
-    assert.match(text, /arkivector_http_requests_total\{method="GET",route="\/v1\/collections\/:c\/entities\/:ref",status="404"\} 1\n/);
+    assert.match(
+      text,
+      /arkivector_http_requests_total\{method="GET",route="\/v1\/collections\/:c\/entities\/:ref",status="200"\} 2\n/,
+    );
+    assert.match(
+      text,
+      /arkivector_http_requests_total\{method="GET",route="\/v1\/collections\/:c\/entities\/:ref",status="404"\} 1\n/,
+    );
     assert.match(text, /arkivector_http_requests_total\{method="GET",route="unmatched",status="404"\} 1\n/);
-    assert.match(text, /arkivector_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/v1\/collections\/:c\/entities\/:ref",status="200"\} 2\n/);
+    assert.match(
+      text,
+      /arkivector_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/v1\/collections\/:c\/entities\/:ref",status="200"\} 2\n/,
+    );
     assert.doesNotMatch(text, /entities\/cat/, 'concrete paths never become labels');
     assert.match(text, new RegExp(`arkivector_head_block ${chain.indexer.headBlock}\\n`));
     assert.match(text, new RegExp(`arkivector_as_of_block ${chain.indexer.asOfBlock}\\n`));
     assert.match(text, /arkivector_sync_lag_blocks 0\n/);
     assert.match(text, /arkivector_sync_state\{state="live"\} 1\n/);
     assert.match(text, /arkivector_sync_state\{state="stalled"\} 0\n/);
-    assert.match(text, new RegExp(`arkivector_collection_live_entities\\{collection="notes"\\} ${NOTE_ENTITIES.length}\\n`));
+    assert.match(
+      text,
+      new RegExp(`arkivector_collection_live_entities\\{collection="notes"\\} ${NOTE_ENTITIES.length}\\n`),
+    );
     assert.match(text, /arkivector_collection_rejected_entities\{collection="notes"\} 0\n/);
     assert.match(text, /arkivector_collection_shadowed_entities\{collection="notes"\} 0\n/);
-    assert.match(text, new RegExp(`arkivector_indexer_events\\{event="bootstraps"\\} ${chain.indexer.counters.bootstraps}\\n`));
-    assert.match(text, new RegExp(`arkivector_indexer_events\\{event="blocksApplied"\\} ${chain.indexer.counters.blocksApplied}\\n`));
+    assert.match(
+      text,
+      new RegExp(`arkivector_indexer_events\\{event="bootstraps"\\} ${chain.indexer.counters.bootstraps}\\n`),
+    );
+    assert.match(
+      text,
+      new RegExp(`arkivector_indexer_events\\{event="blocksApplied"\\} ${chain.indexer.counters.blocksApplied}\\n`),
+    );
   });
 
   test('/readyz: 503 stalled while the RPC is down', async () => {

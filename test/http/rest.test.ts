@@ -3,8 +3,25 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { MAX_REQUEST_BYTES, count, get, getCollection, listCollections, search, status } from '../../src/service/index.ts';
-import { assertProblem, call, NOTE_ENTITIES, NOTES, PROBLEM_TYPE, startChain, type Chain, type Node } from './fixture.ts';
+import {
+  MAX_REQUEST_BYTES,
+  count,
+  get,
+  getCollection,
+  listCollections,
+  search,
+  status,
+} from '../../src/service/index.ts';
+import {
+  assertProblem,
+  call,
+  NOTE_ENTITIES,
+  NOTES,
+  PROBLEM_TYPE,
+  startChain,
+  type Chain,
+  type Node,
+} from './fixture.ts';
 
 describe('http: REST routes', () => {
   let chain: Chain;
@@ -33,7 +50,13 @@ describe('http: REST routes', () => {
     assert.equal(notes.column, 'halfvec(4)');
     assert.equal(notes.dim, NOTES.dim);
     assert.equal(notes.metric, 'cosine');
-    assert.deepEqual(notes.index, { type: 'hnsw', opclass: 'halfvec_cosine_ops', m: 16, ef_construction: 64, ef_search: 40 });
+    assert.deepEqual(notes.index, {
+      type: 'hnsw',
+      opclass: 'halfvec_cosine_ops',
+      m: 16,
+      ef_construction: 64,
+      ef_search: 40,
+    });
     assert.deepEqual(notes.attributes, { topic: 'str', stars: 'i32' });
     assert.equal(notes.open, true);
     assert.equal(notes.owner, alice);
@@ -52,7 +75,10 @@ describe('http: REST routes', () => {
     const answer = await call(url('/v1/collections/notes/search'), { method: 'POST', json: args });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.deepEqual(answer.body, await search(chain.ctx, { ...args, collection: 'notes' }));
-    assert.deepEqual(answer.body.results.map((r: { id: string }) => r.id), ['cat', 'dog']);
+    assert.deepEqual(
+      answer.body.results.map((r: { id: string }) => r.id),
+      ['cat', 'dog'],
+    );
     const [cat] = answer.body.results;
     assert.equal(cat.document, 'Cats purr.');
     assert.deepEqual(cat.attributes, { stars: { type: 'i32', value: 5 }, topic: { type: 'str', value: 'pets' } });
@@ -63,13 +89,22 @@ describe('http: REST routes', () => {
   });
 
   test('POST /v1/collections/:c/search: args: JSON filter, keyword mode, defaults', async () => {
-    const filtered = await call(url('/v1/collections/notes/search'), { method: 'POST', json: { vector: [1, 0, 0, 0], filter: { lte: { stars: 3 } } } });
+    const filtered = await call(url('/v1/collections/notes/search'), {
+      method: 'POST',
+      json: { vector: [1, 0, 0, 0], filter: { lte: { stars: 3 } } },
+    });
     assert.equal(filtered.status, 200);
     assert.deepEqual(filtered.body.results.map((r: { id: string }) => r.id).sort(), ['a/b c?#%é', 'fern']);
     assert.equal(filtered.body.results[0].document, undefined, 'include_document defaults to false');
-    const keyword = await call(url('/v1/collections/notes/search'), { method: 'POST', json: { text: 'ferns shade', mode: 'keyword', k: 1 } });
+    const keyword = await call(url('/v1/collections/notes/search'), {
+      method: 'POST',
+      json: { text: 'ferns shade', mode: 'keyword', k: 1 },
+    });
     assert.equal(keyword.status, 200);
-    assert.deepEqual(keyword.body.results.map((r: { id: string }) => r.id), ['fern']);
+    assert.deepEqual(
+      keyword.body.results.map((r: { id: string }) => r.id),
+      ['fern'],
+    );
   });
 
   test('POST /v1/collections/:c/count: all, where and filter', async () => {
@@ -81,7 +116,10 @@ describe('http: REST routes', () => {
     assert.equal(empty.body.count, NOTE_ENTITIES.length, 'an empty body counts everything');
     const where = await call(url('/v1/collections/notes/count'), { method: 'POST', json: { where: 'stars >= 4' } });
     assert.equal(where.body.count, 2);
-    const both = await call(url('/v1/collections/notes/count'), { method: 'POST', json: { where: "topic = str('pets')", filter: { eq: { stars: 5 } } } });
+    const both = await call(url('/v1/collections/notes/count'), {
+      method: 'POST',
+      json: { where: "topic = str('pets')", filter: { eq: { stars: 5 } } },
+    });
     assert.equal(both.body.count, 1);
   });
 
@@ -92,9 +130,14 @@ describe('http: REST routes', () => {
     assert.equal(plain.body.entity.id, 'cat');
     assert.equal(plain.body.entity.owner, alice);
     assert.equal(plain.body.entity.document, undefined);
-    assert.deepEqual(plain.body.entity.attributes, { stars: { type: 'i32', value: 5 }, topic: { type: 'str', value: 'pets' } });
+    assert.deepEqual(plain.body.entity.attributes, {
+      stars: { type: 'i32', value: 5 },
+      topic: { type: 'str', value: 'pets' },
+    });
 
-    const withDoc = await call(url(`/v1/collections/notes/entities/cat?include_document=true&min_block=${chain.writtenAt}`));
+    const withDoc = await call(
+      url(`/v1/collections/notes/entities/cat?include_document=true&min_block=${chain.writtenAt}`),
+    );
     assert.equal(withDoc.body.entity.document, 'Cats purr.');
 
     const byKey = await call(url(`/v1/collections/notes/entities/${plain.body.entity.key}`));
@@ -102,7 +145,9 @@ describe('http: REST routes', () => {
     assert.equal(byKey.body.entity.id, 'cat');
 
     const odd = NOTE_ENTITIES[3];
-    const encoded = await call(url(`/v1/collections/notes/entities/${encodeURIComponent(odd.id)}?include_document=true`));
+    const encoded = await call(
+      url(`/v1/collections/notes/entities/${encodeURIComponent(odd.id)}?include_document=true`),
+    );
     assert.equal(encoded.status, 200, JSON.stringify(encoded.body));
     assert.equal(encoded.body.entity.id, odd.id);
     assert.equal(encoded.body.entity.document, odd.document);
@@ -141,7 +186,10 @@ describe('http: REST routes', () => {
   });
 
   test('error: invalid_argument with the zod issue list', async () => {
-    const badK = await call(url('/v1/collections/notes/search'), { method: 'POST', json: { vector: [1, 0, 0, 0], k: 0 } });
+    const badK = await call(url('/v1/collections/notes/search'), {
+      method: 'POST',
+      json: { vector: [1, 0, 0, 0], k: 0 },
+    });
     assertProblem(badK, 400, 'invalid_argument');
     assert.ok(Array.isArray(badK.body.errors));
     assert.equal(badK.body.errors[0].path, 'k');
@@ -149,7 +197,10 @@ describe('http: REST routes', () => {
 
     const badQuery = await call(url('/v1/collections/notes/entities/cat?include_document=yes&min_block=-1'));
     assertProblem(badQuery, 400, 'invalid_argument');
-    assert.deepEqual(badQuery.body.errors.map((e: { path: string }) => e.path).sort(), ['include_document', 'min_block']);
+    assert.deepEqual(badQuery.body.errors.map((e: { path: string }) => e.path).sort(), [
+      'include_document',
+      'min_block',
+    ]);
 
     const badMinBlock = await call(url('/v1/collections?min_block=abc'));
     assertProblem(badMinBlock, 400, 'invalid_argument');
@@ -157,7 +208,11 @@ describe('http: REST routes', () => {
   });
 
   test('error: invalid_argument for bodies that are not a JSON object, or name another collection', async () => {
-    const notJson = await call(url('/v1/collections/notes/search'), { method: 'POST', body: '{"vector": [1,', headers: { 'content-type': 'application/json' } });
+    const notJson = await call(url('/v1/collections/notes/search'), {
+      method: 'POST',
+      body: '{"vector": [1,',
+      headers: { 'content-type': 'application/json' },
+    });
     assertProblem(notJson, 400, 'invalid_argument');
     assert.match(notJson.body.detail, /not valid JSON/);
     const array = await call(url('/v1/collections/notes/count'), { method: 'POST', json: [1, 2] });
@@ -168,11 +223,17 @@ describe('http: REST routes', () => {
   });
 
   test('error: invalid_filter with position (where) and path (filter)', async () => {
-    const where = await call(url('/v1/collections/notes/search'), { method: 'POST', json: { vector: [1, 0, 0, 0], where: "topic = str('pets') && colour = 1" } });
+    const where = await call(url('/v1/collections/notes/search'), {
+      method: 'POST',
+      json: { vector: [1, 0, 0, 0], where: "topic = str('pets') && colour = 1" },
+    });
     assertProblem(where, 400, 'invalid_filter');
     assert.equal(typeof where.body.position, 'number');
     assert.equal(where.body.position, "topic = str('pets') && ".length);
-    const filter = await call(url('/v1/collections/notes/count'), { method: 'POST', json: { filter: { and: [{ eq: { topic: 'pets' } }, { gt: { colour: 1 } }] } } });
+    const filter = await call(url('/v1/collections/notes/count'), {
+      method: 'POST',
+      json: { filter: { and: [{ eq: { topic: 'pets' } }, { gt: { colour: 1 } }] } },
+    });
     assertProblem(filter, 400, 'invalid_filter');
     assert.equal(typeof filter.body.path, 'string');
   });
@@ -187,7 +248,10 @@ describe('http: REST routes', () => {
   test('error: not_yet_indexed when min_block is not reached within the timeout', async () => {
     const impatient = await chain.node({ ctx: { minBlockTimeoutMs: 50 } });
     const minBlock = chain.writtenAt + 1000;
-    const answer = await call(`${impatient.url}/v1/collections/notes/search`, { method: 'POST', json: { vector: [1, 0, 0, 0], min_block: minBlock } });
+    const answer = await call(`${impatient.url}/v1/collections/notes/search`, {
+      method: 'POST',
+      json: { vector: [1, 0, 0, 0], min_block: minBlock },
+    });
     assertProblem(answer, 503, 'not_yet_indexed');
     assert.equal(answer.body.as_of_block, chain.indexer.asOfBlock);
     assert.equal(answer.body.min_block, minBlock);
@@ -197,7 +261,11 @@ describe('http: REST routes', () => {
 
   test('error: payload_too_large, announced by Content-Length or streamed in chunks', async () => {
     const big = JSON.stringify({ where: 'x'.repeat(MAX_REQUEST_BYTES) });
-    const announced = await call(url('/v1/collections/notes/count'), { method: 'POST', body: big, headers: { 'content-type': 'application/json' } });
+    const announced = await call(url('/v1/collections/notes/count'), {
+      method: 'POST',
+      body: big,
+      headers: { 'content-type': 'application/json' },
+    });
     assertProblem(announced, 413, 'payload_too_large');
 
     // Chunked: no Content-Length, so the limit must hold while reading.
@@ -210,7 +278,12 @@ describe('http: REST routes', () => {
         controller.enqueue(chunk);
       },
     });
-    const chunked = await call(url('/v1/collections/notes/count'), { method: 'POST', body: stream, duplex: 'half', headers: { 'content-type': 'application/json' } } as RequestInit);
+    const chunked = await call(url('/v1/collections/notes/count'), {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+      headers: { 'content-type': 'application/json' },
+    } as RequestInit);
     assertProblem(chunked, 413, 'payload_too_large');
     assert.ok(sent <= MAX_REQUEST_BYTES * 2, 'the server stopped reading before the whole body');
   });
@@ -221,7 +294,11 @@ describe('http: REST routes', () => {
       ['POST', '/v1/collections/notes/entities'],
       ['DELETE', '/v1/collections/notes/entities/cat'],
     ]) {
-      assertProblem(await call(url(path), { method, json: method === 'POST' ? {} : undefined }), 501, 'signer_not_configured');
+      assertProblem(
+        await call(url(path), { method, json: method === 'POST' ? {} : undefined }),
+        501,
+        'signer_not_configured',
+      );
     }
   });
 
@@ -254,10 +331,13 @@ describe('http: REST routes', () => {
   test('behavior: a Host header naming a non-loopback name is refused on a loopback bind', async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const { port } = new URL(node.url);
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/v1/collections', headers: { host: 'rebind.attacker.example' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path: '/v1/collections', headers: { host: 'rebind.attacker.example' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       req.end();
     });

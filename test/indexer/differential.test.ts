@@ -8,7 +8,12 @@ import { bytesToHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { encodeCollectionEntity, encodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
 import { ARKIV_ADDRESS } from '../../src/chain/protocol.ts';
-import { emptyStorageOps, encodeStorageTransaction, type CreateOp, type StorageOps } from '../../src/chain/storageTransaction.ts';
+import {
+  emptyStorageOps,
+  encodeStorageTransaction,
+  type CreateOp,
+  type StorageOps,
+} from '../../src/chain/storageTransaction.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer } from '../../indexer/indexer.ts';
@@ -29,10 +34,21 @@ function rng(seed: number) {
 
 const SEED = Number(process.env.ARKIVECTOR_TEST_SEED ?? 20261130);
 const c1: CollectionDefinition = {
-  dim: 4, metric: 'cosine', open: false, writers: [], index: { m: 16, ef_construction: 64, ef_search: 40 },
+  dim: 4,
+  metric: 'cosine',
+  open: false,
+  writers: [],
+  index: { m: 16, ef_construction: 64, ef_search: 40 },
   attributes: { topic: 'str', stars: 'i32', score: 'f32', flag: 'bool', n: 'uint' },
 };
-const c2: CollectionDefinition = { dim: 3, metric: 'l2', open: true, writers: [], index: { m: 16, ef_construction: 64, ef_search: 40 }, attributes: { topic: 'str' } };
+const c2: CollectionDefinition = {
+  dim: 3,
+  metric: 'l2',
+  open: true,
+  writers: [],
+  index: { m: 16, ef_construction: 64, ef_search: 40 },
+  attributes: { topic: 'str' },
+};
 const text = (s: string) => new TextEncoder().encode(s);
 
 describe('indexer: differential against the devnet', () => {
@@ -57,14 +73,22 @@ describe('indexer: differential against the devnet', () => {
     const [alice, bob, carol] = wallets;
     const address = (i: number) => devnet.accounts[i].address.toLowerCase() as Hex;
     const definition = (name: string, def: CollectionDefinition | Uint8Array) =>
-      def instanceof Uint8Array ? { ...encodeCollectionEntity(name, c2), payload: def, expiresIn: 100_000 } : { ...encodeCollectionEntity(name, def), expiresIn: 100_000 };
+      def instanceof Uint8Array
+        ? { ...encodeCollectionEntity(name, c2), payload: def, expiresIn: 100_000 }
+        : { ...encodeCollectionEntity(name, def), expiresIn: 100_000 };
     // c1: closed, alice + bob; c2: open, owned by bob; carol's later "c1" is a conflict; "c3" starts invalid.
     const c1Key = (await alice.createEntity(definition('c1', { ...c1, writers: [address(1)] }))).entityKey;
     await bob.createEntity(definition('c2', c2));
     await carol.createEntity(definition('c1', { ...c1, dim: 8, open: true }));
     await carol.createEntity(definition('c3', text('{not json')));
 
-    indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2, liveLag: 5 });
+    indexer = new ChainIndexer({
+      transport,
+      stores: engineStores,
+      chainId: devnet.chainId,
+      blockTimeSeconds: 0.2,
+      liveLag: 5,
+    });
     indexer.start();
 
     const ids = Array.from({ length: 30 }, (_, i) => `id-${i}`);
@@ -74,8 +98,14 @@ describe('indexer: differential against the devnet', () => {
     let reorgs = 0;
     let blocksChecked = 0;
 
-    const randomVector = (dim: number) => Array.from({ length: dim }, () => Math.round((r.next() * 2 - 1) * 1000) / 1000);
-    const randomCreate = (): { payload: Uint8Array; contentType: string; attributes: { key: string; value: string | number }[]; expiresIn: number } => {
+    const randomVector = (dim: number) =>
+      Array.from({ length: dim }, () => Math.round((r.next() * 2 - 1) * 1000) / 1000);
+    const randomCreate = (): {
+      payload: Uint8Array;
+      contentType: string;
+      attributes: { key: string; value: string | number }[];
+      expiresIn: number;
+    } => {
       const collection = r.pick(['c1', 'c1', 'c2', 'c2', 'c3', 'nope']);
       const def = collection === 'c2' ? c2 : c1;
       const ttl = r.chance(0.3) ? 2 * (1 + r.int(6)) : 2 * (200 + r.int(400));
@@ -84,7 +114,11 @@ describe('indexer: differential against the devnet', () => {
         return {
           payload: Uint8Array.from({ length: r.int(20) }, () => r.int(256)),
           contentType: 'application/vnd.arkivector.vector.v1',
-          attributes: [{ key: 'arkivector_type', value: 'vector' }, { key: 'arkivector_collection', value: collection }, { key: 'arkivector_id', value: r.pick(ids) }],
+          attributes: [
+            { key: 'arkivector_type', value: 'vector' },
+            { key: 'arkivector_collection', value: collection },
+            { key: 'arkivector_id', value: r.pick(ids) },
+          ],
           expiresIn: ttl,
         };
       }
@@ -96,25 +130,49 @@ describe('indexer: differential against the devnet', () => {
         if (r.chance(0.5)) attributes.flag = r.chance(0.5);
         if (r.chance(0.3)) attributes.n = r.int(1_000_000);
       }
-      const encoded = encodeVectorEntity({ collection, id: r.pick(ids), vector: randomVector(def.dim), document: r.pick(words), attributes }, def);
+      const encoded = encodeVectorEntity(
+        { collection, id: r.pick(ids), vector: randomVector(def.dim), document: r.pick(words), attributes },
+        def,
+      );
       let payload = encoded.payload;
-      if (dim !== def.dim) payload = encodeVectorEntity({ collection, id: 'x', vector: randomVector(dim), document: '' }, { ...def, dim }).payload;
-      const extra: { key: string; value: string | number }[] = r.chance(0.04) ? [{ key: 'stars', value: 'not a number' }] : [];
-      return { payload, contentType: encoded.contentType, attributes: [...encoded.attributes.filter((a) => !extra.some((e) => e.key === a.key)), ...extra], expiresIn: ttl };
+      if (dim !== def.dim)
+        payload = encodeVectorEntity(
+          { collection, id: 'x', vector: randomVector(dim), document: '' },
+          { ...def, dim },
+        ).payload;
+      const extra: { key: string; value: string | number }[] = r.chance(0.04)
+        ? [{ key: 'stars', value: 'not a number' }]
+        : [];
+      return {
+        payload,
+        contentType: encoded.contentType,
+        attributes: [...encoded.attributes.filter((a) => !extra.some((e) => e.key === a.key)), ...extra],
+        expiresIn: ttl,
+      };
     };
 
     type Live = { key: Hex; owner: string };
     const liveVectors = async (): Promise<Live[]> => {
-      const rows = await rpcResult<{ data: { key: Hex; owner: string }[]; cursor?: string }>(devnet, 'arkiv_query', ['arkivector_type = "vector"', { includeData: { key: true, owner: true } }]);
+      const rows = await rpcResult<{ data: { key: Hex; owner: string }[]; cursor?: string }>(devnet, 'arkiv_query', [
+        'arkivector_type = "vector"',
+        { includeData: { key: true, owner: true } },
+      ]);
       return rows.data;
     };
 
     const check = async (label: string) => {
       const head = Number(await reader.getBlockNumber({ cacheTime: 0 }));
       indexer.poke();
-      assert.ok(await indexer.waitForBlock(head, 20_000), `${label}: indexer did not reach block ${head} (at ${indexer.asOfBlock}, ${indexer.lastError ?? 'no error'})`);
+      assert.ok(
+        await indexer.waitForBlock(head, 20_000),
+        `${label}: indexer did not reach block ${head} (at ${indexer.asOfBlock}, ${indexer.lastError ?? 'no error'})`,
+      );
       const at = indexer.asOfBlock!;
-      assert.deepEqual(indexedCollections(indexer), await expectedCollections(devnet, at), `${label}: state differs at block ${at}`);
+      assert.deepEqual(
+        indexedCollections(indexer),
+        await expectedCollections(devnet, at),
+        `${label}: state differs at block ${at}`,
+      );
       blocksChecked++;
     };
 
@@ -136,14 +194,37 @@ describe('indexer: differential against the devnet', () => {
               const account = privateKeyToAccount(devnet.accounts[s].privateKey);
               const creates: CreateOp[] = Array.from({ length: 1 + r.int(3) }, () => {
                 const c = randomCreate();
-                const strings = c.attributes.filter((a) => typeof a.value === 'string').map((a) => ({ key: a.key, value: a.value as string }));
-                const numbers = c.attributes.filter((a) => typeof a.value === 'number').map((a) => ({ key: a.key, value: BigInt(a.value) }));
-                return { btl: BigInt(c.expiresIn / 2), contentType: c.contentType, payload: c.payload, stringAttributes: strings, numericAttributes: numbers };
+                const strings = c.attributes
+                  .filter((a) => typeof a.value === 'string')
+                  .map((a) => ({ key: a.key, value: a.value as string }));
+                const numbers = c.attributes
+                  .filter((a) => typeof a.value === 'number')
+                  .map((a) => ({ key: a.key, value: BigInt(a.value) }));
+                return {
+                  btl: BigInt(c.expiresIn / 2),
+                  contentType: c.contentType,
+                  payload: c.payload,
+                  stringAttributes: strings,
+                  numericAttributes: numbers,
+                };
               });
               const ownedBySender = live.filter((l) => l.owner === address(s));
-              const body: StorageOps = { ...emptyStorageOps(), creates, deletes: ownedBySender.length && r.chance(0.5) ? [r.pick(ownedBySender).key] : [] };
+              const body: StorageOps = {
+                ...emptyStorageOps(),
+                creates,
+                deletes: ownedBySender.length && r.chance(0.5) ? [r.pick(ownedBySender).key] : [],
+              };
               const nonce = await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
-              const raw = await account.signTransaction({ type: 'eip1559', chainId: devnet.chainId, nonce, to: ARKIV_ADDRESS, data: bytesToHex(encodeStorageTransaction(body)), gas: 3_000_000n, maxFeePerGas: 3_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n });
+              const raw = await account.signTransaction({
+                type: 'eip1559',
+                chainId: devnet.chainId,
+                nonce,
+                to: ARKIV_ADDRESS,
+                data: bytesToHex(encodeStorageTransaction(body)),
+                gas: 3_000_000n,
+                maxFeePerGas: 3_000_000_000n,
+                maxPriorityFeePerGas: 1_000_000_000n,
+              });
               await rpcResult(devnet, 'eth_sendRawTransaction', [raw]);
               ops += body.creates.length + body.deletes.length;
             }
@@ -159,7 +240,9 @@ describe('indexer: differential against the devnet', () => {
         } else if (roll < 0.13) {
           // the owner of c1 edits its writers (carol in or out) or opens it
           const writers = r.chance(0.5) ? [address(1), address(2)] : [address(1)];
-          await alice.updateEntity({ entityKey: c1Key, ...definition('c1', { ...c1, writers, open: r.chance(0.2) }) }).catch(() => failedTxs++);
+          await alice
+            .updateEntity({ entityKey: c1Key, ...definition('c1', { ...c1, writers, open: r.chance(0.2) }) })
+            .catch(() => failedTxs++);
           ops++;
         } else if (roll < 0.15 && step > 20) {
           await carol.createEntity(definition('c3', c2));
@@ -169,9 +252,13 @@ describe('indexer: differential against the devnet', () => {
           const updates = mine.length && r.chance(0.5) ? [{ entityKey: r.pick(mine).key, ...randomCreate() }] : [];
           const remaining = mine.filter((m) => !updates.some((u) => u.entityKey === m.key));
           const deletes = remaining.length && r.chance(0.3) ? [{ entityKey: r.pick(remaining).key }] : [];
-          const extensions = live.length && r.chance(0.3) ? [{ entityKey: r.pick(live).key, expiresIn: 2 * (1 + r.int(20)) }] : [];
+          const extensions =
+            live.length && r.chance(0.3) ? [{ entityKey: r.pick(live).key, expiresIn: 2 * (1 + r.int(20)) }] : [];
           const movable = remaining.filter((m) => !deletes.some((d) => d.entityKey === m.key));
-          const ownershipChanges = movable.length && r.chance(0.15) ? [{ entityKey: r.pick(movable).key, newOwner: devnet.accounts[r.int(4)].address }] : [];
+          const ownershipChanges =
+            movable.length && r.chance(0.15)
+              ? [{ entityKey: r.pick(movable).key, newOwner: devnet.accounts[r.int(4)].address }]
+              : [];
           const count = creates.length + updates.length + deletes.length + extensions.length + ownershipChanges.length;
           if (creates.length + updates.length + deletes.length + extensions.length === 0) creates.push(randomCreate());
           ops += Math.max(count, 1);
@@ -191,6 +278,8 @@ describe('indexer: differential against the devnet', () => {
     assert.ok(final.c1.rejected + final.c2.rejected > 0, 'hostile entities were rejected');
     assert.ok(final.c1.shadowed + final.c2.shadowed > 0, 'duplicate ids were shadowed');
     assert.equal(indexer.collections.get('c1')!.conflicts.length, 1);
-    process.stderr.write(`# differential: seed ${SEED}, ${ops} ops, ${failedTxs} failed txs, ${reorgs} reorgs, ${blocksChecked} checks, ${indexer.counters.blocksApplied} blocks applied\n`);
+    process.stderr.write(
+      `# differential: seed ${SEED}, ${ops} ops, ${failedTxs} failed txs, ${reorgs} reorgs, ${blocksChecked} checks, ${indexer.counters.blocksApplied} blocks applied\n`,
+    );
   });
 });

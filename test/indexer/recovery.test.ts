@@ -19,17 +19,39 @@ import { expectedCollections, indexedCollections } from '../helpers/indexerOracl
 import { definitionArgs, stateReached, vectorArgs } from '../helpers/writes.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 
-const notes: CollectionDefinition = { dim: 4, metric: 'cosine', open: true, writers: [], index: { m: 16, ef_construction: 64, ef_search: 40 }, attributes: { topic: 'str' } };
+const notes: CollectionDefinition = {
+  dim: 4,
+  metric: 'cosine',
+  open: true,
+  writers: [],
+  index: { m: 16, ef_construction: 64, ef_search: 40 },
+  attributes: { topic: 'str' },
+};
 
 const vectorOf = (collection: string, id: string, seed: number, def = notes) =>
-  vectorArgs(collection, { id, vector: Array.from({ length: def.dim }, (_, i) => Math.sin(seed + i)), document: `doc ${id}`, attributes: { topic: `t${seed % 3}` } }, def);
+  vectorArgs(
+    collection,
+    {
+      id,
+      vector: Array.from({ length: def.dim }, (_, i) => Math.sin(seed + i)),
+      document: `doc ${id}`,
+      attributes: { topic: `t${seed % 3}` },
+    },
+    def,
+  );
 
 describe('indexer: recovery and options', () => {
   let devnet: Devnet;
   let transport: RpcTransport;
   const indexers: ChainIndexer[] = [];
   const newIndexer = (options: Partial<IndexerOptions> = {}) => {
-    const indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2, ...options });
+    const indexer = new ChainIndexer({
+      transport,
+      stores: engineStores,
+      chainId: devnet.chainId,
+      blockTimeSeconds: 0.2,
+      ...options,
+    });
     indexers.push(indexer);
     return indexer;
   };
@@ -185,14 +207,17 @@ describe('indexer: recovery and options', () => {
     await indexer.stop();
   });
 
-  test('--collections and --collection-owner: only the listed collections, only the pinned owner\'s definition', async () => {
+  test("--collections and --collection-owner: only the listed collections, only the pinned owner's definition", async () => {
     const bob = walletClient(devnet, 1);
     const carol = walletClient(devnet, 2);
     await bob.createEntity(definitionArgs('other', notes));
     await carol.createEntity(definitionArgs('pinned', { ...notes, dim: 2 }));
     await bob.createEntity(definitionArgs('pinned', notes));
     await bob.createEntity(vectorOf('pinned', 'p1', 1));
-    const indexer = newIndexer({ collections: ['notes', 'pinned'], pinnedOwners: new Map([['pinned', devnet.accounts[1].address.toLowerCase() as Address]]) });
+    const indexer = newIndexer({
+      collections: ['notes', 'pinned'],
+      pinnedOwners: new Map([['pinned', devnet.accounts[1].address.toLowerCase() as Address]]),
+    });
     await synced(indexer);
     assert.deepEqual([...indexer.collections.keys()].sort(), ['notes', 'pinned']);
     const pinned = indexer.collections.get('pinned')!;
@@ -220,9 +245,16 @@ describe('indexer: long-chain bootstrap', () => {
     const small: CollectionDefinition = { ...notes, dim: 8 };
     await alice.createEntity(definitionArgs('bulk', small));
     for (let batch = 0; batch < 20; batch++) {
-      await alice.mutateEntities({ creates: Array.from({ length: 1000 }, (_, i) => vectorOf('bulk', `b${batch * 1000 + i}`, i, small)) });
+      await alice.mutateEntities({
+        creates: Array.from({ length: 1000 }, (_, i) => vectorOf('bulk', `b${batch * 1000 + i}`, i, small)),
+      });
     }
-    const indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2 });
+    const indexer = new ChainIndexer({
+      transport,
+      stores: engineStores,
+      chainId: devnet.chainId,
+      blockTimeSeconds: 0.2,
+    });
     const started = Date.now();
     indexer.start();
     try {
@@ -231,7 +263,9 @@ describe('indexer: long-chain bootstrap', () => {
       assert.equal(indexer.counters.bootstraps, 1);
       assert.equal(indexer.counters.blocksApplied, 0, 'no block was replayed');
       assert.equal(indexer.collections.get('bulk')!.stats.live_entities, 20_000);
-      process.stderr.write(`# bootstrap: 20,000 entities (dim 8) in ${seconds.toFixed(2)} s = ${Math.round(20_000 / seconds)} entities/s\n`);
+      process.stderr.write(
+        `# bootstrap: 20,000 entities (dim 8) in ${seconds.toFixed(2)} s = ${Math.round(20_000 / seconds)} entities/s\n`,
+      );
     } finally {
       await indexer.stop();
     }

@@ -12,29 +12,48 @@ export const hexLiteral: fc.Arbitrary<Literal> = fc
   .chain((len) => fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: len, maxLength: len }))
   .map((digits) => ({ kind: 'string', value: `0x${digits}`, hex: true }));
 
-const quotedString: fc.Arbitrary<Literal> = fc.string({ unit: 'binary', maxLength: 8 }).map((value) => ({ kind: 'string', value }));
+const quotedString: fc.Arbitrary<Literal> = fc
+  .string({ unit: 'binary', maxLength: 8 })
+  .map((value) => ({ kind: 'string', value }));
 
 const numberLiteral: fc.Arbitrary<Literal> = fc
   .tuple(fc.bigInt({ min: 0n, max: UINT64_MAX }), fc.boolean())
   // A leading zero is octal on the node; keep some of those spellings in play.
-  .map(([value, octal]) => ({ kind: 'number', value, text: octal && value > 0n ? `0${value.toString(8)}` : value.toString() }));
+  .map(([value, octal]) => ({
+    kind: 'number',
+    value,
+    text: octal && value > 0n ? `0${value.toString(8)}` : value.toString(),
+  }));
 
-const withCanonicalText = (lit: Literal): Literal => ({ ...lit, text: formatLiteral({ ...lit, text: '' } as Literal) }) as Literal;
+const withCanonicalText = (lit: Literal): Literal =>
+  ({ ...lit, text: formatLiteral({ ...lit, text: '' } as Literal) }) as Literal;
 
 const decimalLiteral: fc.Arbitrary<Literal> = fc
   .double({ noNaN: true, noDefaultInfinity: true })
   .filter((v) => v < 0 || !Number.isInteger(v) || Object.is(v, -0))
   .map((value) => withCanonicalText({ kind: 'decimal', value, text: '' }));
 
-const typedString: fc.Arbitrary<Literal> = fc.string({ unit: 'binary', maxLength: 6 }).map((value) => withCanonicalText({ kind: 'typed', type: 'str', value, text: '' }));
+const typedString: fc.Arbitrary<Literal> = fc
+  .string({ unit: 'binary', maxLength: 6 })
+  .map((value) => withCanonicalText({ kind: 'typed', type: 'str', value, text: '' }));
 const typedNumeric: fc.Arbitrary<Literal> = fc.oneof(
-  fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }).map((value) => withCanonicalText({ kind: 'typed', type: 'i32', value, text: '' })),
+  fc
+    .integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })
+    .map((value) => withCanonicalText({ kind: 'typed', type: 'i32', value, text: '' })),
   fc.maxSafeNat().map((value) => withCanonicalText({ kind: 'typed', type: 'uint', value, text: '' })),
-  fc.float({ noNaN: true, noDefaultInfinity: true }).map((value) => withCanonicalText({ kind: 'typed', type: 'f32', value, text: '' })),
+  fc
+    .float({ noNaN: true, noDefaultInfinity: true })
+    .map((value) => withCanonicalText({ kind: 'typed', type: 'f32', value, text: '' })),
 );
-const typedBool: fc.Arbitrary<Literal> = fc.boolean().map((value) => withCanonicalText({ kind: 'typed', type: 'bool', value, text: '' }));
+const typedBool: fc.Arbitrary<Literal> = fc
+  .boolean()
+  .map((value) => withCanonicalText({ kind: 'typed', type: 'bool', value, text: '' }));
 
-function classes(dialect: Dialect): { strings: fc.Arbitrary<Literal>; numbers: fc.Arbitrary<Literal>; bools?: fc.Arbitrary<Literal> } {
+function classes(dialect: Dialect): {
+  strings: fc.Arbitrary<Literal>;
+  numbers: fc.Arbitrary<Literal>;
+  bools?: fc.Arbitrary<Literal>;
+} {
   if (dialect === 'arkiv') return { strings: fc.oneof(quotedString, hexLiteral), numbers: numberLiteral };
   return {
     strings: fc.oneof(quotedString, hexLiteral, typedString),
@@ -53,10 +72,34 @@ export function queryArbitrary(dialect: Dialect, maxDepth = 3): fc.Arbitrary<Que
   );
   const ident = fc.constantFrom(...IDENTS);
   const atom: fc.Arbitrary<QueryExpr> = fc.oneof(
-    fc.record({ type: fc.constant('compare' as const), op: fc.constantFrom(...OPS), attribute: ident, value: anyLiteral, position: fc.constant(0) }),
-    fc.record({ type: fc.constant('compare' as const), op: fc.constantFrom<CompareOp>('=', '!='), attribute: fc.constantFrom(...META), value: anyLiteral, position: fc.constant(0) }),
-    fc.record({ type: fc.constant('in' as const), negated: fc.boolean(), attribute: fc.constantFrom(...IDENTS, ...META), values: list, position: fc.constant(0) }),
-    fc.record({ type: fc.constant('glob' as const), negated: fc.boolean(), attribute: ident, pattern: fc.string({ unit: 'binary', maxLength: 6 }), position: fc.constant(0) }),
+    fc.record({
+      type: fc.constant('compare' as const),
+      op: fc.constantFrom(...OPS),
+      attribute: ident,
+      value: anyLiteral,
+      position: fc.constant(0),
+    }),
+    fc.record({
+      type: fc.constant('compare' as const),
+      op: fc.constantFrom<CompareOp>('=', '!='),
+      attribute: fc.constantFrom(...META),
+      value: anyLiteral,
+      position: fc.constant(0),
+    }),
+    fc.record({
+      type: fc.constant('in' as const),
+      negated: fc.boolean(),
+      attribute: fc.constantFrom(...IDENTS, ...META),
+      values: list,
+      position: fc.constant(0),
+    }),
+    fc.record({
+      type: fc.constant('glob' as const),
+      negated: fc.boolean(),
+      attribute: ident,
+      pattern: fc.string({ unit: 'binary', maxLength: 6 }),
+      position: fc.constant(0),
+    }),
   );
   const tree = fc.letrec<{ node: QueryExpr }>((tie) => ({
     node: fc.oneof(

@@ -3,7 +3,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { compileArkivQuery, globMatch, parseQuery, type CompareOp, type Literal, type QueryableEntity, type QueryExpr } from '../../src/query/index.ts';
+import {
+  compileArkivQuery,
+  globMatch,
+  parseQuery,
+  type CompareOp,
+  type Literal,
+  type QueryableEntity,
+  type QueryExpr,
+} from '../../src/query/index.ts';
 import { UINT64_MAX } from './arbitraries.ts';
 
 type Leaf = Extract<QueryExpr, { type: 'compare' | 'in' | 'glob' }>;
@@ -31,8 +39,15 @@ function dnf(expr: QueryExpr, negate = false): Leaf[][] {
 }
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
-const META_STRING: Record<string, (e: QueryableEntity) => string> = { $key: (e) => e.key, $owner: (e) => e.owner, $creator: (e) => e.creator };
-const META_NUMERIC: Record<string, (e: QueryableEntity) => bigint> = { $expiration: (e) => e.expiresAt, $sequence: (e) => e.sequence };
+const META_STRING: Record<string, (e: QueryableEntity) => string> = {
+  $key: (e) => e.key,
+  $owner: (e) => e.owner,
+  $creator: (e) => e.creator,
+};
+const META_NUMERIC: Record<string, (e: QueryableEntity) => bigint> = {
+  $expiration: (e) => e.expiresAt,
+  $sequence: (e) => e.sequence,
+};
 
 /** The bitmap of one leaf: entities having the attribute (of the literal's type) whose value satisfies it. */
 function leafHolds(leaf: Leaf, e: QueryableEntity): boolean {
@@ -70,7 +85,7 @@ function reference(expr: QueryExpr, e: QueryableEntity): boolean {
 const NAMES = ['a', 'b', 'c'];
 const STRINGS = ['', 'a', 'ab', 'b', 'B', 'a/b', 'é', '\uffff', '😀', 'x*y'];
 const NUMBERS = [0n, 1n, 5n, 8n, UINT64_MAX];
-const HEXES = ['0x' + '11'.repeat(20), '0x' + 'ab'.repeat(20), '0x' + 'cd'.repeat(32)];
+const HEXES = [`0x${'11'.repeat(20)}`, `0x${'ab'.repeat(20)}`, `0x${'cd'.repeat(32)}`];
 const PATTERNS = ['*', 'a*', '?', '*b', '[a-b]*', '[^a]', 'a\\/b', '*/*', '[', '\\', 'x\\*y', '😀'];
 
 const entityArb: fc.Arbitrary<QueryableEntity> = fc.record({
@@ -79,19 +94,33 @@ const entityArb: fc.Arbitrary<QueryableEntity> = fc.record({
   creator: fc.constantFrom(...HEXES),
   expiresAt: fc.constantFrom(...NUMBERS),
   sequence: fc.constantFrom(...NUMBERS),
-  stringAttributes: fc.dictionary(fc.constantFrom(...NAMES), fc.constantFrom(...STRINGS)).map((d) => new Map(Object.entries(d))),
-  numericAttributes: fc.dictionary(fc.constantFrom(...NAMES), fc.constantFrom(...NUMBERS)).map((d) => new Map(Object.entries(d))),
+  stringAttributes: fc
+    .dictionary(fc.constantFrom(...NAMES), fc.constantFrom(...STRINGS))
+    .map((d) => new Map(Object.entries(d))),
+  numericAttributes: fc
+    .dictionary(fc.constantFrom(...NAMES), fc.constantFrom(...NUMBERS))
+    .map((d) => new Map(Object.entries(d))),
 });
 
 const str = fc.constantFrom(...STRINGS).map((value): Literal => ({ kind: 'string', value }));
 const metaStr = fc
   .tuple(fc.constantFrom(...HEXES), fc.boolean())
-  .map(([h, upper]): Literal => ({ kind: 'string', value: upper ? h.toUpperCase().replace('0X', '0x') : h, hex: true }));
-const num = fc.constantFrom(...NUMBERS, 3n).map((value): Literal => ({ kind: 'number', value, text: value.toString() }));
+  .map(
+    ([h, upper]): Literal => ({ kind: 'string', value: upper ? h.toUpperCase().replace('0X', '0x') : h, hex: true }),
+  );
+const num = fc
+  .constantFrom(...NUMBERS, 3n)
+  .map((value): Literal => ({ kind: 'number', value, text: value.toString() }));
 const ops = fc.constantFrom<CompareOp>('=', '!=', '<', '<=', '>', '>=');
 
 const leafArb: fc.Arbitrary<QueryExpr> = fc.oneof(
-  fc.record({ type: fc.constant('compare' as const), op: ops, attribute: fc.constantFrom(...NAMES), value: fc.oneof(str, num), position: fc.constant(0) }),
+  fc.record({
+    type: fc.constant('compare' as const),
+    op: ops,
+    attribute: fc.constantFrom(...NAMES),
+    value: fc.oneof(str, num),
+    position: fc.constant(0),
+  }),
   fc.record({
     type: fc.constant('compare' as const),
     op: fc.constantFrom<CompareOp>('=', '!='),
@@ -103,10 +132,19 @@ const leafArb: fc.Arbitrary<QueryExpr> = fc.oneof(
     type: fc.constant('in' as const),
     negated: fc.boolean(),
     attribute: fc.constantFrom(...NAMES, '$owner', '$sequence'),
-    values: fc.oneof(fc.array(fc.oneof(str, metaStr), { minLength: 1, maxLength: 3 }), fc.array(num, { minLength: 1, maxLength: 3 })),
+    values: fc.oneof(
+      fc.array(fc.oneof(str, metaStr), { minLength: 1, maxLength: 3 }),
+      fc.array(num, { minLength: 1, maxLength: 3 }),
+    ),
     position: fc.constant(0),
   }),
-  fc.record({ type: fc.constant('glob' as const), negated: fc.boolean(), attribute: fc.constantFrom(...NAMES), pattern: fc.constantFrom(...PATTERNS), position: fc.constant(0) }),
+  fc.record({
+    type: fc.constant('glob' as const),
+    negated: fc.boolean(),
+    attribute: fc.constantFrom(...NAMES),
+    pattern: fc.constantFrom(...PATTERNS),
+    position: fc.constant(0),
+  }),
 );
 
 const queryArb: fc.Arbitrary<QueryExpr> = fc.letrec<{ node: QueryExpr }>((tie) => ({
@@ -119,7 +157,9 @@ const queryArb: fc.Arbitrary<QueryExpr> = fc.letrec<{ node: QueryExpr }>((tie) =
   ),
 })).node;
 
-function entity(partial: Partial<QueryableEntity> & { s?: Record<string, string>; n?: Record<string, bigint> } = {}): QueryableEntity {
+function entity(
+  partial: Partial<QueryableEntity> & { s?: Record<string, string>; n?: Record<string, bigint> } = {},
+): QueryableEntity {
   return {
     key: partial.key ?? HEXES[2]!,
     owner: partial.owner ?? HEXES[0]!,
@@ -149,7 +189,10 @@ describe('compileArkivQuery', () => {
       fc.property(leafArb, entityArb, (leaf, e) => {
         const negated = compileArkivQuery({ type: 'not', expr: leaf })(e);
         assert.equal(negated, reference({ type: 'not', expr: leaf }, e));
-        if ((leaf.type === 'compare' || leaf.type === 'in' || leaf.type === 'glob') && !leaf.attribute.startsWith('$')) {
+        if (
+          (leaf.type === 'compare' || leaf.type === 'in' || leaf.type === 'glob') &&
+          !leaf.attribute.startsWith('$')
+        ) {
           const bare = { ...e, stringAttributes: new Map(), numericAttributes: new Map() };
           assert.equal(compileArkivQuery(leaf)(bare), false);
           assert.equal(compileArkivQuery({ type: 'not', expr: leaf })(bare), false);
@@ -172,7 +215,15 @@ describe('compileArkivQuery', () => {
   test('negation never matches entities without the attribute', () => {
     const without = entity({ s: { other: 'a' } });
     const withA = entity({ s: { x: 'b' } });
-    for (const q of ['x != "a"', '!(x = "a")', 'x NOT IN ("a")', '!(x IN ("a"))', 'x !~ "a*"', '!(x ~ "a*")', '!(x < "a")']) {
+    for (const q of [
+      'x != "a"',
+      '!(x = "a")',
+      'x NOT IN ("a")',
+      '!(x IN ("a"))',
+      'x !~ "a*"',
+      '!(x ~ "a*")',
+      '!(x < "a")',
+    ]) {
       assert.equal(matches(q, without), false, q);
       assert.equal(matches(q, withA), true, q);
     }

@@ -89,10 +89,14 @@ describe('pathMatch / globMatch (Go path.Match)', () => {
 
   test('a pattern without metacharacters matches exactly itself', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }).filter((x) => !/[*?[\\]/.test(x)), fc.string({ unit: 'binary' }), (lit, other) => {
-        assert.equal(globMatch(lit, lit), true);
-        assert.equal(globMatch(lit, other), lit === other);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary' }).filter((x) => !/[*?[\\]/.test(x)),
+        fc.string({ unit: 'binary' }),
+        (lit, other) => {
+          assert.equal(globMatch(lit, lit), true);
+          assert.equal(globMatch(lit, other), lit === other);
+        },
+      ),
     );
   });
 });

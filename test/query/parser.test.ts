@@ -60,7 +60,13 @@ describe('parseQuery (arkiv dialect): accepted forms', () => {
   });
 
   test('glob forms', () => {
-    const g = (negated: boolean, pattern = '*b?r*'): QueryExpr => ({ type: 'glob', negated, attribute: 'foo', pattern, position: 0 });
+    const g = (negated: boolean, pattern = '*b?r*'): QueryExpr => ({
+      type: 'glob',
+      negated,
+      attribute: 'foo',
+      pattern,
+      position: 0,
+    });
     assert.deepEqual(parseQuery('foo ~ "*b?r*"'), g(false));
     assert.deepEqual(parseQuery('foo !~ "*b?r*"'), g(true));
     assert.deepEqual(parseQuery('foo GLOB "*b?r*"'), g(false));
@@ -68,10 +74,34 @@ describe('parseQuery (arkiv dialect): accepted forms', () => {
   });
 
   test('IN / NOT IN lists, space separated', () => {
-    assert.deepEqual(parseQuery('n IN (1 2 3)'), { type: 'in', negated: false, attribute: 'n', values: [n(1n), n(2n), n(3n)], position: 0 });
-    assert.deepEqual(parseQuery('n in (7)'), { type: 'in', negated: false, attribute: 'n', values: [n(7n)], position: 0 });
-    assert.deepEqual(parseQuery('s NOT IN ("a" "b")'), { type: 'in', negated: true, attribute: 's', values: [s('a'), s('b')], position: 0 });
-    assert.deepEqual(parseQuery('s not in ("a")'), { type: 'in', negated: true, attribute: 's', values: [s('a')], position: 0 });
+    assert.deepEqual(parseQuery('n IN (1 2 3)'), {
+      type: 'in',
+      negated: false,
+      attribute: 'n',
+      values: [n(1n), n(2n), n(3n)],
+      position: 0,
+    });
+    assert.deepEqual(parseQuery('n in (7)'), {
+      type: 'in',
+      negated: false,
+      attribute: 'n',
+      values: [n(7n)],
+      position: 0,
+    });
+    assert.deepEqual(parseQuery('s NOT IN ("a" "b")'), {
+      type: 'in',
+      negated: true,
+      attribute: 's',
+      values: [s('a'), s('b')],
+      position: 0,
+    });
+    assert.deepEqual(parseQuery('s not in ("a")'), {
+      type: 'in',
+      negated: true,
+      attribute: 's',
+      values: [s('a')],
+      position: 0,
+    });
     assert.deepEqual(parseQuery(`$owner IN (${ADDR} "0xabc")`), {
       type: 'in',
       negated: false,
@@ -79,7 +109,13 @@ describe('parseQuery (arkiv dialect): accepted forms', () => {
       values: [hex(ADDR), s('0xabc')],
       position: 0,
     });
-    assert.deepEqual(parseQuery('$sequence NOT IN (1 2)'), { type: 'in', negated: true, attribute: '$sequence', values: [n(1n), n(2n)], position: 0 });
+    assert.deepEqual(parseQuery('$sequence NOT IN (1 2)'), {
+      type: 'in',
+      negated: true,
+      attribute: '$sequence',
+      values: [n(1n), n(2n)],
+      position: 0,
+    });
   });
 
   test('&& binds tighter than ||, keywords in both spellings, positions of terms', () => {
@@ -106,7 +142,10 @@ describe('parseQuery (arkiv dialect): accepted forms', () => {
     assert.deepEqual(parseQuery('!(a = "x")'), { type: 'not', expr: inner });
     assert.deepEqual(parseQuery('not(a = "x")'), { type: 'not', expr: { ...inner, position: 4 } });
     assert.deepEqual(parseQuery('NOT (a = "x")'), { type: 'not', expr: { ...inner, position: 5 } });
-    assert.deepEqual(parseQuery('!(!(a = "x"))'), { type: 'not', expr: { type: 'not', expr: { ...inner, position: 4 } } });
+    assert.deepEqual(parseQuery('!(!(a = "x"))'), {
+      type: 'not',
+      expr: { type: 'not', expr: { ...inner, position: 4 } },
+    });
   });
 
   test('the SDK-generated example (minus its !flag) parses', () => {
@@ -119,8 +158,17 @@ describe('parseQuery (arkiv dialect): accepted forms', () => {
   test('keywords are not reserved: they work as attribute names', () => {
     assert.deepEqual(parseQuery('and = "x"'), cmp('and', '=', s('x')));
     assert.deepEqual(parseQuery('not = 1'), cmp('not', '=', n(1n)));
-    assert.deepEqual(parseQuery('in in (1)'), { type: 'in', negated: false, attribute: 'in', values: [n(1n)], position: 0 });
-    assert.deepEqual(parseQuery('x = 1 and or = 2'), { type: 'and', items: [cmp('x', '=', n(1n)), cmp('or', '=', n(2n), 10)] });
+    assert.deepEqual(parseQuery('in in (1)'), {
+      type: 'in',
+      negated: false,
+      attribute: 'in',
+      values: [n(1n)],
+      position: 0,
+    });
+    assert.deepEqual(parseQuery('x = 1 and or = 2'), {
+      type: 'and',
+      items: [cmp('x', '=', n(1n)), cmp('or', '=', n(2n), 10)],
+    });
   });
 
   test('unicode identifiers, escapes and whitespace variants', () => {
@@ -230,9 +278,15 @@ describe('parseQuery (where dialect)', () => {
     }
   });
 
-  test('single-quoted strings with \\\' and \\\\ escapes', () => {
+  test("single-quoted strings with \\' and \\\\ escapes", () => {
     assert.deepEqual(where("a = 'it\\'s \\\\ ok'"), cmp('a', '=', s("it's \\ ok")));
-    assert.deepEqual(where(`a IN ('x' "y")`), { type: 'in', negated: false, attribute: 'a', values: [s('x'), s('y')], position: 0 });
+    assert.deepEqual(where(`a IN ('x' "y")`), {
+      type: 'in',
+      negated: false,
+      attribute: 'a',
+      values: [s('x'), s('y')],
+      position: 0,
+    });
     rejects("a = 'bad \\n'", 4, /invalid quoted string/, 'where');
   });
 
@@ -252,12 +306,24 @@ describe('parseQuery (where dialect)', () => {
   });
 
   test('typed literals', () => {
-    assert.deepEqual(where("a = str('x')"), cmp('a', '=', { kind: 'typed', type: 'str', value: 'x', text: "str('x')" }));
+    assert.deepEqual(
+      where("a = str('x')"),
+      cmp('a', '=', { kind: 'typed', type: 'str', value: 'x', text: "str('x')" }),
+    );
     assert.deepEqual(where('a = i32(-5)'), cmp('a', '=', { kind: 'typed', type: 'i32', value: -5, text: 'i32(-5)' }));
     assert.deepEqual(where('a = uint(7)'), cmp('a', '=', { kind: 'typed', type: 'uint', value: 7, text: 'uint(7)' }));
-    assert.deepEqual(where('a > f32(0.5)'), cmp('a', '>', { kind: 'typed', type: 'f32', value: 0.5, text: 'f32(0.5)' }));
-    assert.deepEqual(where('a = bool(true)'), cmp('a', '=', { kind: 'typed', type: 'bool', value: true, text: 'bool(true)' }));
-    assert.deepEqual(where('a != bool( false )'), cmp('a', '!=', { kind: 'typed', type: 'bool', value: false, text: 'bool( false )' }));
+    assert.deepEqual(
+      where('a > f32(0.5)'),
+      cmp('a', '>', { kind: 'typed', type: 'f32', value: 0.5, text: 'f32(0.5)' }),
+    );
+    assert.deepEqual(
+      where('a = bool(true)'),
+      cmp('a', '=', { kind: 'typed', type: 'bool', value: true, text: 'bool(true)' }),
+    );
+    assert.deepEqual(
+      where('a != bool( false )'),
+      cmp('a', '!=', { kind: 'typed', type: 'bool', value: false, text: 'bool( false )' }),
+    );
     assert.deepEqual(where('str = 1'), cmp('str', '=', n(1n)));
   });
 
@@ -274,7 +340,13 @@ describe('parseQuery (where dialect)', () => {
   });
 
   test('NOT GLOB is accepted in the where dialect', () => {
-    assert.deepEqual(where("foo NOT GLOB 'x*'"), { type: 'glob', negated: true, attribute: 'foo', pattern: 'x*', position: 0 });
+    assert.deepEqual(where("foo NOT GLOB 'x*'"), {
+      type: 'glob',
+      negated: true,
+      attribute: 'foo',
+      pattern: 'x*',
+      position: 0,
+    });
   });
 
   test('still rejects unknown operators, mixed lists and bare booleans', () => {

@@ -29,9 +29,13 @@ describe('formatQuery round trip', () => {
   });
 
   test('formatting is a fixpoint on parsed text', () => {
-    const q = '(a = 1 || b = "x\\"y") && !(c ~ "p*") && $owner IN (0xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "q") && n = 010';
+    const q =
+      '(a = 1 || b = "x\\"y") && !(c ~ "p*") && $owner IN (0xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "q") && n = 010';
     const once = formatQuery(parseQuery(q));
-    assert.equal(once, '(a = 1 || b = "x\\"y") && !(c ~ "p*") && $owner IN (0xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "q") && n = 010');
+    assert.equal(
+      once,
+      '(a = 1 || b = "x\\"y") && !(c ~ "p*") && $owner IN (0xAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "q") && n = 010',
+    );
     assert.equal(formatQuery(parseQuery(once)), once);
   });
 
@@ -44,19 +48,49 @@ describe('formatQuery round trip', () => {
           type: 'or',
           items: [
             { type: 'compare', op: '=', attribute: 'a', value: { kind: 'number', value: 1n, text: '1' }, position: 0 },
-            { type: 'compare', op: '<', attribute: 'b', value: { kind: 'string', value: 'line\n\t\u0001' }, position: 0 },
+            {
+              type: 'compare',
+              op: '<',
+              attribute: 'b',
+              value: { kind: 'string', value: 'line\n\t\u0001' },
+              position: 0,
+            },
           ],
         },
         { type: 'not', expr: { type: 'glob', negated: false, attribute: 'c', pattern: '*', position: 0 } },
       ],
     };
     assert.equal(formatQuery(nested), '(a = 1 || b < "line\\n\\t\\x01") || !(c ~ "*")');
-    assert.equal(formatQuery({ type: 'compare', op: '=', attribute: 'd', value: { kind: 'decimal', value: 5, text: 'bogus' }, position: 0 }), 'd = 5.0');
-    assert.equal(formatQuery({ type: 'compare', op: '=', attribute: 'd', value: { kind: 'number', value: 9n, text: '7' }, position: 0 }), 'd = 9');
+    assert.equal(
+      formatQuery({
+        type: 'compare',
+        op: '=',
+        attribute: 'd',
+        value: { kind: 'decimal', value: 5, text: 'bogus' },
+        position: 0,
+      }),
+      'd = 5.0',
+    );
+    assert.equal(
+      formatQuery({
+        type: 'compare',
+        op: '=',
+        attribute: 'd',
+        value: { kind: 'number', value: 9n, text: '7' },
+        position: 0,
+      }),
+      'd = 9',
+    );
   });
 
   test('refuses ASTs no text can produce', () => {
-    const one: QueryExpr = { type: 'compare', op: '=', attribute: 'a', value: { kind: 'number', value: 1n, text: '1' }, position: 0 };
+    const one: QueryExpr = {
+      type: 'compare',
+      op: '=',
+      attribute: 'a',
+      value: { kind: 'number', value: 1n, text: '1' },
+      position: 0,
+    };
     assert.throws(() => formatQuery({ type: 'and', items: [one] }), /at least two items/);
     assert.throws(() => formatQuery({ type: 'and', items: [one, { type: 'all' }] }), /only valid as the whole query/);
     assert.throws(() => formatQuery({ ...one, attribute: 'bad name' }), /not a valid attribute name/);

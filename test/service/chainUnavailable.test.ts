@@ -14,20 +14,35 @@ test('error: chain_unavailable for reads before any block and for writes while t
   const devnet = await startTestDevnet();
   const transport = createHttpTransport({ url: devnet.url, attempts: 1 });
   const indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2 });
-  const writer = createChainWriter({ rpcUrl: devnet.url, chainId: devnet.chainId, privateKey: devnet.accounts[0].privateKey });
-  const ctx: ServiceContext = { indexer, chain: { chainId: devnet.chainId, rpc: devnet.url }, minBlockTimeoutMs: 10_000, writer };
+  const writer = createChainWriter({
+    rpcUrl: devnet.url,
+    chainId: devnet.chainId,
+    privateKey: devnet.accounts[0].privateKey,
+  });
+  const ctx: ServiceContext = {
+    indexer,
+    chain: { chainId: devnet.chainId, rpc: devnet.url },
+    minBlockTimeoutMs: 10_000,
+    writer,
+  };
   try {
     await devnet.suspend();
     indexer.start();
     await stateReached(indexer, 'stalled');
-    await assert.rejects(listCollections(ctx), (error: Error & { code?: string; status?: number }) => error.code === 'chain_unavailable' && error.status === 503);
+    await assert.rejects(
+      listCollections(ctx),
+      (error: Error & { code?: string; status?: number }) => error.code === 'chain_unavailable' && error.status === 503,
+    );
     await devnet.resume();
     indexer.poke();
     await stateReached(indexer, 'live');
     assert.deepEqual((await listCollections(ctx)).collections, []);
     await createCollection(ctx, { name: 'memo', dim: 2, metric: 'cosine' });
     await devnet.suspend();
-    await assert.rejects(upsert(ctx, { collection: 'memo', entities: [{ id: 'a', vector: [1, 0] }] }), (error: Error & { code?: string; status?: number }) => error.code === 'chain_unavailable' && error.status === 503);
+    await assert.rejects(
+      upsert(ctx, { collection: 'memo', entities: [{ id: 'a', vector: [1, 0] }] }),
+      (error: Error & { code?: string; status?: number }) => error.code === 'chain_unavailable' && error.status === 503,
+    );
     assert.equal((await listCollections(ctx)).collections[0].name, 'memo', 'an indexed node keeps answering reads');
   } finally {
     await indexer.stop();

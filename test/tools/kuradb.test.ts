@@ -12,11 +12,33 @@ import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.t
 import { startEmbedder } from '../helpers/embedder.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
 
-const kb: CollectionDefinition = { dim: 4, metric: 'cosine', open: false, writers: [], index: { m: 16, ef_construction: 64, ef_search: 40 }, attributes: { source: 'str', chunk: 'i32' } };
+const kb: CollectionDefinition = {
+  dim: 4,
+  metric: 'cosine',
+  open: false,
+  writers: [],
+  index: { m: 16, ef_construction: 64, ef_search: 40 },
+  attributes: { source: 'str', chunk: 'i32' },
+};
 const chunks = [
-  { id: 'c1', vector: [1, 0, 0, 0], document: 'Cats purr when content.', attributes: { source: '/notes/cats.md', chunk: 1 } },
-  { id: 'c2', vector: [0.9, 0.1, 0, 0], document: 'A cat sleeps most of the day.', attributes: { source: '/notes/cats.md', chunk: 2 } },
-  { id: 'f1', vector: [0, 0.1, 1, 0.2], document: 'Ferns grow in shade.', attributes: { source: '/notes/ferns.md', chunk: 0 } },
+  {
+    id: 'c1',
+    vector: [1, 0, 0, 0],
+    document: 'Cats purr when content.',
+    attributes: { source: '/notes/cats.md', chunk: 1 },
+  },
+  {
+    id: 'c2',
+    vector: [0.9, 0.1, 0, 0],
+    document: 'A cat sleeps most of the day.',
+    attributes: { source: '/notes/cats.md', chunk: 2 },
+  },
+  {
+    id: 'f1',
+    vector: [0, 0.1, 1, 0.2],
+    document: 'Ferns grow in shade.',
+    attributes: { source: '/notes/ferns.md', chunk: 0 },
+  },
   { id: 'loose', vector: [0.5, 0.5, 0.5, 0.5], document: 'A note without a source about cats.' },
 ];
 
@@ -34,8 +56,31 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
     await alice.createEntity(definitionArgs('agenvoy', kb));
     await alice.mutateEntities({ creates: chunks.map((c) => vectorArgs('agenvoy', c, kb)) });
     client = new Client({ name: 'agenvoy-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/arkivector.js', 'serve', '--stdio', '--compat', 'kuradb', '--rpc', devnet.url, '--embedder', embedder.url, '--embedder-model', 'fake', '--log-level', 'warn'], stderr: 'ignore' }));
-    const ready = await client.callTool({ name: 'arkivector_count', arguments: { collection: 'agenvoy', min_block: devnet.headNumber } });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          'bin/arkivector.js',
+          'serve',
+          '--stdio',
+          '--compat',
+          'kuradb',
+          '--rpc',
+          devnet.url,
+          '--embedder',
+          embedder.url,
+          '--embedder-model',
+          'fake',
+          '--log-level',
+          'warn',
+        ],
+        stderr: 'ignore',
+      }),
+    );
+    const ready = await client.callTool({
+      name: 'arkivector_count',
+      arguments: { collection: 'agenvoy', min_block: devnet.headNumber },
+    });
     assert.notEqual(ready.isError, true, text(ready));
   });
   after(async () => {
@@ -44,7 +89,7 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
     await devnet?.stop();
   });
 
-  test('list_rag: loaded names and registered entries with the definition block\'s time', async () => {
+  test("list_rag: loaded names and registered entries with the definition block's time", async () => {
     const { tools } = await client.listTools();
     assert.ok(tools.some((t) => t.name === 'list_rag') && tools.some((t) => t.name === 'search_rag'));
     const result = await client.callTool({ name: 'list_rag', arguments: {} });
@@ -52,35 +97,77 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
     assert.deepEqual(result.structuredContent, answer);
     assert.deepEqual(answer.loaded, ['agenvoy']);
     const definitionBlock = await publicClient(devnet).getBlock({ blockNumber: 1n });
-    assert.deepEqual(answer.registered, [{ db: 'agenvoy', createAt: new Date(Number(definitionBlock.timestamp) * 1000).toISOString().replace('.000Z', 'Z') }]);
+    assert.deepEqual(answer.registered, [
+      {
+        db: 'agenvoy',
+        createAt: new Date(Number(definitionBlock.timestamp) * 1000).toISOString().replace('.000Z', 'Z'),
+      },
+    ]);
   });
 
   test('search_rag: both modes by default, grouped by source with chunk numbers; the id stands in for a missing source', async () => {
     const result = await client.callTool({ name: 'search_rag', arguments: { db: ' agenvoy ', q: 'cats', limit: 3 } });
-    const answer = JSON.parse(text(result)) as { keyword: { source: string; matches: { chunk: number; content: string }[] }[]; semantic: { source: string; matches: { chunk: number }[] }[] };
+    const answer = JSON.parse(text(result)) as {
+      keyword: { source: string; matches: { chunk: number; content: string }[] }[];
+      semantic: { source: string; matches: { chunk: number }[] }[];
+    };
     assert.deepEqual(result.structuredContent, answer);
     assert.deepEqual(answer.keyword.map((g) => g.source).sort(), ['/notes/cats.md', 'loose']);
-    assert.deepEqual(answer.keyword.find((g) => g.source === '/notes/cats.md')!.matches, [{ chunk: 1, content: 'Cats purr when content.' }]);
+    assert.deepEqual(answer.keyword.find((g) => g.source === '/notes/cats.md')!.matches, [
+      { chunk: 1, content: 'Cats purr when content.' },
+    ]);
     assert.equal(answer.semantic[0].source, '/notes/cats.md');
-    assert.deepEqual(answer.semantic[0].matches.map((m) => m.chunk), [1, 2]);
-    assert.equal(answer.semantic.reduce((n, g) => n + g.matches.length, 0), 3, 'limit caps each mode');
+    assert.deepEqual(
+      answer.semantic[0].matches.map((m) => m.chunk),
+      [1, 2],
+    );
+    assert.equal(
+      answer.semantic.reduce((n, g) => n + g.matches.length, 0),
+      3,
+      'limit caps each mode',
+    );
   });
 
   test('search_rag: one mode; empty branches omitted; an out-of-range limit falls back to 10', async () => {
-    const keywordOnly = JSON.parse(text(await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: 'shade', mode: 'keyword', limit: 500 } })));
-    assert.deepEqual(keywordOnly, { keyword: [{ source: '/notes/ferns.md', matches: [{ chunk: 0, content: 'Ferns grow in shade.' }] }] });
-    const none = JSON.parse(text(await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: 'zebra', mode: 'keyword' } })));
+    const keywordOnly = JSON.parse(
+      text(
+        await client.callTool({
+          name: 'search_rag',
+          arguments: { db: 'agenvoy', q: 'shade', mode: 'keyword', limit: 500 },
+        }),
+      ),
+    );
+    assert.deepEqual(keywordOnly, {
+      keyword: [{ source: '/notes/ferns.md', matches: [{ chunk: 0, content: 'Ferns grow in shade.' }] }],
+    });
+    const none = JSON.parse(
+      text(await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: 'zebra', mode: 'keyword' } })),
+    );
     assert.deepEqual(none, {});
-    const semantic = JSON.parse(text(await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: 'plants', mode: 'semantic', limit: 0 } }))) as { semantic: { matches: unknown[] }[] };
-    assert.equal(semantic.semantic.reduce((n, g) => n + g.matches.length, 0), 4, 'limit 0 fell back to 10 (all 4 chunks)');
+    const semantic = JSON.parse(
+      text(
+        await client.callTool({
+          name: 'search_rag',
+          arguments: { db: 'agenvoy', q: 'plants', mode: 'semantic', limit: 0 },
+        }),
+      ),
+    ) as { semantic: { matches: unknown[] }[] };
+    assert.equal(
+      semantic.semantic.reduce((n, g) => n + g.matches.length, 0),
+      4,
+      'limit 0 fell back to 10 (all 4 chunks)',
+    );
   });
 
-  test('errors: KuraDB\'s exact strings', async () => {
+  test("errors: KuraDB's exact strings", async () => {
     const empty = await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: '   ' } });
     assert.deepEqual([empty.isError, text(empty)], [true, 'invalid argument: q is required']);
     const missing = await client.callTool({ name: 'search_rag', arguments: { db: 'nope', q: 'cats' } });
     assert.deepEqual([missing.isError, text(missing)], [true, 'invalid argument: "nope" not exist']);
-    const badMode = await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: 'cats', mode: 'fuzzy' } });
+    const badMode = await client.callTool({
+      name: 'search_rag',
+      arguments: { db: 'agenvoy', q: 'cats', mode: 'fuzzy' },
+    });
     assert.equal(badMode.isError, true);
   });
 });

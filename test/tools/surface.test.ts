@@ -23,12 +23,33 @@ test('tools/list surface matches the snapshot (with signer and --compat kuradb)'
     // Through JSON, as a client receives it (absent fields stay absent).
     const surface = JSON.parse(
       JSON.stringify(
-        tools.map((t) => ({ name: t.name, title: t.title, annotations: t.annotations, inputSchema: t.inputSchema, outputSchema: t.outputSchema })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+        tools
+          .map((t) => ({
+            name: t.name,
+            title: t.title,
+            annotations: t.annotations,
+            inputSchema: t.inputSchema,
+            outputSchema: t.outputSchema,
+          }))
+          .sort((a, b) => (a.name < b.name ? -1 : 1)),
       ),
     ) as { name: string }[];
-    if (process.env.ARKIVECTOR_UPDATE_SNAPSHOTS === '1') await writeFile(SNAPSHOT, `${JSON.stringify(surface, null, 2)}\n`);
+    if (process.env.ARKIVECTOR_UPDATE_SNAPSHOTS === '1')
+      await writeFile(SNAPSHOT, `${JSON.stringify(surface, null, 2)}\n`);
     assert.deepEqual(surface, JSON.parse(await readFile(SNAPSHOT, 'utf8')));
-    assert.deepEqual(surface.map((t) => t.name), ['arkivector_count', 'arkivector_delete', 'arkivector_get', 'arkivector_list_collections', 'arkivector_search', 'arkivector_upsert', 'list_rag', 'search_rag']);
+    assert.deepEqual(
+      surface.map((t) => t.name),
+      [
+        'arkivector_count',
+        'arkivector_delete',
+        'arkivector_get',
+        'arkivector_list_collections',
+        'arkivector_search',
+        'arkivector_upsert',
+        'list_rag',
+        'search_rag',
+      ],
+    );
   } finally {
     await client.close();
     await server.close();

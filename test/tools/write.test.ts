@@ -19,7 +19,13 @@ import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.t
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
 
 const base = { index: { m: 16, ef_construction: 64, ef_search: 40 }, writers: [] as `0x${string}`[] };
-const open: CollectionDefinition = { ...base, dim: 3, metric: 'cosine', open: true, attributes: { topic: 'str', stars: 'i32' } };
+const open: CollectionDefinition = {
+  ...base,
+  dim: 3,
+  metric: 'cosine',
+  open: true,
+  attributes: { topic: 'str', stars: 'i32' },
+};
 const closed: CollectionDefinition = { ...base, dim: 3, metric: 'cosine', open: false, attributes: {} };
 
 type Problem = { code: string; status: number; detail: string; [k: string]: unknown };
@@ -50,7 +56,21 @@ describe('write path: upsert, delete, create collection', () => {
     dir = await mkdtemp(join(tmpdir(), 'arkivector-key-'));
     await writeFile(join(dir, 'key'), `${devnet.accounts[1].privateKey}\n`);
     signer = devnet.accounts[1].address.toLowerCase();
-    const config = parseServeConfig(['--rpc', devnet.url, '--http', '127.0.0.1:0', '--private-key-file', join(dir, 'key'), '--ws', devnet.wsUrl, '--min-block-timeout', '10'], {});
+    const config = parseServeConfig(
+      [
+        '--rpc',
+        devnet.url,
+        '--http',
+        '127.0.0.1:0',
+        '--private-key-file',
+        join(dir, 'key'),
+        '--ws',
+        devnet.wsUrl,
+        '--min-block-timeout',
+        '10',
+      ],
+      {},
+    );
     gateway = await startGateway(config, createLogger('silent'));
     client = new Client({ name: 'arkivector-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.httpUrl}/mcp`)));
@@ -66,25 +86,51 @@ describe('write path: upsert, delete, create collection', () => {
   test('tools/list: upsert and delete are listed with a signer, with their annotations', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    assert.deepEqual(byName.get('arkivector_upsert')?.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true });
+    assert.deepEqual(byName.get('arkivector_upsert')?.annotations, {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
     assert.equal(byName.get('arkivector_delete')?.annotations?.destructiveHint, true);
-    assert.equal((byName.get('arkivector_delete')?.inputSchema.properties as Record<string, { default?: unknown }>).dry_run.default, true);
-    const status = (await (await fetch(`${gateway.httpUrl}/v1/status`)).json()) as { signer: { address: string; balance_wei: string } };
+    assert.equal(
+      (byName.get('arkivector_delete')?.inputSchema.properties as Record<string, { default?: unknown }> | undefined)
+        ?.dry_run?.default,
+      true,
+    );
+    const status = (await (await fetch(`${gateway.httpUrl}/v1/status`)).json()) as {
+      signer: { address: string; balance_wei: string };
+    };
     assert.equal(status.signer.address, signer);
     assert.ok(BigInt(status.signer.balance_wei) > 0n);
   });
 
   test('upsert: creates, is searchable at once (wait indexed), reports progress, and updates its own ids', async () => {
     const progress: { progress: number; total?: number; message?: string }[] = [];
-    const created = ok<{ results: { id: string; key: string; op: string }[]; tx_hashes: string[]; block_number: number }>(
+    const created = ok<{
+      results: { id: string; key: string; op: string }[];
+      tx_hashes: string[];
+      block_number: number;
+    }>(
       await client.callTool(
         {
           name: 'arkivector_upsert',
           arguments: {
             collection: 'shared',
             entities: [
-              { id: 'memory-1', vector: [1, 0, 0], document: 'The user prefers refunds by bank transfer.', attributes: { topic: 'preferences', stars: 5 } },
-              { id: 'memory-2', vector: [0, 1, 0], document: 'The user lives in Lisbon.', attributes: { topic: 'profile' }, ttl: { days: 1 } },
+              {
+                id: 'memory-1',
+                vector: [1, 0, 0],
+                document: 'The user prefers refunds by bank transfer.',
+                attributes: { topic: 'preferences', stars: 5 },
+              },
+              {
+                id: 'memory-2',
+                vector: [0, 1, 0],
+                document: 'The user lives in Lisbon.',
+                attributes: { topic: 'profile' },
+                ttl: { days: 1 },
+              },
             ],
           },
         },
@@ -92,12 +138,28 @@ describe('write path: upsert, delete, create collection', () => {
         { onprogress: (p) => progress.push(p) },
       ),
     );
-    assert.deepEqual(created.results.map((r) => [r.id, r.op]), [['memory-1', 'create'], ['memory-2', 'create']]);
-    assert.deepEqual(progress.map((p) => [p.progress, p.total]), [[1, 3], [2, 3], [3, 3]]);
+    assert.deepEqual(
+      created.results.map((r) => [r.id, r.op]),
+      [
+        ['memory-1', 'create'],
+        ['memory-2', 'create'],
+      ],
+    );
+    assert.deepEqual(
+      progress.map((p) => [p.progress, p.total]),
+      [
+        [1, 3],
+        [2, 3],
+        [3, 3],
+      ],
+    );
     const receipt = await publicClient(devnet).getTransactionReceipt({ hash: created.tx_hashes[0] as `0x${string}` });
     assert.equal(Number(receipt.blockNumber), created.block_number);
     const found = ok<{ as_of_block: number; results: { id: string; key: string; document: string }[] }>(
-      await client.callTool({ name: 'arkivector_search', arguments: { collection: 'shared', vector: [1, 0.1, 0], k: 1, include_document: true } }),
+      await client.callTool({
+        name: 'arkivector_search',
+        arguments: { collection: 'shared', vector: [1, 0.1, 0], k: 1, include_document: true },
+      }),
     );
     assert.ok(found.as_of_block >= created.block_number);
     assert.deepEqual([found.results[0].id, found.results[0].key], ['memory-1', created.results[0].key]);
@@ -105,60 +167,155 @@ describe('write path: upsert, delete, create collection', () => {
     assert.equal(entity.expiresAtBlock, BigInt(created.block_number + 86_400 / 2), 'ttl days: 1 = 43,200 blocks');
 
     const updated = ok<{ results: { id: string; key: string; op: string }[] }>(
-      await client.callTool({ name: 'arkivector_upsert', arguments: { collection: 'shared', entities: [{ id: 'memory-1', vector: [1, 0, 0], document: 'The user prefers refunds by card.', attributes: { topic: 'preferences', stars: 4 } }] } }),
+      await client.callTool({
+        name: 'arkivector_upsert',
+        arguments: {
+          collection: 'shared',
+          entities: [
+            {
+              id: 'memory-1',
+              vector: [1, 0, 0],
+              document: 'The user prefers refunds by card.',
+              attributes: { topic: 'preferences', stars: 4 },
+            },
+          ],
+        },
+      }),
     );
     assert.deepEqual(updated.results, [{ id: 'memory-1', key: created.results[0].key, op: 'update' }]);
-    const got = ok<{ entity: { document: string; attributes: Record<string, { value: unknown }> } }>(await client.callTool({ name: 'arkivector_get', arguments: { collection: 'shared', ref: 'memory-1', include_document: true } }));
+    const got = ok<{ entity: { document: string; attributes: Record<string, { value: unknown }> } }>(
+      await client.callTool({
+        name: 'arkivector_get',
+        arguments: { collection: 'shared', ref: 'memory-1', include_document: true },
+      }),
+    );
     assert.equal(got.entity.document, 'The user prefers refunds by card.');
     assert.equal(got.entity.attributes.stars.value, 4);
   });
 
   test('upsert: the whole batch is validated before anything is signed', async () => {
     const nonce = await publicClient(devnet).getTransactionCount({ address: devnet.accounts[1].address });
-    const call = async (args: Record<string, unknown>) => problem(await client.callTool({ name: 'arkivector_upsert', arguments: { collection: 'shared', ...args } }));
-    const dim = await call({ entities: [{ id: 'a', vector: [1, 0, 0] }, { id: 'b', vector: [1, 0] }] });
+    const call = async (args: Record<string, unknown>) =>
+      problem(await client.callTool({ name: 'arkivector_upsert', arguments: { collection: 'shared', ...args } }));
+    const dim = await call({
+      entities: [
+        { id: 'a', vector: [1, 0, 0] },
+        { id: 'b', vector: [1, 0] },
+      ],
+    });
     assert.deepEqual([dim.code, dim.expected, dim.got, dim.index], ['dimension_mismatch', 3, 2, 1]);
     assert.match(dim.detail, /^entities\[1\]: /);
-    assert.equal((await call({ entities: [{ id: 'a', vector: [1, 0, 0], attributes: { colour: 'red' } }] })).code, 'invalid_argument');
-    assert.equal((await call({ entities: [{ id: 'a', vector: [1, 0, 0] }, { id: 'a', vector: [0, 1, 0] }] })).code, 'invalid_argument');
+    assert.equal(
+      (await call({ entities: [{ id: 'a', vector: [1, 0, 0], attributes: { colour: 'red' } }] })).code,
+      'invalid_argument',
+    );
+    assert.equal(
+      (
+        await call({
+          entities: [
+            { id: 'a', vector: [1, 0, 0] },
+            { id: 'a', vector: [0, 1, 0] },
+          ],
+        })
+      ).code,
+      'invalid_argument',
+    );
     assert.equal((await call({ entities: [] })).code, 'invalid_argument');
     const conflict = await call({ entities: [{ id: 'theirs', vector: [1, 0, 0] }] });
-    assert.deepEqual([conflict.code, conflict.status, conflict.owner], ['conflict', 409, devnet.accounts[2].address.toLowerCase()]);
-    const closedWrite = problem(await client.callTool({ name: 'arkivector_upsert', arguments: { collection: 'private', entities: [{ id: 'x', vector: [1, 0, 0] }] } }));
+    assert.deepEqual(
+      [conflict.code, conflict.status, conflict.owner],
+      ['conflict', 409, devnet.accounts[2].address.toLowerCase()],
+    );
+    const closedWrite = problem(
+      await client.callTool({
+        name: 'arkivector_upsert',
+        arguments: { collection: 'private', entities: [{ id: 'x', vector: [1, 0, 0] }] },
+      }),
+    );
     assert.deepEqual([closedWrite.code, closedWrite.status], ['forbidden', 403]);
-    assert.equal(await publicClient(devnet).getTransactionCount({ address: devnet.accounts[1].address }), nonce, 'nothing was sent');
+    assert.equal(
+      await publicClient(devnet).getTransactionCount({ address: devnet.accounts[1].address }),
+      nonce,
+      'nothing was sent',
+    );
   });
 
   test('upsert: wait none answers with the key before the receipt; wait receipt with the block', async () => {
     const none = ok<{ results: { key: string }[]; tx_hashes: string[]; block_number: number | null }>(
-      await client.callTool({ name: 'arkivector_upsert', arguments: { collection: 'shared', wait: 'none', entities: [{ id: 'fast', vector: [0.5, 0.5, 0] }] } }),
+      await client.callTool({
+        name: 'arkivector_upsert',
+        arguments: { collection: 'shared', wait: 'none', entities: [{ id: 'fast', vector: [0.5, 0.5, 0] }] },
+      }),
     );
     assert.equal(none.block_number, null);
     const receipt = await publicClient(devnet).waitForTransactionReceipt({ hash: none.tx_hashes[0] as `0x${string}` });
-    assert.equal(receipt.logs[0].topics[1], none.results[0].key, 'the key computed from the hash is the chain\'s');
-    const mined = ok<{ block_number: number }>(await client.callTool({ name: 'arkivector_upsert', arguments: { collection: 'shared', wait: 'receipt', entities: [{ id: 'mined', vector: [0.5, 0, 0.5] }] } }));
+    assert.equal(receipt.logs[0].topics[1], none.results[0].key, "the key computed from the hash is the chain's");
+    const mined = ok<{ block_number: number }>(
+      await client.callTool({
+        name: 'arkivector_upsert',
+        arguments: { collection: 'shared', wait: 'receipt', entities: [{ id: 'mined', vector: [0.5, 0, 0.5] }] },
+      }),
+    );
     assert.equal(typeof mined.block_number, 'number');
   });
 
-  test('delete: dry run by default, then deletes; other writers\' entities are refused', async () => {
-    const dry = ok<{ dry_run: boolean; results: { id: string }[]; tx_hashes: string[] }>(await client.callTool({ name: 'arkivector_delete', arguments: { collection: 'shared', refs: ['memory-2'] } }));
+  test("delete: dry run by default, then deletes; other writers' entities are refused", async () => {
+    const dry = ok<{ dry_run: boolean; results: { id: string }[]; tx_hashes: string[] }>(
+      await client.callTool({ name: 'arkivector_delete', arguments: { collection: 'shared', refs: ['memory-2'] } }),
+    );
     assert.deepEqual([dry.dry_run, dry.results.map((r) => r.id), dry.tx_hashes], [true, ['memory-2'], []]);
     ok(await client.callTool({ name: 'arkivector_get', arguments: { collection: 'shared', ref: 'memory-2' } }));
-    const done = ok<{ dry_run: boolean; block_number: number }>(await client.callTool({ name: 'arkivector_delete', arguments: { collection: 'shared', refs: ['memory-2'], dry_run: false } }));
+    const done = ok<{ dry_run: boolean; block_number: number }>(
+      await client.callTool({
+        name: 'arkivector_delete',
+        arguments: { collection: 'shared', refs: ['memory-2'], dry_run: false },
+      }),
+    );
     assert.equal(done.dry_run, false);
-    assert.equal(problem(await client.callTool({ name: 'arkivector_get', arguments: { collection: 'shared', ref: 'memory-2', min_block: done.block_number } })).code, 'entity_not_found');
-    assert.equal(problem(await client.callTool({ name: 'arkivector_delete', arguments: { collection: 'shared', refs: ['theirs'], dry_run: false } })).code, 'conflict');
-    assert.equal(problem(await client.callTool({ name: 'arkivector_delete', arguments: { collection: 'shared', refs: ['nobody'] } })).code, 'entity_not_found');
+    assert.equal(
+      problem(
+        await client.callTool({
+          name: 'arkivector_get',
+          arguments: { collection: 'shared', ref: 'memory-2', min_block: done.block_number },
+        }),
+      ).code,
+      'entity_not_found',
+    );
+    assert.equal(
+      problem(
+        await client.callTool({
+          name: 'arkivector_delete',
+          arguments: { collection: 'shared', refs: ['theirs'], dry_run: false },
+        }),
+      ).code,
+      'conflict',
+    );
+    assert.equal(
+      problem(
+        await client.callTool({ name: 'arkivector_delete', arguments: { collection: 'shared', refs: ['nobody'] } }),
+      ).code,
+      'entity_not_found',
+    );
   });
 
   test('tx_failed: a write the chain refuses (its entity vanished since the node looked) carries the reason', async () => {
-    const first = ok<{ results: { key: string }[] }>(await client.callTool({ name: 'arkivector_upsert', arguments: { collection: 'shared', entities: [{ id: 'doomed', vector: [0, 0.5, 0.5] }] } }));
+    const first = ok<{ results: { key: string }[] }>(
+      await client.callTool({
+        name: 'arkivector_upsert',
+        arguments: { collection: 'shared', entities: [{ id: 'doomed', vector: [0, 0.5, 0.5] }] },
+      }),
+    );
     const key = first.results[0].key as `0x${string}`;
     // Freeze the node's view, then delete the entity behind its back with the same key pair.
     await gateway.indexer.stop();
     try {
       await walletClient(devnet, 1).deleteEntity({ entityKey: key });
-      const failed = problem(await client.callTool({ name: 'arkivector_delete', arguments: { collection: 'shared', refs: [key], dry_run: false } }));
+      const failed = problem(
+        await client.callTool({
+          name: 'arkivector_delete',
+          arguments: { collection: 'shared', refs: [key], dry_run: false },
+        }),
+      );
       assert.deepEqual([failed.code, failed.status], ['tx_failed', 502]);
       assert.match(String(failed.reason), /entity not found/);
     } finally {
@@ -168,15 +325,31 @@ describe('write path: upsert, delete, create collection', () => {
 
   test('REST: POST /v1/collections creates a collection, POST entities upserts, DELETE removes', async () => {
     const post = async (path: string, body: unknown, method = 'POST') => {
-      const response = await fetch(`${gateway.httpUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${gateway.httpUrl}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
-    const made = await post('/v1/collections', { name: 'made.here', dim: 2, metric: 'l2', attributes: { kind: 'str' }, description: 'made over REST' });
+    const made = await post('/v1/collections', {
+      name: 'made.here',
+      dim: 2,
+      metric: 'l2',
+      attributes: { kind: 'str' },
+      description: 'made over REST',
+    });
     assert.equal(made.status, 200, JSON.stringify(made.body));
-    const collection = (await (await fetch(`${gateway.httpUrl}/v1/collections/made.here`)).json()) as { owner: string; metric: string; description: string };
+    const collection = (await (await fetch(`${gateway.httpUrl}/v1/collections/made.here`)).json()) as {
+      owner: string;
+      metric: string;
+      description: string;
+    };
     assert.deepEqual([collection.owner, collection.metric, collection.description], [signer, 'l2', 'made over REST']);
     assert.equal((await post('/v1/collections', { name: 'made.here', dim: 2, metric: 'l2' })).body.code, 'conflict');
-    const upserted = await post('/v1/collections/made.here/entities', { entities: [{ id: 'p', vector: [3, 4], attributes: { kind: 'point' } }] });
+    const upserted = await post('/v1/collections/made.here/entities', {
+      entities: [{ id: 'p', vector: [3, 4], attributes: { kind: 'point' } }],
+    });
     assert.equal(upserted.status, 200, JSON.stringify(upserted.body));
     const search = await post('/v1/collections/made.here/search', { vector: [0, 0], k: 1 });
     assert.equal((search.body.results as { distance: number }[])[0].distance, 5);
@@ -186,37 +359,85 @@ describe('write path: upsert, delete, create collection', () => {
     assert.equal(count.body.count, 0);
   });
 
-  test('keepDefinitionsAlive: extends this signer\'s definitions that near expiry, and only those', async () => {
-    const made = (await (await fetch(`${gateway.httpUrl}/v1/collections`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'short.lived', dim: 2, metric: 'cosine', ttl: { blocks: 50 } }) })).json()) as { key: `0x${string}`; block_number: number };
+  test("keepDefinitionsAlive: extends this signer's definitions that near expiry, and only those", async () => {
+    const made = (await (
+      await fetch(`${gateway.httpUrl}/v1/collections`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'short.lived', dim: 2, metric: 'cosine', ttl: { blocks: 50 } }),
+      })
+    ).json()) as { key: `0x${string}`; block_number: number };
     const before = (await publicClient(devnet).getEntity(made.key)).expiresAtBlock!;
     assert.equal(before, BigInt(made.block_number + 50));
     const { extended } = await keepDefinitionsAlive(gateway.ctx);
-    assert.deepEqual(extended.map((e) => e.collection), ['short.lived'], 'account 0\'s definitions and the long-lived made.here are not touched');
-    assert.equal((await publicClient(devnet).getEntity(made.key)).expiresAtBlock, before + BigInt(KEEPALIVE_EXTEND_BLOCKS));
+    assert.deepEqual(
+      extended.map((e) => e.collection),
+      ['short.lived'],
+      "account 0's definitions and the long-lived made.here are not touched",
+    );
+    assert.equal(
+      (await publicClient(devnet).getEntity(made.key)).expiresAtBlock,
+      before + BigInt(KEEPALIVE_EXTEND_BLOCKS),
+    );
   });
 
   test('access: tools/list shows the write tools only to callers holding the write scope', async () => {
     const { createHash } = await import('node:crypto');
     const digest = (secret: string) => createHash('sha256').update(secret).digest('hex');
-    await writeFile(join(dir, 'tokens.json'), JSON.stringify([
-      { name: 'reader', sha256: digest('read-secret'), scopes: ['read'] },
-      { name: 'writer', sha256: digest('write-secret'), scopes: ['write'] },
-    ]));
-    const config = parseServeConfig(['--rpc', devnet.url, '--http', '127.0.0.1:0', '--private-key-file', join(dir, 'key'), '--tokens', join(dir, 'tokens.json')], {});
+    await writeFile(
+      join(dir, 'tokens.json'),
+      JSON.stringify([
+        { name: 'reader', sha256: digest('read-secret'), scopes: ['read'] },
+        { name: 'writer', sha256: digest('write-secret'), scopes: ['write'] },
+      ]),
+    );
+    const config = parseServeConfig(
+      [
+        '--rpc',
+        devnet.url,
+        '--http',
+        '127.0.0.1:0',
+        '--private-key-file',
+        join(dir, 'key'),
+        '--tokens',
+        join(dir, 'tokens.json'),
+      ],
+      {},
+    );
     const guarded = await startGateway(config, createLogger('silent'));
     try {
       const toolsFor = async (secret: string) => {
         const c = new Client({ name: 'arkivector-test', version: '1.0.0' });
-        await c.connect(new StreamableHTTPClientTransport(new URL(`${guarded.httpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }));
+        await c.connect(
+          new StreamableHTTPClientTransport(new URL(`${guarded.httpUrl}/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${secret}` } },
+          }),
+        );
         try {
           return (await c.listTools()).tools.map((t) => t.name).sort();
         } finally {
           await c.close();
         }
       };
-      assert.deepEqual(await toolsFor('read-secret'), ['arkivector_count', 'arkivector_get', 'arkivector_list_collections', 'arkivector_search']);
-      assert.deepEqual(await toolsFor('write-secret'), ['arkivector_count', 'arkivector_delete', 'arkivector_get', 'arkivector_list_collections', 'arkivector_search', 'arkivector_upsert']);
-      const refused = await fetch(`${guarded.httpUrl}/v1/collections/shared/entities`, { method: 'POST', headers: { authorization: 'Bearer read-secret', 'content-type': 'application/json' }, body: '{}' });
+      assert.deepEqual(await toolsFor('read-secret'), [
+        'arkivector_count',
+        'arkivector_get',
+        'arkivector_list_collections',
+        'arkivector_search',
+      ]);
+      assert.deepEqual(await toolsFor('write-secret'), [
+        'arkivector_count',
+        'arkivector_delete',
+        'arkivector_get',
+        'arkivector_list_collections',
+        'arkivector_search',
+        'arkivector_upsert',
+      ]);
+      const refused = await fetch(`${guarded.httpUrl}/v1/collections/shared/entities`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer read-secret', 'content-type': 'application/json' },
+        body: '{}',
+      });
       assert.equal(refused.status, 403);
     } finally {
       await guarded.close();

@@ -9,19 +9,19 @@
 // | f32  | numeric | binary32 bits b: b ^ 0xFFFFFFFF if the sign bit is set, else b | 2^31 |
 // | bool | numeric | 0 or 1                                                                |
 
-import { InvalidArgumentError } from '../errors.ts'
-import { I32_MAX, I32_MIN, I32_OFFSET, STR_ATTRIBUTE_MAX_BYTES, UINT_ATTRIBUTE_MAX } from '../limits.ts'
-import { isWellFormed, utf8ByteLength } from './utf8.ts'
+import { InvalidArgumentError } from '../errors.ts';
+import { I32_MAX, I32_MIN, I32_OFFSET, STR_ATTRIBUTE_MAX_BYTES, UINT_ATTRIBUTE_MAX } from '../limits.ts';
+import { isWellFormed, utf8ByteLength } from './utf8.ts';
 
 /** The attribute types a collection may declare. */
-export const ATTRIBUTE_TYPES = ['str', 'i32', 'uint', 'f32', 'bool'] as const
-export type AttributeType = (typeof ATTRIBUTE_TYPES)[number]
+export const ATTRIBUTE_TYPES = ['str', 'i32', 'uint', 'f32', 'bool'] as const;
+export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
 
 /** A decoded attribute value: `str` → string, `bool` → boolean, the numeric types → number. */
-export type AttributeValue = string | number | boolean
+export type AttributeValue = string | number | boolean;
 
 /** An attribute as Arkiv stores it. */
-export type StoredAttribute = { kind: 'string'; value: string } | { kind: 'numeric'; value: number }
+export type StoredAttribute = { kind: 'string'; value: string } | { kind: 'numeric'; value: number };
 
 /** Which Arkiv attribute kind each type is stored as. */
 export const ATTRIBUTE_KIND: Readonly<Record<AttributeType, 'string' | 'numeric'>> = {
@@ -30,11 +30,11 @@ export const ATTRIBUTE_KIND: Readonly<Record<AttributeType, 'string' | 'numeric'
   uint: 'numeric',
   f32: 'numeric',
   bool: 'numeric',
-}
+};
 
-const F32_MAX = 3.4028234663852886e38
-const f32View = new Float32Array(1)
-const u32View = new Uint32Array(f32View.buffer)
+const F32_MAX = 3.4028234663852886e38;
+const f32View = new Float32Array(1);
+const u32View = new Uint32Array(f32View.buffer);
 
 /**
  * Whether a string is one of the declared attribute types.
@@ -43,13 +43,13 @@ const u32View = new Uint32Array(f32View.buffer)
  * @example isAttributeType('i32') // true
  */
 export function isAttributeType(t: unknown): t is AttributeType {
-  return typeof t === 'string' && (ATTRIBUTE_TYPES as readonly string[]).includes(t)
+  return typeof t === 'string' && (ATTRIBUTE_TYPES as readonly string[]).includes(t);
 }
 
 function describe(v: unknown): string {
-  if (typeof v === 'string') return v.length > 40 ? `a string of ${v.length} characters` : JSON.stringify(v)
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v)
-  return v === null ? 'null' : typeof v
+  if (typeof v === 'string') return v.length > 40 ? `a string of ${v.length} characters` : JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return v === null ? 'null' : typeof v;
 }
 
 /**
@@ -59,23 +59,23 @@ function describe(v: unknown): string {
  * `f32(0)` equality matches both zeros.
  */
 function encodeF32(v: number): number {
-  if (Number.isNaN(v)) throw new InvalidArgumentError('f32 value must not be NaN')
+  if (Number.isNaN(v)) throw new InvalidArgumentError('f32 value must not be NaN');
   if (Number.isFinite(v) && Math.abs(Math.fround(v)) > F32_MAX) {
-    throw new InvalidArgumentError(`f32 value ${v} is outside the binary32 range`)
+    throw new InvalidArgumentError(`f32 value ${v} is outside the binary32 range`);
   }
-  f32View[0] = v
+  f32View[0] = v;
   // Canonicalize after rounding: tiny negatives such as -1e-50 also round to -0.
-  const b = u32View[0] === 0x80000000 ? 0 : u32View[0]
-  return b & 0x80000000 ? (b ^ 0xffffffff) >>> 0 : (b | 0x80000000) >>> 0
+  const b = u32View[0] === 0x80000000 ? 0 : u32View[0];
+  return b & 0x80000000 ? (b ^ 0xffffffff) >>> 0 : (b | 0x80000000) >>> 0;
 }
 
 /** Inverse of encodeF32. A stored 0x7FFFFFFF (another writer's -0) decodes to -0. */
 function decodeF32(stored: number): number {
-  const b = stored & 0x80000000 ? (stored & 0x7fffffff) >>> 0 : (stored ^ 0xffffffff) >>> 0
-  u32View[0] = b
-  const v = f32View[0]
-  if (Number.isNaN(v)) throw new InvalidArgumentError(`stored f32 ${stored} is NaN`)
-  return v
+  const b = stored & 0x80000000 ? (stored & 0x7fffffff) >>> 0 : (stored ^ 0xffffffff) >>> 0;
+  u32View[0] = b;
+  const v = f32View[0];
+  if (Number.isNaN(v)) throw new InvalidArgumentError(`stored f32 ${stored} is NaN`);
+  return v;
 }
 
 /**
@@ -90,37 +90,44 @@ function decodeF32(stored: number): number {
 export function encodeAttribute(type: AttributeType, value: unknown): StoredAttribute {
   switch (type) {
     case 'str': {
-      if (typeof value !== 'string') throw new InvalidArgumentError(`str attribute must be a string, not ${describe(value)}`)
-      if (!isWellFormed(value)) throw new InvalidArgumentError('str attribute is not valid unicode (lone surrogate)')
-      const n = utf8ByteLength(value)
+      if (typeof value !== 'string')
+        throw new InvalidArgumentError(`str attribute must be a string, not ${describe(value)}`);
+      if (!isWellFormed(value)) throw new InvalidArgumentError('str attribute is not valid unicode (lone surrogate)');
+      const n = utf8ByteLength(value);
       if (n > STR_ATTRIBUTE_MAX_BYTES) {
-        throw new InvalidArgumentError(`str attribute is ${n} utf-8 bytes, more than ${STR_ATTRIBUTE_MAX_BYTES}`)
+        throw new InvalidArgumentError(`str attribute is ${n} utf-8 bytes, more than ${STR_ATTRIBUTE_MAX_BYTES}`);
       }
-      return { kind: 'string', value }
+      return { kind: 'string', value };
     }
     case 'i32': {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < I32_MIN || value > I32_MAX) {
-        throw new InvalidArgumentError(`i32 attribute must be an integer from ${I32_MIN} to ${I32_MAX}, not ${describe(value)}`)
+        throw new InvalidArgumentError(
+          `i32 attribute must be an integer from ${I32_MIN} to ${I32_MAX}, not ${describe(value)}`,
+        );
       }
       // `+ 0` turns -0 into 0.
-      return { kind: 'numeric', value: value + I32_OFFSET + 0 }
+      return { kind: 'numeric', value: value + I32_OFFSET + 0 };
     }
     case 'uint': {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > UINT_ATTRIBUTE_MAX) {
-        throw new InvalidArgumentError(`uint attribute must be an integer from 0 to ${UINT_ATTRIBUTE_MAX}, not ${describe(value)}`)
+        throw new InvalidArgumentError(
+          `uint attribute must be an integer from 0 to ${UINT_ATTRIBUTE_MAX}, not ${describe(value)}`,
+        );
       }
-      return { kind: 'numeric', value: value + 0 }
+      return { kind: 'numeric', value: value + 0 };
     }
     case 'f32': {
-      if (typeof value !== 'number') throw new InvalidArgumentError(`f32 attribute must be a number, not ${describe(value)}`)
-      return { kind: 'numeric', value: encodeF32(value) }
+      if (typeof value !== 'number')
+        throw new InvalidArgumentError(`f32 attribute must be a number, not ${describe(value)}`);
+      return { kind: 'numeric', value: encodeF32(value) };
     }
     case 'bool': {
-      if (typeof value !== 'boolean') throw new InvalidArgumentError(`bool attribute must be true or false, not ${describe(value)}`)
-      return { kind: 'numeric', value: value ? 1 : 0 }
+      if (typeof value !== 'boolean')
+        throw new InvalidArgumentError(`bool attribute must be true or false, not ${describe(value)}`);
+      return { kind: 'numeric', value: value ? 1 : 0 };
     }
     default:
-      throw new InvalidArgumentError(`unknown attribute type ${describe(type)}`)
+      throw new InvalidArgumentError(`unknown attribute type ${describe(type)}`);
   }
 }
 
@@ -137,43 +144,45 @@ export function decodeAttribute(
   type: AttributeType,
   stored: { kind: 'string'; value: string } | { kind: 'numeric'; value: number | bigint },
 ): AttributeValue {
-  const kind = ATTRIBUTE_KIND[type]
-  if (kind === undefined) throw new InvalidArgumentError(`unknown attribute type ${describe(type)}`)
-  if (stored.kind !== kind) throw new InvalidArgumentError(`${type} attribute must be stored as ${kind}, not ${describe(stored.kind)}`)
+  const kind = ATTRIBUTE_KIND[type];
+  if (kind === undefined) throw new InvalidArgumentError(`unknown attribute type ${describe(type)}`);
+  if (stored.kind !== kind)
+    throw new InvalidArgumentError(`${type} attribute must be stored as ${kind}, not ${describe(stored.kind)}`);
   if (kind === 'string') {
-    const value = stored.value
-    if (typeof value !== 'string') throw new InvalidArgumentError('str attribute value is not a string')
-    const n = utf8ByteLength(value)
+    const value = stored.value;
+    if (typeof value !== 'string') throw new InvalidArgumentError('str attribute value is not a string');
+    const n = utf8ByteLength(value);
     if (n > STR_ATTRIBUTE_MAX_BYTES) {
-      throw new InvalidArgumentError(`str attribute is ${n} utf-8 bytes, more than ${STR_ATTRIBUTE_MAX_BYTES}`)
+      throw new InvalidArgumentError(`str attribute is ${n} utf-8 bytes, more than ${STR_ATTRIBUTE_MAX_BYTES}`);
     }
-    return value
+    return value;
   }
-  const n = toSafeUint(stored.value)
+  const n = toSafeUint(stored.value);
   switch (type) {
     case 'i32':
-      if (n > 0xffffffff) throw new InvalidArgumentError(`stored i32 ${n} is above ${0xffffffff}`)
-      return n - I32_OFFSET
+      if (n > 0xffffffff) throw new InvalidArgumentError(`stored i32 ${n} is above ${0xffffffff}`);
+      return n - I32_OFFSET;
     case 'uint':
-      return n
+      return n;
     case 'f32':
-      if (n > 0xffffffff) throw new InvalidArgumentError(`stored f32 ${n} is above ${0xffffffff}`)
-      return decodeF32(n)
+      if (n > 0xffffffff) throw new InvalidArgumentError(`stored f32 ${n} is above ${0xffffffff}`);
+      return decodeF32(n);
     case 'bool':
-      if (n !== 0 && n !== 1) throw new InvalidArgumentError(`stored bool must be 0 or 1, not ${n}`)
-      return n === 1
+      if (n !== 0 && n !== 1) throw new InvalidArgumentError(`stored bool must be 0 or 1, not ${n}`);
+      return n === 1;
     default:
-      throw new InvalidArgumentError(`unknown attribute type ${describe(type)}`)
+      throw new InvalidArgumentError(`unknown attribute type ${describe(type)}`);
   }
 }
 
 function toSafeUint(v: unknown): number {
   if (typeof v === 'bigint') {
-    if (v < 0n || v > BigInt(UINT_ATTRIBUTE_MAX)) throw new InvalidArgumentError(`stored number ${v} is outside 0 to ${UINT_ATTRIBUTE_MAX}`)
-    return Number(v)
+    if (v < 0n || v > BigInt(UINT_ATTRIBUTE_MAX))
+      throw new InvalidArgumentError(`stored number ${v} is outside 0 to ${UINT_ATTRIBUTE_MAX}`);
+    return Number(v);
   }
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > UINT_ATTRIBUTE_MAX) {
-    throw new InvalidArgumentError(`stored number ${describe(v)} is not an integer from 0 to ${UINT_ATTRIBUTE_MAX}`)
+    throw new InvalidArgumentError(`stored number ${describe(v)} is not an integer from 0 to ${UINT_ATTRIBUTE_MAX}`);
   }
-  return v + 0
+  return v + 0;
 }

@@ -6,8 +6,8 @@
 // definitions written by a later minor version; `embedder` keeps its extra keys (it is free-form
 // metadata about the model); `default_ttl` and `attributes` are strict because a key there carries meaning.
 
-import { z } from 'zod'
-import { InvalidArgumentError, type CodecIssue } from '../errors.ts'
+import { z } from 'zod';
+import { InvalidArgumentError, type CodecIssue } from '../errors.ts';
 import {
   ATTRIBUTE_NAME_REGEX,
   COLLECTION_NAME_REGEX,
@@ -29,61 +29,65 @@ import {
   ATTR_TYPE,
   COLLECTION_CONTENT_TYPE,
   ENTITY_TYPE_COLLECTION,
-} from '../limits.ts'
-import { ATTRIBUTE_TYPES, isAttributeType, type AttributeType } from './attributes.ts'
-import { TTL_UNITS, type Ttl } from './ttl.ts'
-import { isWellFormed, utf8ByteLength, utf8Decode, utf8Encode } from './utf8.ts'
+} from '../limits.ts';
+import { ATTRIBUTE_TYPES, isAttributeType, type AttributeType } from './attributes.ts';
+import { TTL_UNITS, type Ttl } from './ttl.ts';
+import { isWellFormed, utf8ByteLength, utf8Decode, utf8Encode } from './utf8.ts';
 
 /** Distance metrics, named as in pgvector. */
-export const METRICS = ['cosine', 'l2', 'ip'] as const
-export type Metric = (typeof METRICS)[number]
+export const METRICS = ['cosine', 'l2', 'ip'] as const;
+export type Metric = (typeof METRICS)[number];
 
 /** HNSW parameters, named as in pgvector. */
-export type IndexParams = { m: number; ef_construction: number; ef_search: number }
+export type IndexParams = { m: number; ef_construction: number; ef_search: number };
 
 /** A parsed, normalized collection definition (defaults applied, writers lowercased). */
 export type CollectionDefinition = {
-  dim: number
-  metric: Metric
-  attributes: Record<string, AttributeType>
-  open: boolean
-  writers: `0x${string}`[]
-  index: IndexParams
-  default_ttl?: Ttl
-  description?: string
-  embedder?: { model: string; [key: string]: unknown }
-}
+  dim: number;
+  metric: Metric;
+  attributes: Record<string, AttributeType>;
+  open: boolean;
+  writers: `0x${string}`[];
+  index: IndexParams;
+  default_ttl?: Ttl;
+  description?: string;
+  embedder?: { model: string; [key: string]: unknown };
+};
 
 /** One rule a definition update breaks. */
-export type DefinitionViolation = { field: string; message: string }
+export type DefinitionViolation = { field: string; message: string };
 
 /** Thrown by parseCollectionDefinition and encodeCollectionDefinition; `errors` lists every issue. */
 export class InvalidCollectionDefinitionError extends InvalidArgumentError {
-  override name = 'InvalidCollectionDefinitionError'
+  override name = 'InvalidCollectionDefinitionError';
 }
 
 const intBetween = (field: string, min: number, max: number) => {
-  const error = `${field} must be an integer from ${min} to ${max}`
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error })
-}
+  const error = `${field} must be an integer from ${min} to ${max}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 
 /** A collection name: `^[a-z0-9][a-z0-9._-]{0,62}$`. */
 export const collectionNameSchema = z
   .string({ error: 'collection name must be a string' })
   .regex(COLLECTION_NAME_REGEX, {
     error: 'collection name must be 1-63 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit',
-  })
+  });
 
 /** A user attribute name: `^[a-z_][a-z0-9_]{0,31}$`, not starting `arkivector_`, not `__proto__`. */
 export const attributeNameSchema = z
   .string({ error: 'attribute name must be a string' })
-  .regex(ATTRIBUTE_NAME_REGEX, { error: 'attribute name must be 1-32 characters of a-z, 0-9, "_", not starting with a digit' })
-  .refine((s) => !s.startsWith(RESERVED_PREFIX), { error: `attribute names starting "${RESERVED_PREFIX}" are reserved` })
+  .regex(ATTRIBUTE_NAME_REGEX, {
+    error: 'attribute name must be 1-32 characters of a-z, 0-9, "_", not starting with a digit',
+  })
+  .refine((s) => !s.startsWith(RESERVED_PREFIX), {
+    error: `attribute names starting "${RESERVED_PREFIX}" are reserved`,
+  })
   // Reserved because JS objects treat it as the prototype: it would vanish from parsed JSON.
-  .refine((s) => s !== '__proto__', { error: 'attribute name "__proto__" is reserved' })
+  .refine((s) => s !== '__proto__', { error: 'attribute name "__proto__" is reserved' });
 
 // Cc = C0 controls, DEL and C1 controls.
-const CONTROL_CHAR = /\p{Cc}/u
+const CONTROL_CHAR = /\p{Cc}/u;
 
 /** A vector id: 1–256 bytes of UTF-8, no control characters. */
 export const vectorIdSchema = z
@@ -92,11 +96,11 @@ export const vectorIdSchema = z
   .refine((s) => !CONTROL_CHAR.test(s), { error: 'id must not contain control characters' })
   .refine(
     (s) => {
-      const n = utf8ByteLength(s)
-      return n >= ID_MIN_BYTES && n <= ID_MAX_BYTES
+      const n = utf8ByteLength(s);
+      return n >= ID_MIN_BYTES && n <= ID_MAX_BYTES;
     },
     { error: `id must be ${ID_MIN_BYTES}-${ID_MAX_BYTES} utf-8 bytes` },
-  )
+  );
 
 const attributesSchema = z
   .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), {
@@ -105,25 +109,29 @@ const attributesSchema = z
   .superRefine((obj, ctx) => {
     // Object.keys sees an own "__proto__" key from JSON.parse, which z.record would drop silently.
     for (const key of Object.keys(obj)) {
-      const name = attributeNameSchema.safeParse(key)
+      const name = attributeNameSchema.safeParse(key);
       if (!name.success) {
-        ctx.addIssue({ code: 'custom', path: [key], message: name.error.issues[0]?.message ?? 'bad attribute name' })
+        ctx.addIssue({ code: 'custom', path: [key], message: name.error.issues[0]?.message ?? 'bad attribute name' });
       }
       if (!isAttributeType(obj[key])) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `attribute type must be one of ${ATTRIBUTE_TYPES.join(', ')}` })
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `attribute type must be one of ${ATTRIBUTE_TYPES.join(', ')}`,
+        });
       }
     }
   })
   .transform((obj) => {
-    const out: Record<string, AttributeType> = {}
-    for (const key of Object.keys(obj).sort()) out[key] = obj[key] as AttributeType
-    return out
-  })
+    const out: Record<string, AttributeType> = {};
+    for (const key of Object.keys(obj).sort()) out[key] = obj[key] as AttributeType;
+    return out;
+  });
 
 const positiveInt = (field: string) => {
-  const error = `${field} must be a positive integer`
-  return z.number({ error }).int({ error }).positive({ error })
-}
+  const error = `${field} must be a positive integer`;
+  return z.number({ error }).int({ error }).positive({ error });
+};
 
 /** A TTL: exactly one of seconds, minutes, hours, days, blocks, with a positive integer. */
 export const ttlSchema = z
@@ -146,9 +154,9 @@ export const ttlSchema = z
     error: `ttl must have exactly one of ${TTL_UNITS.join(', ')}`,
   })
   .transform((t) => {
-    const unit = TTL_UNITS.find((u) => t[u] !== undefined) as (typeof TTL_UNITS)[number]
-    return { [unit]: t[unit] } as Ttl
-  })
+    const unit = TTL_UNITS.find((u) => t[u] !== undefined) as (typeof TTL_UNITS)[number];
+    return { [unit]: t[unit] } as Ttl;
+  });
 
 /** HNSW parameters with pgvector's defaults and bounds, and pgvector's `ef_construction >= 2 * m`. */
 export const indexParamsSchema = z
@@ -165,9 +173,9 @@ export const indexParamsSchema = z
   .refine((p) => p.ef_construction >= 2 * p.m, {
     error: 'index.ef_construction must be greater than or equal to 2 * m',
     path: ['ef_construction'],
-  })
+  });
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** The definition payload schema; its output is a normalized CollectionDefinition. */
 export const collectionDefinitionSchema = z.object(
@@ -186,35 +194,47 @@ export const collectionDefinitionSchema = z.object(
     default_ttl: ttlSchema.optional(),
     description: z.string({ error: 'description must be a string' }).optional(),
     embedder: z
-      .looseObject({ model: z.string({ error: 'embedder.model must be a string' }).min(1, { error: 'embedder.model must not be empty' }) }, {
-        error: 'embedder must be an object with a model',
-      })
+      .looseObject(
+        {
+          model: z
+            .string({ error: 'embedder.model must be a string' })
+            .min(1, { error: 'embedder.model must not be empty' }),
+        },
+        {
+          error: 'embedder must be an object with a model',
+        },
+      )
       .optional(),
   },
   { error: 'collection definition must be a json object' },
-)
+);
 
 /** What encodeCollectionDefinition accepts: a definition before defaults are applied. */
-export type CollectionDefinitionInput = z.input<typeof collectionDefinitionSchema>
+export type CollectionDefinitionInput = z.input<typeof collectionDefinitionSchema>;
 
 // Compile-time check that the schema produces exactly the declared type.
-type _SchemaMatches = z.output<typeof collectionDefinitionSchema> extends CollectionDefinition ? true : never
-const _schemaMatches: _SchemaMatches = true
-void _schemaMatches
+type _SchemaMatches = z.output<typeof collectionDefinitionSchema> extends CollectionDefinition ? true : never;
+const _schemaMatches: _SchemaMatches = true;
+void _schemaMatches;
 
 function toIssues(error: z.ZodError): CodecIssue[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: lowerFirst(i.message) }))
+  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: lowerFirst(i.message) }));
 }
 
 function lowerFirst(s: string): string {
-  return s.length > 0 ? s[0].toLowerCase() + s.slice(1) : s
+  return s.length > 0 ? s[0].toLowerCase() + s.slice(1) : s;
 }
 
 function definitionError(issues: CodecIssue[]): InvalidCollectionDefinitionError {
-  const first = issues[0]
-  const head = first === undefined ? 'invalid' : first.path && !first.message.startsWith(first.path) ? `${first.path}: ${first.message}` : first.message
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''
-  return new InvalidCollectionDefinitionError(`invalid collection definition: ${head}${more}`, issues)
+  const first = issues[0];
+  const head =
+    first === undefined
+      ? 'invalid'
+      : first.path && !first.message.startsWith(first.path)
+        ? `${first.path}: ${first.message}`
+        : first.message;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return new InvalidCollectionDefinitionError(`invalid collection definition: ${head}${more}`, issues);
 }
 
 /**
@@ -225,9 +245,9 @@ function definitionError(issues: CodecIssue[]): InvalidCollectionDefinitionError
  * @example validateCollectionDefinition({ dim: 4, metric: 'cosine' }).index.m // 16
  */
 export function validateCollectionDefinition(value: unknown): CollectionDefinition {
-  const r = collectionDefinitionSchema.safeParse(value)
-  if (!r.success) throw definitionError(toIssues(r.error))
-  return r.data
+  const r = collectionDefinitionSchema.safeParse(value);
+  if (!r.success) throw definitionError(toIssues(r.error));
+  return r.data;
 }
 
 /**
@@ -238,19 +258,19 @@ export function validateCollectionDefinition(value: unknown): CollectionDefiniti
  * @example parseCollectionDefinition(new TextEncoder().encode('{"dim":4,"metric":"l2"}')).open // false
  */
 export function parseCollectionDefinition(bytes: Uint8Array): CollectionDefinition {
-  let text: string
+  let text: string;
   try {
-    text = utf8Decode(bytes)
+    text = utf8Decode(bytes);
   } catch {
-    throw definitionError([{ path: '', message: 'payload is not valid utf-8' }])
+    throw definitionError([{ path: '', message: 'payload is not valid utf-8' }]);
   }
-  let json: unknown
+  let json: unknown;
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(text);
   } catch {
-    throw definitionError([{ path: '', message: 'payload is not valid json' }])
+    throw definitionError([{ path: '', message: 'payload is not valid json' }]);
   }
-  return validateCollectionDefinition(json)
+  return validateCollectionDefinition(json);
 }
 
 /**
@@ -261,7 +281,7 @@ export function parseCollectionDefinition(bytes: Uint8Array): CollectionDefiniti
  * @example encodeCollectionDefinition({ dim: 4, metric: 'cosine', attributes: { topic: 'str' } })
  */
 export function encodeCollectionDefinition(def: CollectionDefinitionInput | CollectionDefinition): Uint8Array {
-  const d = validateCollectionDefinition(def)
+  const d = validateCollectionDefinition(def);
   const ordered: Record<string, unknown> = {
     dim: d.dim,
     metric: d.metric,
@@ -269,24 +289,24 @@ export function encodeCollectionDefinition(def: CollectionDefinitionInput | Coll
     open: d.open,
     writers: d.writers,
     index: { m: d.index.m, ef_construction: d.index.ef_construction, ef_search: d.index.ef_search },
-  }
-  if (d.default_ttl !== undefined) ordered.default_ttl = d.default_ttl
-  if (d.description !== undefined) ordered.description = d.description
-  if (d.embedder !== undefined) ordered.embedder = d.embedder
-  return utf8Encode(JSON.stringify(ordered))
+  };
+  if (d.default_ttl !== undefined) ordered.default_ttl = d.default_ttl;
+  if (d.description !== undefined) ordered.description = d.description;
+  if (d.embedder !== undefined) ordered.embedder = d.embedder;
+  return utf8Encode(JSON.stringify(ordered));
 }
 
 function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (typeof v === 'object' && v !== null) {
-    const o = v as Record<string, unknown>
+    const o = v as Record<string, unknown>;
     return `{${Object.keys(o)
       .sort()
       .filter((k) => o[k] !== undefined)
       .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`
+      .join(',')}}`;
   }
-  return JSON.stringify(v) ?? 'undefined'
+  return JSON.stringify(v) ?? 'undefined';
 }
 
 /**
@@ -299,23 +319,27 @@ function canonical(v: unknown): string {
  * @example checkDefinitionUpdate(def, { ...def, dim: 8 }) // [{ field: 'dim', message: 'dim cannot change (4 to 8)' }]
  */
 export function checkDefinitionUpdate(old: CollectionDefinition, next: CollectionDefinition): DefinitionViolation[] {
-  const out: DefinitionViolation[] = []
-  if (old.dim !== next.dim) out.push({ field: 'dim', message: `dim cannot change (${old.dim} to ${next.dim})` })
-  if (old.metric !== next.metric) out.push({ field: 'metric', message: `metric cannot change (${old.metric} to ${next.metric})` })
+  const out: DefinitionViolation[] = [];
+  if (old.dim !== next.dim) out.push({ field: 'dim', message: `dim cannot change (${old.dim} to ${next.dim})` });
+  if (old.metric !== next.metric)
+    out.push({ field: 'metric', message: `metric cannot change (${old.metric} to ${next.metric})` });
   for (const [name, type] of Object.entries(old.attributes)) {
-    const t = Object.hasOwn(next.attributes, name) ? next.attributes[name] : undefined
-    if (t === undefined) out.push({ field: `attributes.${name}`, message: `attribute ${name} cannot be removed` })
-    else if (t !== type) out.push({ field: `attributes.${name}`, message: `attribute ${name} cannot change type (${type} to ${t})` })
+    const t = Object.hasOwn(next.attributes, name) ? next.attributes[name] : undefined;
+    if (t === undefined) out.push({ field: `attributes.${name}`, message: `attribute ${name} cannot be removed` });
+    else if (t !== type)
+      out.push({ field: `attributes.${name}`, message: `attribute ${name} cannot change type (${type} to ${t})` });
   }
-  if (old.index.m !== next.index.m) out.push({ field: 'index.m', message: `index.m cannot change (${old.index.m} to ${next.index.m})` })
+  if (old.index.m !== next.index.m)
+    out.push({ field: 'index.m', message: `index.m cannot change (${old.index.m} to ${next.index.m})` });
   if (old.index.ef_construction !== next.index.ef_construction) {
     out.push({
       field: 'index.ef_construction',
       message: `index.ef_construction cannot change (${old.index.ef_construction} to ${next.index.ef_construction})`,
-    })
+    });
   }
-  if (canonical(old.embedder) !== canonical(next.embedder)) out.push({ field: 'embedder', message: 'embedder cannot change' })
-  return out
+  if (canonical(old.embedder) !== canonical(next.embedder))
+    out.push({ field: 'embedder', message: 'embedder cannot change' });
+  return out;
 }
 
 /**
@@ -328,9 +352,9 @@ export function checkDefinitionUpdate(old: CollectionDefinition, next: Collectio
  * @example isWriterAllowed(def, '0xabc…', '0xABC…') // true
  */
 export function isWriterAllowed(definition: CollectionDefinition, definitionOwner: string, writer: string): boolean {
-  if (definition.open) return true
-  const w = writer.toLowerCase()
-  return w === definitionOwner.toLowerCase() || definition.writers.includes(w as `0x${string}`)
+  if (definition.open) return true;
+  const w = writer.toLowerCase();
+  return w === definitionOwner.toLowerCase() || definition.writers.includes(w as `0x${string}`);
 }
 
 /**
@@ -342,8 +366,9 @@ export function isWriterAllowed(definition: CollectionDefinition, definitionOwne
  * @example await wallet.createEntity({ ...encodeCollectionEntity('notes', { dim: 4, metric: 'cosine' }), expiresIn: 86400 })
  */
 export function encodeCollectionEntity(name: string, def: CollectionDefinitionInput | CollectionDefinition) {
-  const nameCheck = collectionNameSchema.safeParse(name)
-  if (!nameCheck.success) throw new InvalidArgumentError(nameCheck.error.issues[0]?.message ?? 'invalid collection name')
+  const nameCheck = collectionNameSchema.safeParse(name);
+  if (!nameCheck.success)
+    throw new InvalidArgumentError(nameCheck.error.issues[0]?.message ?? 'invalid collection name');
   return {
     payload: encodeCollectionDefinition(def),
     contentType: COLLECTION_CONTENT_TYPE,
@@ -351,5 +376,5 @@ export function encodeCollectionEntity(name: string, def: CollectionDefinitionIn
       { key: ATTR_TYPE, value: ENTITY_TYPE_COLLECTION },
       { key: ATTR_COLLECTION, value: name },
     ],
-  }
+  };
 }

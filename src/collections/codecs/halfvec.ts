@@ -8,7 +8,7 @@
 //   4..    dim × binary16, little-endian
 //   then   the document, UTF-8, to the end (may be empty)
 
-import { DimensionMismatchError, InvalidArgumentError } from '../errors.ts'
+import { DimensionMismatchError, InvalidArgumentError } from '../errors.ts';
 import {
   DIM_MAX,
   DIM_MIN,
@@ -16,41 +16,41 @@ import {
   VECTOR_ELEMENT_BINARY16,
   VECTOR_PAYLOAD_FORMAT,
   VECTOR_PAYLOAD_HEADER_BYTES,
-} from '../limits.ts'
-import { isWellFormed, utf8Decode, utf8Encode } from './utf8.ts'
+} from '../limits.ts';
+import { isWellFormed, utf8Decode, utf8Encode } from './utf8.ts';
 
 /** What to do with a finite value whose magnitude rounds above 65504. */
-export type HalfOverflow = 'error' | 'clamp'
+export type HalfOverflow = 'error' | 'clamp';
 
 export type EncodeHalfOptions = {
   /**
    * `error` (default) refuses the value: silently turning 70000 into 65504 or Infinity would
    * change distances without telling anyone. `clamp` saturates to ±65504 for callers that accept that.
    */
-  overflow?: HalfOverflow
-}
+  overflow?: HalfOverflow;
+};
 
 // Values at or above this magnitude round (to nearest, ties to even) past 65504, i.e. to Infinity.
-const HALF_OVERFLOW_THRESHOLD = 65520
-const TWO_POW_24 = 16777216
-const HALF_MIN_NORMAL = 2 ** -14
+const HALF_OVERFLOW_THRESHOLD = 65520;
+const TWO_POW_24 = 16777216;
+const HALF_MIN_NORMAL = 2 ** -14;
 
 /** binary16 bits → float32 value, for all 65536 patterns (NaN and ±Infinity included; callers check). */
-export const HALF_TO_FLOAT32: Float32Array = buildHalfTable()
+export const HALF_TO_FLOAT32: Float32Array = buildHalfTable();
 
 function buildHalfTable(): Float32Array {
-  const table = new Float32Array(65536)
+  const table = new Float32Array(65536);
   for (let h = 0; h < 65536; h++) {
-    const sign = h & 0x8000 ? -1 : 1
-    const exp = (h >> 10) & 0x1f
-    const frac = h & 0x3ff
-    let v: number
-    if (exp === 0) v = (frac / 1024) * HALF_MIN_NORMAL
-    else if (exp === 0x1f) v = frac === 0 ? Infinity : NaN
-    else v = (1 + frac / 1024) * 2 ** (exp - 15)
-    table[h] = sign * v
+    const sign = h & 0x8000 ? -1 : 1;
+    const exp = (h >> 10) & 0x1f;
+    const frac = h & 0x3ff;
+    let v: number;
+    if (exp === 0) v = (frac / 1024) * HALF_MIN_NORMAL;
+    else if (exp === 0x1f) v = frac === 0 ? Infinity : NaN;
+    else v = (1 + frac / 1024) * 2 ** (exp - 15);
+    table[h] = sign * v;
   }
-  return table
+  return table;
 }
 
 /**
@@ -60,15 +60,15 @@ function buildHalfTable(): Float32Array {
  * @example isFiniteHalf(0x7c00) // false (Infinity)
  */
 export function isFiniteHalf(bits: number): boolean {
-  return (bits & 0x7c00) !== 0x7c00
+  return (bits & 0x7c00) !== 0x7c00;
 }
 
 function roundHalfEven(q: number): number {
-  const f = Math.floor(q)
-  const d = q - f
-  if (d > 0.5) return f + 1
-  if (d < 0.5) return f
-  return f + (f & 1)
+  const f = Math.floor(q);
+  const d = q - f;
+  if (d > 0.5) return f + 1;
+  if (d < 0.5) return f;
+  return f + (f & 1);
 }
 
 /**
@@ -81,27 +81,27 @@ function roundHalfEven(q: number): number {
  * @example floatToHalfBits(1) // 0x3c00
  */
 export function floatToHalfBits(x: number, options: EncodeHalfOptions = {}): number {
-  if (!Number.isFinite(x)) throw new InvalidArgumentError(`vector elements must be finite, not ${x}`)
-  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0
-  const a = Math.abs(x)
+  if (!Number.isFinite(x)) throw new InvalidArgumentError(`vector elements must be finite, not ${x}`);
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  const a = Math.abs(x);
   if (a >= HALF_OVERFLOW_THRESHOLD) {
-    if (options.overflow === 'clamp') return sign | 0x7bff
-    throw new InvalidArgumentError(`vector element ${x} is outside the binary16 range (±${HALF_MAX})`)
+    if (options.overflow === 'clamp') return sign | 0x7bff;
+    throw new InvalidArgumentError(`vector element ${x} is outside the binary16 range (±${HALF_MAX})`);
   }
   if (a < HALF_MIN_NORMAL) {
     // Subnormal: value = r × 2^-24. r = 1024 carries into the smallest normal (0x0400) by itself.
-    return sign | roundHalfEven(a * TWO_POW_24)
+    return sign | roundHalfEven(a * TWO_POW_24);
   }
-  let e = Math.floor(Math.log2(a))
+  let e = Math.floor(Math.log2(a));
   // Math.log2 may be off by one next to powers of two; fix so 2^e <= a < 2^(e+1).
-  if (2 ** e > a) e--
-  else if (2 ** (e + 1) <= a) e++
-  let r = roundHalfEven((a / 2 ** e - 1) * 1024)
+  if (2 ** e > a) e--;
+  else if (2 ** (e + 1) <= a) e++;
+  let r = roundHalfEven((a / 2 ** e - 1) * 1024);
   if (r === 1024) {
-    r = 0
-    e++
+    r = 0;
+    e++;
   }
-  return sign | ((e + 15) << 10) | r
+  return sign | ((e + 15) << 10) | r;
 }
 
 /**
@@ -111,12 +111,12 @@ export function floatToHalfBits(x: number, options: EncodeHalfOptions = {}): num
  * @example halfBitsToFloat(0x3c00) // 1
  */
 export function halfBitsToFloat(bits: number): number {
-  return HALF_TO_FLOAT32[bits & 0xffff]
+  return HALF_TO_FLOAT32[bits & 0xffff];
 }
 
 function checkDim(dim: number): void {
   if (!Number.isInteger(dim) || dim < DIM_MIN || dim > DIM_MAX) {
-    throw new InvalidArgumentError(`dim must be an integer from ${DIM_MIN} to ${DIM_MAX}, not ${dim}`)
+    throw new InvalidArgumentError(`dim must be an integer from ${DIM_MIN} to ${DIM_MAX}, not ${dim}`);
   }
 }
 
@@ -129,27 +129,27 @@ function checkDim(dim: number): void {
  * @example encodeHalfvec([1, -2]) // Uint8Array [0x00, 0x3c, 0x00, 0xc0]
  */
 export function encodeHalfvec(vector: ArrayLike<number>, options: EncodeHalfOptions = {}): Uint8Array {
-  checkDim(vector.length)
-  const out = new Uint8Array(vector.length * 2)
-  writeHalfvec(out, 0, vector, options)
-  return out
+  checkDim(vector.length);
+  const out = new Uint8Array(vector.length * 2);
+  writeHalfvec(out, 0, vector, options);
+  return out;
 }
 
 function writeHalfvec(out: Uint8Array, offset: number, vector: ArrayLike<number>, options: EncodeHalfOptions): void {
   for (let i = 0; i < vector.length; i++) {
-    const x = vector[i]
-    if (typeof x !== 'number') throw new InvalidArgumentError(`vector element ${i} is not a number`)
-    let bits: number
+    const x = vector[i];
+    if (typeof x !== 'number') throw new InvalidArgumentError(`vector element ${i} is not a number`);
+    let bits: number;
     try {
-      bits = floatToHalfBits(x, options)
+      bits = floatToHalfBits(x, options);
     } catch (err) {
       if (err instanceof InvalidArgumentError) {
-        throw new InvalidArgumentError(`vector element ${i}: ${err.shortMessage}`)
+        throw new InvalidArgumentError(`vector element ${i}: ${err.shortMessage}`);
       }
-      throw err
+      throw err;
     }
-    out[offset + 2 * i] = bits & 0xff
-    out[offset + 2 * i + 1] = bits >> 8
+    out[offset + 2 * i] = bits & 0xff;
+    out[offset + 2 * i + 1] = bits >> 8;
   }
 }
 
@@ -161,32 +161,34 @@ function writeHalfvec(out: Uint8Array, offset: number, vector: ArrayLike<number>
  * @example decodeHalfvec(new Uint8Array([0x00, 0x3c])) // Float32Array [1]
  */
 export function decodeHalfvec(bytes: Uint8Array): Float32Array {
-  if (bytes.length % 2 !== 0) throw new InvalidArgumentError(`halfvec length must be even, not ${bytes.length} bytes`)
-  checkDim(bytes.length / 2)
-  return readHalfvec(bytes, 0, bytes.length / 2)
+  if (bytes.length % 2 !== 0) throw new InvalidArgumentError(`halfvec length must be even, not ${bytes.length} bytes`);
+  checkDim(bytes.length / 2);
+  return readHalfvec(bytes, 0, bytes.length / 2);
 }
 
 function readHalfvec(bytes: Uint8Array, offset: number, dim: number): Float32Array {
-  const out = new Float32Array(dim)
+  const out = new Float32Array(dim);
   for (let i = 0; i < dim; i++) {
-    const bits = bytes[offset + 2 * i] | (bytes[offset + 2 * i + 1] << 8)
+    const bits = bytes[offset + 2 * i] | (bytes[offset + 2 * i + 1] << 8);
     if ((bits & 0x7c00) === 0x7c00) {
-      throw new InvalidArgumentError(`vector element ${i} is not finite (binary16 0x${bits.toString(16).padStart(4, '0')})`)
+      throw new InvalidArgumentError(
+        `vector element ${i} is not finite (binary16 0x${bits.toString(16).padStart(4, '0')})`,
+      );
     }
-    out[i] = HALF_TO_FLOAT32[bits]
+    out[i] = HALF_TO_FLOAT32[bits];
   }
-  return out
+  return out;
 }
 
 /** What a vector entity payload holds. */
 export type VectorPayload = {
-  dim: number
+  dim: number;
   /** The decoded binary16 values. */
-  vector: Float32Array
+  vector: Float32Array;
   /** The raw element bytes (`2 × dim`, little-endian binary16), a copy independent of the input. */
-  halfvec: Uint8Array
-  document: string
-}
+  halfvec: Uint8Array;
+  document: string;
+};
 
 /**
  * Builds a vector entity payload (header, binary16 elements, UTF-8 document).
@@ -201,19 +203,19 @@ export function encodeVectorPayload(
   { vector, document }: { vector: number[] | Float32Array; document: string },
   options: EncodeHalfOptions = {},
 ): Uint8Array {
-  checkDim(vector.length)
-  if (typeof document !== 'string') throw new InvalidArgumentError('document must be a string')
-  if (!isWellFormed(document)) throw new InvalidArgumentError('document is not valid unicode (lone surrogate)')
-  const doc = utf8Encode(document)
-  const dim = vector.length
-  const out = new Uint8Array(VECTOR_PAYLOAD_HEADER_BYTES + 2 * dim + doc.length)
-  out[0] = VECTOR_PAYLOAD_FORMAT
-  out[1] = VECTOR_ELEMENT_BINARY16
-  out[2] = dim & 0xff
-  out[3] = dim >> 8
-  writeHalfvec(out, VECTOR_PAYLOAD_HEADER_BYTES, vector, options)
-  out.set(doc, VECTOR_PAYLOAD_HEADER_BYTES + 2 * dim)
-  return out
+  checkDim(vector.length);
+  if (typeof document !== 'string') throw new InvalidArgumentError('document must be a string');
+  if (!isWellFormed(document)) throw new InvalidArgumentError('document is not valid unicode (lone surrogate)');
+  const doc = utf8Encode(document);
+  const dim = vector.length;
+  const out = new Uint8Array(VECTOR_PAYLOAD_HEADER_BYTES + 2 * dim + doc.length);
+  out[0] = VECTOR_PAYLOAD_FORMAT;
+  out[1] = VECTOR_ELEMENT_BINARY16;
+  out[2] = dim & 0xff;
+  out[3] = dim >> 8;
+  writeHalfvec(out, VECTOR_PAYLOAD_HEADER_BYTES, vector, options);
+  out.set(doc, VECTOR_PAYLOAD_HEADER_BYTES + 2 * dim);
+  return out;
 }
 
 /**
@@ -226,27 +228,31 @@ export function encodeVectorPayload(
  * @example decodeVectorPayload(encodeVectorPayload({ vector: [1, 2], document: 'x' }), 2).document // 'x'
  */
 export function decodeVectorPayload(bytes: Uint8Array, expectedDim?: number): VectorPayload {
-  if (!(bytes instanceof Uint8Array)) throw new InvalidArgumentError('payload must be bytes')
+  if (!(bytes instanceof Uint8Array)) throw new InvalidArgumentError('payload must be bytes');
   if (bytes.length < VECTOR_PAYLOAD_HEADER_BYTES) {
-    throw new InvalidArgumentError(`payload is ${bytes.length} bytes, shorter than the ${VECTOR_PAYLOAD_HEADER_BYTES}-byte header`)
+    throw new InvalidArgumentError(
+      `payload is ${bytes.length} bytes, shorter than the ${VECTOR_PAYLOAD_HEADER_BYTES}-byte header`,
+    );
   }
-  if (bytes[0] !== VECTOR_PAYLOAD_FORMAT) throw new InvalidArgumentError(`unknown payload format ${bytes[0]}, expected ${VECTOR_PAYLOAD_FORMAT}`)
+  if (bytes[0] !== VECTOR_PAYLOAD_FORMAT)
+    throw new InvalidArgumentError(`unknown payload format ${bytes[0]}, expected ${VECTOR_PAYLOAD_FORMAT}`);
   if (bytes[1] !== VECTOR_ELEMENT_BINARY16) {
-    throw new InvalidArgumentError(`unknown element type ${bytes[1]}, expected ${VECTOR_ELEMENT_BINARY16} (binary16)`)
+    throw new InvalidArgumentError(`unknown element type ${bytes[1]}, expected ${VECTOR_ELEMENT_BINARY16} (binary16)`);
   }
-  const dim = bytes[2] | (bytes[3] << 8)
-  checkDim(dim)
-  if (expectedDim !== undefined && dim !== expectedDim) throw new DimensionMismatchError({ expected: expectedDim, got: dim })
-  const end = VECTOR_PAYLOAD_HEADER_BYTES + 2 * dim
+  const dim = bytes[2] | (bytes[3] << 8);
+  checkDim(dim);
+  if (expectedDim !== undefined && dim !== expectedDim)
+    throw new DimensionMismatchError({ expected: expectedDim, got: dim });
+  const end = VECTOR_PAYLOAD_HEADER_BYTES + 2 * dim;
   if (bytes.length < end) {
-    throw new InvalidArgumentError(`payload is ${bytes.length} bytes, too short for ${dim} dimensions (${end} bytes)`)
+    throw new InvalidArgumentError(`payload is ${bytes.length} bytes, too short for ${dim} dimensions (${end} bytes)`);
   }
-  const vector = readHalfvec(bytes, VECTOR_PAYLOAD_HEADER_BYTES, dim)
-  let document: string
+  const vector = readHalfvec(bytes, VECTOR_PAYLOAD_HEADER_BYTES, dim);
+  let document: string;
   try {
-    document = utf8Decode(bytes.subarray(end))
+    document = utf8Decode(bytes.subarray(end));
   } catch {
-    throw new InvalidArgumentError('document is not valid utf-8')
+    throw new InvalidArgumentError('document is not valid utf-8');
   }
-  return { dim, vector, halfvec: bytes.slice(VECTOR_PAYLOAD_HEADER_BYTES, end), document }
+  return { dim, vector, halfvec: bytes.slice(VECTOR_PAYLOAD_HEADER_BYTES, end), document };
 }

@@ -2,10 +2,10 @@
 // Strict in both directions: lone surrogates are refused on encode and malformed bytes on decode,
 // so every accepted value round-trips byte for byte.
 
-const encoder = new TextEncoder()
-const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+const encoder = new TextEncoder();
+const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Whether a JS string is well-formed UTF-16 (no lone surrogates), i.e. encodes to UTF-8 without loss.
@@ -14,7 +14,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * @example isWellFormed('a\uD800') // false
  */
 export function isWellFormed(s: string): boolean {
-  return !LONE_SURROGATE.test(s)
+  return !LONE_SURROGATE.test(s);
 }
 
 /**
@@ -24,7 +24,7 @@ export function isWellFormed(s: string): boolean {
  * @example utf8Encode('é') // Uint8Array [0xc3, 0xa9]
  */
 export function utf8Encode(s: string): Uint8Array {
-  return encoder.encode(s)
+  return encoder.encode(s);
 }
 
 /**
@@ -34,7 +34,7 @@ export function utf8Encode(s: string): Uint8Array {
  * @example utf8Decode(new Uint8Array([0x61])) // 'a'
  */
 export function utf8Decode(bytes: Uint8Array): string {
-  return fatalDecoder.decode(bytes)
+  return fatalDecoder.decode(bytes);
 }
 
 /**
@@ -44,18 +44,18 @@ export function utf8Decode(bytes: Uint8Array): string {
  * @example utf8ByteLength('€') // 3
  */
 export function utf8ByteLength(s: string): number {
-  let n = 0
+  let n = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x80) n += 1
-    else if (c < 0x800) n += 2
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
     else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1)
+      const d = s.charCodeAt(i + 1);
       if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4
-        i++
-      } else n += 3
-    } else n += 3
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
   }
-  return n
+  return n;
 }

@@ -2,42 +2,42 @@
 // allow. The planner uses `estimate` to choose between an exact scan and a filtered graph search, and
 // `allowedSlots` to get the exact candidate list for the scan; `count` uses both for exact counts.
 
-import { globMatch } from '../../query/index.ts'
-import { type AttributeIndex, prefixRange } from './attributeIndex.ts'
-import type { SlotPredicate } from './predicate.ts'
-import type { Cond, Field, Leaf } from './types.ts'
+import { globMatch } from '../../query/index.ts';
+import { type AttributeIndex, prefixRange } from './attributeIndex.ts';
+import type { SlotPredicate } from './predicate.ts';
+import type { Cond, Field, Leaf } from './types.ts';
 
 /** What planning reads from the store. */
 export type IndexSource = {
   /** Live records. */
-  readonly liveCount: number
+  readonly liveCount: number;
   /** The index of a field (declared or meta); an empty one for a declared attribute no record has. */
-  index(field: Field): AttributeIndex
+  index(field: Field): AttributeIndex;
   /** Calls fn for every live slot. */
-  forEachLive(fn: (slot: number) => void): void
-}
+  forEachLive(fn: (slot: number) => void): void;
+};
 
 /** Characters before the first glob meta character: every match starts with them. */
 function literalPrefix(pattern: string): string {
-  let i = 0
-  while (i < pattern.length && !'*?[\\'.includes(pattern[i]!)) i++
-  return pattern.slice(0, i)
+  let i = 0;
+  while (i < pattern.length && !'*?[\\'.includes(pattern[i]!)) i++;
+  return pattern.slice(0, i);
 }
 
 /** `[from, to)` of sorted key positions satisfying a range comparison. */
 function rangeOf(idx: AttributeIndex, leaf: Leaf & { t: 'cmp' }): [number, number] {
-  const n = idx.sortedKeys().length
+  const n = idx.sortedKeys().length;
   switch (leaf.op) {
     case '<':
-      return [0, idx.bound(leaf.key, false)]
+      return [0, idx.bound(leaf.key, false)];
     case '<=':
-      return [0, idx.bound(leaf.key, true)]
+      return [0, idx.bound(leaf.key, true)];
     case '>':
-      return [idx.bound(leaf.key, true), n]
+      return [idx.bound(leaf.key, true), n];
     case '>=':
-      return [idx.bound(leaf.key, false), n]
+      return [idx.bound(leaf.key, false), n];
     default:
-      return [0, n]
+      return [0, n];
   }
 }
 
@@ -50,22 +50,22 @@ function rangeOf(idx: AttributeIndex, leaf: Leaf & { t: 'cmp' }): [number, numbe
 export function leafCount(leaf: Leaf, idx: AttributeIndex): number {
   switch (leaf.t) {
     case 'cmp': {
-      if (leaf.op === '=') return idx.countEq(leaf.key)
-      if (leaf.op === '!=') return idx.total - idx.countEq(leaf.key)
-      const [from, to] = rangeOf(idx, leaf)
-      return idx.countRange(from, to)
+      if (leaf.op === '=') return idx.countEq(leaf.key);
+      if (leaf.op === '!=') return idx.total - idx.countEq(leaf.key);
+      const [from, to] = rangeOf(idx, leaf);
+      return idx.countRange(from, to);
     }
     case 'in': {
-      let sum = 0
-      for (const key of new Set(leaf.keys)) sum += idx.countEq(key)
-      return leaf.negated ? idx.total - sum : sum
+      let sum = 0;
+      for (const key of new Set(leaf.keys)) sum += idx.countEq(key);
+      return leaf.negated ? idx.total - sum : sum;
     }
     case 'glob': {
-      const keys = idx.sortedKeys()
-      const [from, to] = prefixRange(idx, literalPrefix(leaf.pattern))
-      let sum = 0
-      for (let i = from; i < to; i++) if (globMatch(leaf.pattern, keys[i] as string)) sum += idx.countEq(keys[i]!)
-      return leaf.negated ? idx.total - sum : sum
+      const keys = idx.sortedKeys();
+      const [from, to] = prefixRange(idx, literalPrefix(leaf.pattern));
+      let sum = 0;
+      for (let i = from; i < to; i++) if (globMatch(leaf.pattern, keys[i] as string)) sum += idx.countEq(keys[i]!);
+      return leaf.negated ? idx.total - sum : sum;
     }
   }
 }
@@ -79,57 +79,62 @@ export function leafCount(leaf: Leaf, idx: AttributeIndex): number {
 export function estimate(cond: Cond, src: IndexSource): number {
   switch (cond.t) {
     case 'all':
-      return src.liveCount
+      return src.liveCount;
     case 'and': {
-      let best = src.liveCount
-      for (const c of cond.items) best = Math.min(best, estimate(c, src))
-      return best
+      let best = src.liveCount;
+      for (const c of cond.items) best = Math.min(best, estimate(c, src));
+      return best;
     }
     case 'or': {
-      let sum = 0
-      for (const c of cond.items) sum += estimate(c, src)
-      return Math.min(sum, src.liveCount)
+      let sum = 0;
+      for (const c of cond.items) sum += estimate(c, src);
+      return Math.min(sum, src.liveCount);
     }
     default:
-      return leafCount(cond, src.index(cond.field))
+      return leafCount(cond, src.index(cond.field));
   }
 }
 
 function pushPostings(idx: AttributeIndex, key: string | number, out: number[]): void {
-  const set = idx.postings.get(key)
-  if (set !== undefined) for (const s of set) out.push(s)
+  const set = idx.postings.get(key);
+  if (set !== undefined) for (const s of set) out.push(s);
 }
 
 function leafSlots(leaf: Leaf, idx: AttributeIndex, out: number[]): void {
-  const keys = idx.sortedKeys()
+  const keys = idx.sortedKeys();
   switch (leaf.t) {
     case 'cmp': {
-      if (leaf.op === '=') return pushPostings(idx, leaf.key, out)
-      if (leaf.op === '!=') {
-        for (const [key, set] of idx.postings) if (key !== leaf.key) for (const s of set) out.push(s)
-        return
+      if (leaf.op === '=') {
+        pushPostings(idx, leaf.key, out);
+        return;
       }
-      const [from, to] = rangeOf(idx, leaf)
-      for (let i = from; i < to; i++) pushPostings(idx, keys[i]!, out)
-      return
+      if (leaf.op === '!=') {
+        for (const [key, set] of idx.postings) if (key !== leaf.key) for (const s of set) out.push(s);
+        return;
+      }
+      const [from, to] = rangeOf(idx, leaf);
+      for (let i = from; i < to; i++) pushPostings(idx, keys[i]!, out);
+      return;
     }
     case 'in': {
-      const set = new Set(leaf.keys)
+      const set = new Set(leaf.keys);
       if (!leaf.negated) {
-        for (const key of set) pushPostings(idx, key, out)
-        return
+        for (const key of set) pushPostings(idx, key, out);
+        return;
       }
-      for (const [key, slots] of idx.postings) if (!set.has(key)) for (const s of slots) out.push(s)
-      return
+      for (const [key, slots] of idx.postings) if (!set.has(key)) for (const s of slots) out.push(s);
+      return;
     }
     case 'glob': {
       if (!leaf.negated) {
-        const [from, to] = prefixRange(idx, literalPrefix(leaf.pattern))
-        for (let i = from; i < to; i++) if (globMatch(leaf.pattern, keys[i] as string)) pushPostings(idx, keys[i]!, out)
-        return
+        const [from, to] = prefixRange(idx, literalPrefix(leaf.pattern));
+        for (let i = from; i < to; i++)
+          if (globMatch(leaf.pattern, keys[i] as string)) pushPostings(idx, keys[i]!, out);
+        return;
       }
-      for (const [key, slots] of idx.postings) if (!globMatch(leaf.pattern, key as string)) for (const s of slots) out.push(s)
-      return
+      for (const [key, slots] of idx.postings)
+        if (!globMatch(leaf.pattern, key as string)) for (const s of slots) out.push(s);
+      return;
     }
   }
 }
@@ -138,26 +143,26 @@ function leafSlots(leaf: Leaf, idx: AttributeIndex, out: number[]): void {
 function collect(cond: Cond, src: IndexSource, out: number[]): void {
   switch (cond.t) {
     case 'all':
-      src.forEachLive((s) => out.push(s))
-      return
+      src.forEachLive((s) => out.push(s));
+      return;
     case 'and': {
-      let best = cond.items[0]!
-      let bestCount = Infinity
+      let best = cond.items[0]!;
+      let bestCount = Infinity;
       for (const c of cond.items) {
-        const e = estimate(c, src)
+        const e = estimate(c, src);
         if (e < bestCount) {
-          best = c
-          bestCount = e
+          best = c;
+          bestCount = e;
         }
       }
-      collect(best, src, out)
-      return
+      collect(best, src, out);
+      return;
     }
     case 'or':
-      for (const c of cond.items) collect(c, src, out)
-      return
+      for (const c of cond.items) collect(c, src, out);
+      return;
     default:
-      leafSlots(cond, src.index(cond.field), out)
+      leafSlots(cond, src.index(cond.field), out);
   }
 }
 
@@ -169,25 +174,25 @@ function collect(cond: Cond, src: IndexSource, out: number[]): void {
  * @returns matching slots
  */
 export function allowedSlots(cond: Cond, src: IndexSource, predicate: SlotPredicate): Int32Array {
-  const raw: number[] = []
-  collect(cond, src, raw)
-  const exactLeaf = cond.t !== 'and' && cond.t !== 'or'
-  const out = new Int32Array(raw.length)
-  let n = 0
+  const raw: number[] = [];
+  collect(cond, src, raw);
+  const exactLeaf = cond.t !== 'and' && cond.t !== 'or';
+  const out = new Int32Array(raw.length);
+  let n = 0;
   for (let i = 0; i < raw.length; i++) {
-    const s = raw[i]!
-    if (exactLeaf || predicate(s)) out[n++] = s
+    const s = raw[i]!;
+    if (exactLeaf || predicate(s)) out[n++] = s;
   }
-  const res = out.subarray(0, n).sort()
-  if (cond.t !== 'or' && !containsOr(cond)) return res
+  const res = out.subarray(0, n).sort();
+  if (cond.t !== 'or' && !containsOr(cond)) return res;
   // OR branches can yield a slot twice; the list is sorted, so drop neighbours.
-  let m = 0
-  for (let i = 0; i < res.length; i++) if (i === 0 || res[i] !== res[i - 1]) res[m++] = res[i]!
-  return res.subarray(0, m)
+  let m = 0;
+  for (let i = 0; i < res.length; i++) if (i === 0 || res[i] !== res[i - 1]) res[m++] = res[i]!;
+  return res.subarray(0, m);
 }
 
 function containsOr(cond: Cond): boolean {
-  if (cond.t === 'or') return true
-  if (cond.t === 'and') return cond.items.some(containsOr)
-  return false
+  if (cond.t === 'or') return true;
+  if (cond.t === 'and') return cond.items.some(containsOr);
+  return false;
 }

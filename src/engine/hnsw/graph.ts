@@ -3,35 +3,35 @@
 // decides what is visible. The metric arrives as a MetricOps entry; nothing here branches on it except
 // through `ops.space` / `ops.fromHnsw`.
 
-import hnswlib from 'hnswlib-node'
-import type { MetricOps } from '../metrics.ts'
-import { HNSW_INITIAL_CAPACITY, HNSW_RANDOM_SEED } from './params.ts'
+import hnswlib from 'hnswlib-node';
+import type { MetricOps } from '../metrics.ts';
+import { HNSW_INITIAL_CAPACITY, HNSW_RANDOM_SEED } from './params.ts';
 
-const { HierarchicalNSW } = hnswlib
-type Native = InstanceType<typeof HierarchicalNSW>
+const { HierarchicalNSW } = hnswlib;
+type Native = InstanceType<typeof HierarchicalNSW>;
 
-export type GraphParams = { m: number; efConstruction: number }
+export type GraphParams = { m: number; efConstruction: number };
 
 /** One graph search's answer: labels ascending by pgvector distance. */
-export type GraphHits = { labels: number[]; distances: number[] }
+export type GraphHits = { labels: number[]; distances: number[] };
 
 export class HnswGraph {
-  readonly dim: number
-  readonly ops: MetricOps
-  readonly params: GraphParams
-  private readonly native: Native
+  readonly dim: number;
+  readonly ops: MetricOps;
+  readonly params: GraphParams;
+  private readonly native: Native;
   /** hnswlib takes number[] only; one reused buffer avoids an allocation per call (it copies it). */
-  private readonly scratch: number[]
-  private currentEf = -1
+  private readonly scratch: number[];
+  private currentEf = -1;
   /** Labels marked deleted whose slots hnswlib has not reused yet. */
-  deleted = 0
+  deleted = 0;
 
   private constructor(ops: MetricOps, dim: number, params: GraphParams, native: Native) {
-    this.ops = ops
-    this.dim = dim
-    this.params = params
-    this.native = native
-    this.scratch = new Array<number>(dim).fill(0)
+    this.ops = ops;
+    this.dim = dim;
+    this.params = params;
+    this.native = native;
+    this.scratch = new Array<number>(dim).fill(0);
   }
 
   /**
@@ -44,10 +44,10 @@ export class HnswGraph {
    * @example HnswGraph.create(METRIC_OPS.cosine, 384, { m: 16, efConstruction: 64 })
    */
   static create(ops: MetricOps, dim: number, params: GraphParams, capacity = HNSW_INITIAL_CAPACITY): HnswGraph {
-    const native = new HierarchicalNSW(ops.space, dim)
+    const native = new HierarchicalNSW(ops.space, dim);
     // allowReplaceDeleted: inserts reuse the memory of deleted elements, so churn does not grow the graph.
-    native.initIndex(Math.max(16, capacity), params.m, params.efConstruction, HNSW_RANDOM_SEED, true)
-    return new HnswGraph(ops, dim, params, native)
+    native.initIndex(Math.max(16, capacity), params.m, params.efConstruction, HNSW_RANDOM_SEED, true);
+    return new HnswGraph(ops, dim, params, native);
   }
 
   /**
@@ -57,30 +57,30 @@ export class HnswGraph {
    * @example await HnswGraph.read(METRIC_OPS.l2, 8, params, '/snap/hnsw.bin')
    */
   static async read(ops: MetricOps, dim: number, params: GraphParams, path: string): Promise<HnswGraph> {
-    const native = new HierarchicalNSW(ops.space, dim)
-    await native.readIndex(path, true)
-    return new HnswGraph(ops, dim, params, native)
+    const native = new HierarchicalNSW(ops.space, dim);
+    await native.readIndex(path, true);
+    return new HnswGraph(ops, dim, params, native);
   }
 
   /** hnswlib's `writeIndex`: graph, vectors and deleted marks. */
   async write(path: string): Promise<void> {
-    await this.native.writeIndex(path)
+    await this.native.writeIndex(path);
   }
 
   /** Elements hnswlib holds, deleted ones included. */
   get elementCount(): number {
-    return this.native.getCurrentCount()
+    return this.native.getCurrentCount();
   }
 
   get capacity(): number {
-    return this.native.getMaxElements()
+    return this.native.getMaxElements();
   }
 
   /** Makes room for `extra` inserts (after reusing deleted slots), growing by at least ×1.5. */
   reserve(extra: number): void {
-    const need = this.native.getCurrentCount() + Math.max(0, extra - this.deleted)
-    const max = this.native.getMaxElements()
-    if (need > max) this.native.resizeIndex(Math.max(need, Math.ceil(max * 1.5)))
+    const need = this.native.getCurrentCount() + Math.max(0, extra - this.deleted);
+    const max = this.native.getMaxElements();
+    if (need > max) this.native.resizeIndex(Math.max(need, Math.ceil(max * 1.5)));
   }
 
   /**
@@ -89,20 +89,20 @@ export class HnswGraph {
    * @param label a fresh uint32 label
    */
   add(vector: Float32Array, label: number): void {
-    const buf = this.scratch
-    for (let i = 0; i < buf.length; i++) buf[i] = vector[i]!
+    const buf = this.scratch;
+    for (let i = 0; i < buf.length; i++) buf[i] = vector[i]!;
     if (this.deleted > 0) {
-      this.native.addPoint(buf, label, true)
-      this.deleted--
+      this.native.addPoint(buf, label, true);
+      this.deleted--;
     } else {
-      this.native.addPoint(buf, label)
+      this.native.addPoint(buf, label);
     }
   }
 
   /** Marks a label deleted (O(1)); its slot is reused by a later `add`. */
   remove(label: number): void {
-    this.native.markDelete(label)
-    this.deleted++
+    this.native.markDelete(label);
+    this.deleted++;
   }
 
   /**
@@ -114,18 +114,18 @@ export class HnswGraph {
    * @returns labels and pgvector distances, nearest first
    */
   search(query: ArrayLike<number>, k: number, ef: number, filter?: (label: number) => boolean): GraphHits {
-    if (this.native.getCurrentCount() === 0) return { labels: [], distances: [] }
+    if (this.native.getCurrentCount() === 0) return { labels: [], distances: [] };
     if (ef !== this.currentEf) {
-      this.native.setEf(ef)
-      this.currentEf = ef
+      this.native.setEf(ef);
+      this.currentEf = ef;
     }
-    const buf = this.scratch
-    for (let i = 0; i < buf.length; i++) buf[i] = query[i]!
-    const kk = Math.min(k, this.native.getMaxElements())
-    const res = filter === undefined ? this.native.searchKnn(buf, kk) : this.native.searchKnn(buf, kk, filter)
-    const distances = res.distances
-    const fromHnsw = this.ops.fromHnsw
-    for (let i = 0; i < distances.length; i++) distances[i] = fromHnsw(distances[i]!)
-    return { labels: res.neighbors, distances }
+    const buf = this.scratch;
+    for (let i = 0; i < buf.length; i++) buf[i] = query[i]!;
+    const kk = Math.min(k, this.native.getMaxElements());
+    const res = filter === undefined ? this.native.searchKnn(buf, kk) : this.native.searchKnn(buf, kk, filter);
+    const distances = res.distances;
+    const fromHnsw = this.ops.fromHnsw;
+    for (let i = 0; i < distances.length; i++) distances[i] = fromHnsw(distances[i]!);
+    return { labels: res.neighbors, distances };
   }
 }

@@ -2,7 +2,7 @@
 // ef_search) plus the engine's own knobs, declared once (STYLE item 6). Read by graph.ts, the planner
 // and the collection store.
 
-import type { CollectionDefinition } from '../../collections/index.ts'
+import type { CollectionDefinition } from '../../collections/index.ts';
 
 /**
  * hnswlib's search width is `ef_search × EF_SEARCH_SCALE`. At equal ef, hnswlib-node returns lower
@@ -10,21 +10,21 @@ import type { CollectionDefinition } from '../../collections/index.ts'
  * pgvector's default ef_search = 40 it gives ~0.86 — below the ≥ 0.95 recall target at defaults.
  * 2.5 puts the default at hnswlib ef = 100 (~0.97 measured there), still ~3× pgvector's QPS.
  */
-export const EF_SEARCH_SCALE = 2.5
+export const EF_SEARCH_SCALE = 2.5;
 
 /** Upper bound for the widened search width when a filtered search under-fills k. */
-export const HNSW_MAX_WIDEN_EF = 4000
+export const HNSW_MAX_WIDEN_EF = 4000;
 
 /** Fixed seed, so a build from the same inserts gives the same graph (reproducible recall). */
-export const HNSW_RANDOM_SEED = 100
+export const HNSW_RANDOM_SEED = 100;
 
 /** Rebuild the graph once marked-deleted, not yet reused labels exceed this share of live ones… */
-export const REBUILD_DELETED_RATIO = 0.25
+export const REBUILD_DELETED_RATIO = 0.25;
 /** …and this many (small collections are not worth rebuilding). */
-export const REBUILD_DELETED_MIN = 1024
+export const REBUILD_DELETED_MIN = 1024;
 
 /** The first capacity of a new graph; it grows by ×1.5 (resizeIndex) when full. */
-export const HNSW_INITIAL_CAPACITY = 1024
+export const HNSW_INITIAL_CAPACITY = 1024;
 
 /**
  * hnswlib's ef for a search.
@@ -35,8 +35,9 @@ export const HNSW_INITIAL_CAPACITY = 1024
  * @example effectiveEf(def, 10) // 100 with the default ef_search = 40
  */
 export function effectiveEf(definition: CollectionDefinition, k: number, efSearch?: number): number {
-  const ef = efSearch !== undefined && Number.isFinite(efSearch) && efSearch > 0 ? efSearch : definition.index.ef_search
-  return Math.max(k, Math.round(ef * EF_SEARCH_SCALE))
+  const ef =
+    efSearch !== undefined && Number.isFinite(efSearch) && efSearch > 0 ? efSearch : definition.index.ef_search;
+  return Math.max(k, Math.round(ef * EF_SEARCH_SCALE));
 }
 
 /**
@@ -48,5 +49,5 @@ export function effectiveEf(definition: CollectionDefinition, k: number, efSearc
  * @example exactThreshold(384) // 4000
  */
 export function exactThreshold(dim: number): number {
-  return Math.round(3000 + 384000 / Math.max(1, dim))
+  return Math.round(3000 + 384000 / Math.max(1, dim));
 }
