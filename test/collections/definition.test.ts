@@ -344,7 +344,8 @@ describe('collectionNameSchema', () => {
 
 describe('vectorIdSchema', () => {
   test('default: 1-256 utf-8 bytes', () => {
-    for (const id of ['cat', 'a', 'a'.repeat(256), '😀'.repeat(64), 'doc#3 chunk 2', 'ü'.repeat(128)])
+    const nearKeys = [`0x${'ab'.repeat(31)}a`, `0x${'ab'.repeat(32)}0`, `1x${'ab'.repeat(32)}`, `0x${'ag'.repeat(32)}`];
+    for (const id of ['cat', 'a', 'a'.repeat(256), '😀'.repeat(64), 'doc#3 chunk 2', 'ü'.repeat(128), ...nearKeys])
       assert.equal(vectorIdSchema.parse(id), id);
   });
   test('error: empty, too long, control characters, lone surrogates', () => {
@@ -357,6 +358,8 @@ describe('vectorIdSchema', () => {
       ['\u007f', /control characters/],
       ['\u0085', /control characters/],
       ['a\uD800', /lone surrogate/],
+      [`0x${'ab'.repeat(32)}`, /form of an entity key/],
+      [`0x${'AB'.repeat(32)}`, /form of an entity key/],
     ];
     for (const [id, re] of cases) {
       const r = vectorIdSchema.safeParse(id);

@@ -18,6 +18,7 @@ test('exports: the public surface changes only on purpose', () => {
     'DIM_MAX',
     'DIM_MIN',
     'DimensionMismatchError',
+    'ENTITY_KEY_FORM_REGEX',
     'ENTITY_TYPE_COLLECTION',
     'ENTITY_TYPE_VECTOR',
     'HALF_MAX',

@@ -22,6 +22,7 @@ import {
   HNSW_MIN_EF_CONSTRUCTION,
   HNSW_MIN_EF_SEARCH,
   HNSW_MIN_M,
+  ENTITY_KEY_FORM_REGEX,
   ID_MAX_BYTES,
   ID_MIN_BYTES,
   RESERVED_PREFIX,
@@ -89,9 +90,12 @@ export const attributeNameSchema = z
 // Cc = C0 controls, DEL and C1 controls.
 const CONTROL_CHAR = /\p{Cc}/u;
 
-/** A vector id: 1–256 bytes of UTF-8, no control characters. */
+/** A vector id: 1–256 bytes of UTF-8, no control characters, not of the entity-key form. */
 export const vectorIdSchema = z
   .string({ error: 'id must be a string' })
+  .refine((s) => !ENTITY_KEY_FORM_REGEX.test(s), {
+    error: 'id must not have the form of an entity key (0x + 64 hex digits): a ref of that form is a key',
+  })
   .refine(isWellFormed, { error: 'id is not valid unicode (lone surrogate)' })
   .refine((s) => !CONTROL_CHAR.test(s), { error: 'id must not contain control characters' })
   .refine(
