@@ -104,7 +104,12 @@ export async function startGateway(
       writer,
       blockTimestamp: blockTimestamps(transport),
       embedder: config.embedder
-        ? createEmbedder({ ...config.embedder, apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY })
+        ? createEmbedder({
+            ...config.embedder,
+            apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY,
+            onRetry: ({ attempt, delayMs, reason }) =>
+              logger.debug({ attempt, delay_ms: Math.round(delayMs), reason }, 'embedder retry'),
+          })
         : undefined,
     };
     if (devnet) {
