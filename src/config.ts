@@ -5,10 +5,11 @@ import { parseArgs } from 'node:util';
 import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
 import { z } from 'zod';
 import { DEVNET_DEFAULTS } from './devnet/index.ts';
+import { HTTP_DEFAULT } from './httpDefault.ts';
 import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
 
 export const CHAINS = { braga, kaolin, localhost } as const;
-export const HTTP_DEFAULT = '127.0.0.1:8787';
+export { HTTP_DEFAULT };
 /** The embedded devnet's state file inside --data-dir. */
 export const DEVNET_STATE_FILE = 'devnet.json';
 
