@@ -4,6 +4,7 @@
 // for an endpoint that is down or answers garbage — also as the REST answer of a text search.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { createEmbedder, EMBEDDER_MAX_BATCH, embedderDimension } from '../../src/embedder.ts';
 import { ArkivectorError } from '../../src/errors.ts';
 import { assertProblem, call, startChain, type Chain } from '../http/fixture.ts';
@@ -218,5 +219,31 @@ describe('embedder_unavailable over REST', () => {
     });
     assertProblem(answer, 502, 'embedder_unavailable');
     assert.match(answer.body.detail, /^the embedder at http:\/\/127\.0\.0\.1:\d+\/… cannot be reached/);
+  });
+});
+
+describe('embedder batching (property)', () => {
+  test('any texts, any batch size: one vector per text, in input order, in ceil(n / batch) requests', async () => {
+    const fixture = await startEmbedder({ models: { m: (t) => hashedEmbedding(t, 8) }, reverse: true });
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.string({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 30 }),
+          fc.integer({ min: 1, max: 8 }),
+          async (texts, maxBatch) => {
+            fixture.requests.length = 0;
+            const vectors = await createEmbedder({ url: fixture.url, model: 'm', maxBatch }).embedMany(texts);
+            assert.deepEqual(
+              vectors,
+              texts.map((t) => hashedEmbedding(t, 8)),
+            );
+            assert.equal(fixture.requests.length, Math.ceil(texts.length / maxBatch));
+          },
+        ),
+        { numRuns: 40 },
+      );
+    } finally {
+      await fixture.close();
+    }
   });
 });
