@@ -13,7 +13,7 @@ import { createHttpTransport, redactUrl, type RpcTransport } from './chain/trans
 import type { ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
-import { createEmbedder } from './embedder.ts';
+import { createEmbedder, embedderDimension } from './embedder.ts';
 import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
@@ -123,6 +123,14 @@ export async function startGateway(
           })
         : undefined,
     };
+    if (ctx.embedder) {
+      // Tell the operator now, not at the first text search, whether the embedder answers (and its dimension).
+      const { model } = ctx.embedder;
+      embedderDimension(ctx.embedder).then(
+        (dim) => logger.info({ model, dim }, 'embedder answers'),
+        (error: Error) => logger.warn({ model, error: error.message }, 'embedder does not answer yet'),
+      );
+    }
     if (devnet) {
       // Reads right after start should see the demo data: wait (bounded) for the first sync.
       await indexer.waitForBlock(await getBlockNumber(transport), 30_000);

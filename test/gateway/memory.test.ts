@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, parseServeConfig } from '../../src/config.ts';
@@ -100,7 +102,6 @@ test('config: devnet state defaults under --data-dir, the stable port, environme
 });
 
 test('a busy --devnet-port is refused with a clear message', async () => {
-  const { createServer } = await import('node:net');
   const blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const port = (blocker.address() as { port: number }).port;
@@ -111,5 +112,35 @@ test('a busy --devnet-port is refused with a clear message', async () => {
     );
   } finally {
     blocker.close();
+  }
+});
+
+test('an embedder that does not answer is reported at start, without its credentials', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => blocker.close(() => resolve()));
+  const gateway = await spawnGateway(
+    [
+      '--http',
+      '127.0.0.1:0',
+      '--devnet-port',
+      '0',
+      '--no-demo',
+      '--embedder',
+      `http://user:pw-secret@127.0.0.1:${port}/v1`,
+      '--embedder-model',
+      'nomic-embed-text',
+    ],
+    { ARKIVECTOR_EMBEDDER_KEY: 'sk-never-logged' },
+  );
+  try {
+    const line = await gateway.waitForStderr(/.*embedder does not answer yet.*/);
+    assert.match(line, /"model":"nomic-embed-text"/);
+    assert.match(line, /cannot be reached \(ECONNREFUSED\) \(after 4 attempts\)/);
+  } finally {
+    const { code, stderr } = await gateway.stop();
+    assert.equal(code, 0, stderr);
+    assert.doesNotMatch(stderr, /pw-secret|sk-never-logged/);
   }
 });

@@ -9,6 +9,8 @@ export interface GatewayProcess {
   banner: string;
   /** `http://127.0.0.1:PORT` of the REST API. */
   url: string;
+  /** Resolves once stderr matches (bounded by `timeoutMs`). */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** SIGTERM, then the exit code and stderr. */
   stop(): Promise<{ code: number | null; stderr: string }>;
 }
@@ -39,6 +41,23 @@ export async function spawnGateway(args: string[], env: NodeJS.ProcessEnv = {}):
     child,
     banner: stdout,
     url,
+    waitForStderr(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(stderr);
+          if (!match) return;
+          clearTimeout(timer);
+          child.stderr.off('data', check);
+          resolve(match[0]);
+        };
+        const timer = setTimeout(() => {
+          child.stderr.off('data', check);
+          reject(new Error(`stderr did not match ${pattern} within ${timeoutMs} ms:\n${stderr}`));
+        }, timeoutMs);
+        child.stderr.on('data', check);
+        check();
+      });
+    },
     async stop() {
       if (child.exitCode === null) {
         const exited = once(child, 'exit');
