@@ -1,18 +1,8 @@
 // The `arkivector` command line: `serve` runs the gateway (MCP + REST) following a chain or the embedded
 // devnet; `devnet` runs the local Arkiv node alone.
 import { parseArgs } from 'node:util';
-import { ConfigError, FLAG_NAMES, parseServeConfig } from './config.ts';
-import { DEVNET_DEFAULTS, startDevnet } from './devnet/index.ts';
-import { connectionBanner, createLogger, startGateway } from './gateway.ts';
-
-const USAGE = `usage:
-  arkivector serve [--rpc URL | --chain braga|kaolin|localhost] [--http HOST:PORT] [--stdio] [options]
-  arkivector devnet [--host 127.0.0.1] [--port 8545] [--chain-id 1337] [--block-time 2] [--state FILE]
-  arkivector help
-
-serve options (each also read from ARKIVECTOR_<FLAG>, e.g. ARKIVECTOR_DATA_DIR):
-  ${FLAG_NAMES.map((f) => `--${f}`).join(' ')}
-See the README for what each one does.`;
+import { CLIENT_COMMANDS, helpFor, runClientCommand, USAGE } from './commands/index.ts';
+// The node's modules are imported by `serve` and `devnet` when they run, so the client commands start fast.
 
 function integerFlag(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -25,6 +15,7 @@ function integerFlag(value: string | undefined, name: string, fallback: number, 
 class UsageError extends Error {}
 
 async function runDevnet(args: string[]): Promise<void> {
+  const { DEVNET_DEFAULTS, startDevnet } = await import('./devnet/index.ts');
   const { values } = parseArgs({
     args,
     options: {
@@ -69,6 +60,8 @@ async function runDevnet(args: string[]): Promise<void> {
 }
 
 async function runServe(args: string[]): Promise<void> {
+  const { ConfigError, parseServeConfig } = await import('./config.ts');
+  const { connectionBanner, createLogger, startGateway } = await import('./gateway.ts');
   let config;
   try {
     config = parseServeConfig(args);
@@ -95,6 +88,14 @@ async function runServe(args: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (command !== undefined && command in CLIENT_COMMANDS) {
+    process.exitCode = await runClientCommand(command, rest);
+    return;
+  }
+  if ((command === 'serve' || command === 'devnet') && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(`${await helpFor([command])}\n`);
+    return;
+  }
   switch (command) {
     case 'devnet':
       return runDevnet(rest);
@@ -103,9 +104,12 @@ async function main(argv: string[]): Promise<void> {
     case undefined:
     case 'help':
     case '--help':
-    case '-h':
-      process.stdout.write(`${USAGE}\n`);
+    case '-h': {
+      const help = await helpFor(rest);
+      if (help === undefined) throw new UsageError(`no command ${JSON.stringify(rest.join(' '))}`);
+      process.stdout.write(`${help}\n`);
       return;
+    }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }

@@ -1,12 +1,17 @@
 // Configuration of `arkivector serve`: every flag of DESIGN.md §11 with its ARKIVECTOR_<FLAG> environment
 // twin, parsed and validated once. Flags win over the environment.
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
 import { z } from 'zod';
+import { DEVNET_DEFAULTS } from './devnet/index.ts';
+import { HTTP_DEFAULT } from './httpDefault.ts';
 import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
 
 export const CHAINS = { braga, kaolin, localhost } as const;
-export const HTTP_DEFAULT = '127.0.0.1:8787';
+export { HTTP_DEFAULT };
+/** The embedded devnet's state file inside --data-dir. */
+export const DEVNET_STATE_FILE = 'devnet.json';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -34,6 +39,8 @@ const OPTIONS = {
   'private-key-file': { type: 'string' },
   'block-time': { type: 'string' },
   'no-demo': { type: 'boolean' },
+  'devnet-state': { type: 'string' },
+  'devnet-port': { type: 'string' },
 } as const;
 
 export type FlagName = keyof typeof OPTIONS;
@@ -63,6 +70,10 @@ export interface ServeConfig {
   /** Block time of the embedded devnet, in seconds. */
   blockTime: number;
   demo: boolean;
+  /** Where the embedded devnet keeps its chain (default DATA_DIR/devnet.json); none: forgotten on exit. */
+  devnetState?: string;
+  /** Port of the embedded devnet; 0 picks a free one. */
+  devnetPort: number;
 }
 
 const intFlag = (name: string, min: number, max: number) =>
@@ -146,13 +157,20 @@ export function parseServeConfig(args: string[], env: NodeJS.ProcessEnv = proces
   if (!(levels as readonly string[]).includes(logLevel))
     throw new ConfigError(`--log-level must be one of ${levels.join(', ')}`);
   const startBlock = str('start-block');
+  const dataDir = str('data-dir');
+  const devnetState = str('devnet-state');
+  const devnetPort = str('devnet-port');
+  if (rpc !== undefined && (devnetState !== undefined || devnetPort !== undefined))
+    throw new ConfigError(
+      '--devnet-state and --devnet-port apply to the embedded devnet only (not with --rpc or --chain)',
+    );
   return {
     rpc,
     ws: str('ws'),
     chainName: chainName as ServeConfig['chainName'],
     http,
     stdio,
-    dataDir: str('data-dir'),
+    dataDir,
     collections,
     collectionOwners: parseOwners((get('collection-owner') as string[] | undefined) ?? []),
     confirmations: check(intFlag('confirmations', 0, 1000), str('confirmations') ?? 0),
@@ -169,5 +187,8 @@ export function parseServeConfig(args: string[], env: NodeJS.ProcessEnv = proces
     privateKeyFile: str('private-key-file'),
     blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? 2),
     demo: get('no-demo') !== true,
+    devnetState:
+      rpc === undefined ? (devnetState ?? (dataDir ? join(dataDir, DEVNET_STATE_FILE) : undefined)) : undefined,
+    devnetPort: check(intFlag('devnet-port', 0, 65535), devnetPort ?? DEVNET_DEFAULTS.port),
   };
 }

@@ -1,44 +1,72 @@
-// Client for an OpenAI-compatible embeddings endpoint (--embedder URL --embedder-model NAME), used by
-// semantic and hybrid search. The key, if any, comes from ARKIVECTOR_EMBEDDER_KEY and is never logged.
-import { fetch } from 'undici';
-import { ArkivectorError } from './errors.ts';
+// Client for an OpenAI-compatible embeddings endpoint (--embedder URL --embedder-model NAME): Ollama,
+// LM Studio, llama.cpp server, vLLM, TEI, OpenAI. Inputs go out in batches of at most
+// EMBEDDER_MAX_BATCH; the transport rules (auth, timeout, retries, answer checks) are in embedderHttp.ts.
+// The key, if any, comes from ARKIVECTOR_EMBEDDER_KEY and is never logged.
+import { embedderEndpoint, type EmbedderEndpointOptions } from './embedderHttp.ts';
 import type { Embedder } from './service/context.ts';
-import { redactUrl } from './chain/transport.ts';
+import { EmbedderUnavailableError } from './service/errors.ts';
 
-export function createEmbedder(options: { url: string; model: string; apiKey?: string; timeoutMs?: number }): Embedder {
-  const endpoint = /\/embeddings\/?$/.test(options.url) ? options.url : `${options.url.replace(/\/$/, '')}/embeddings`;
-  const safe = redactUrl(endpoint);
+export {
+  EMBEDDER_BACKOFF_MS,
+  EMBEDDER_MAX_ATTEMPTS,
+  EMBEDDER_MAX_RESPONSE_BYTES,
+  EMBEDDER_MAX_RETRY_AFTER_MS,
+  EMBEDDER_TIMEOUT_MS,
+} from './embedderHttp.ts';
+
+/** Most inputs sent in one request: TEI's default `--max-client-batch-size` (OpenAI takes 2048). */
+export const EMBEDDER_MAX_BATCH = 32;
+/** The text embedded once to learn the model's dimension. */
+export const EMBEDDER_PROBE_TEXT = 'arkivector dimension probe';
+
+export interface BatchEmbedder extends Embedder {
+  /** Embeds every text, in order, in requests of at most `maxBatch` inputs. */
+  embedMany(texts: readonly string[]): Promise<number[][]>;
+}
+
+export interface EmbedderOptions extends EmbedderEndpointOptions {
+  model: string;
+  maxBatch?: number;
+}
+
+export function createEmbedder(options: EmbedderOptions): BatchEmbedder {
+  const endpoint = embedderEndpoint(options);
+  const maxBatch = Math.max(1, options.maxBatch ?? EMBEDDER_MAX_BATCH);
+  const embedMany = async (texts: readonly string[]): Promise<number[][]> => {
+    const out: number[][] = [];
+    // One batch at a time: local servers embed on one device, parallel requests only queue there.
+    for (let start = 0; start < texts.length; start += maxBatch) {
+      const vectors = await endpoint.post(options.model, texts.slice(start, start + maxBatch));
+      if (out.length && vectors[0].length !== out[0].length)
+        throw new EmbedderUnavailableError(
+          `the embedder at ${endpoint.safeUrl} answered garbage: ${vectors[0].length} dimensions after ${out[0].length}`,
+        );
+      out.push(...vectors);
+    }
+    return out;
+  };
   return {
     model: options.model,
-    async embed(text: string): Promise<number[]> {
-      let response;
-      try {
-        response = await fetch(endpoint, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-          },
-          body: JSON.stringify({ model: options.model, input: text }),
-          signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
-        });
-      } catch {
-        throw new ArkivectorError('internal', `the embedder at ${safe} cannot be reached`, { status: 502 });
-      }
-      const body = (await response.json().catch(() => undefined)) as { data?: { embedding?: unknown }[] } | undefined;
-      const embedding = body?.data?.[0]?.embedding;
-      if (
-        !response.ok ||
-        !Array.isArray(embedding) ||
-        !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))
-      ) {
-        throw new ArkivectorError(
-          'internal',
-          `the embedder at ${safe} answered HTTP ${response.status} without an embedding`,
-          { status: 502 },
-        );
-      }
-      return embedding as number[];
+    embedMany,
+    async embed(text) {
+      const [vector] = await embedMany([text]);
+      return vector;
     },
   };
+}
+
+const dimensions = new WeakMap<Embedder, Promise<number>>();
+
+/**
+ * The model's dimension, found by embedding EMBEDDER_PROBE_TEXT once per embedder (a failed probe is
+ * tried again on the next call). Throws EmbedderUnavailableError when the endpoint cannot answer.
+ */
+export function embedderDimension(embedder: Embedder): Promise<number> {
+  let known = dimensions.get(embedder);
+  if (!known) {
+    known = embedder.embed(EMBEDDER_PROBE_TEXT).then((vector) => vector.length);
+    known.catch(() => dimensions.delete(embedder));
+    dimensions.set(embedder, known);
+  }
+  return known;
 }

@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'signer_not_configured'
   | 'tx_failed'
+  | 'embedder_unavailable'
   | 'chain_unavailable'
   | 'not_yet_indexed'
   | 'internal';
@@ -39,6 +40,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   signer_not_configured: 501,
   tx_failed: 502,
+  embedder_unavailable: 502,
   chain_unavailable: 503,
   not_yet_indexed: 503,
   internal: 500,
@@ -61,6 +63,7 @@ export const ERROR_TITLE: Record<ErrorCode, string> = {
   rate_limited: 'Rate limited',
   signer_not_configured: 'No signer configured',
   tx_failed: 'Transaction failed',
+  embedder_unavailable: 'Embedder unavailable',
   chain_unavailable: 'Chain unavailable',
   not_yet_indexed: 'Not yet indexed',
   internal: 'Internal error',

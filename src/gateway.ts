@@ -1,7 +1,8 @@
 // `arkivector serve`: assembles the node from its configuration: the chain (an --rpc URL, or the
 // embedded devnet seeded with demo data), the indexer with engine stores, the service context, and the
 // transports (MCP over stdio; REST + MCP streamable HTTP on one HTTP server).
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { hexToNumber, type Hex } from 'viem';
@@ -12,7 +13,7 @@ import { createHttpTransport, redactUrl, type RpcTransport } from './chain/trans
 import type { ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
-import { createEmbedder } from './embedder.ts';
+import { createEmbedder, embedderDimension } from './embedder.ts';
 import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
@@ -28,6 +29,10 @@ export interface Gateway {
   readonly chainId: number;
   readonly httpUrl?: string;
   readonly devnet?: Devnet;
+  /** The embedded devnet's state file, when its chain is kept across restarts. */
+  readonly devnetState?: string;
+  /** Whether the demo collections were written at this start (only into a new chain). */
+  readonly seededDemo: boolean;
   readonly indexer: ChainIndexer<ReturnType<typeof engineStores.create>>;
   readonly ctx: ServiceContext;
   close(): Promise<void>;
@@ -55,13 +60,19 @@ export async function startGateway(
   let devnet: Devnet | undefined;
   let rpc = config.rpc;
   const closers: (() => Promise<void>)[] = [];
+  let seededDemo = false;
   try {
     if (!rpc) {
-      devnet = await startDevnet({ host: '127.0.0.1', port: 0, blockTime: config.blockTime });
+      devnet = await startEmbeddedDevnet(config);
       closers.push(() => devnet!.stop());
       rpc = devnet.url;
-      logger.info({ rpc, chain_id: devnet.chainId }, 'embedded devnet started');
-      if (config.demo) {
+      logger.info(
+        { rpc, chain_id: devnet.chainId, state: config.devnetState, head: devnet.headNumber },
+        'embedded devnet started',
+      );
+      // A kept chain already holds what the first start seeded (and whatever agents wrote since).
+      if (config.demo && devnet.headNumber === 0) {
+        seededDemo = true;
         const block = await seedDemo(devnet.url, devnet.accounts[0].privateKey);
         logger.info({ block: Number(block) }, 'demo collections notes and demo.docs written');
       }
@@ -104,9 +115,22 @@ export async function startGateway(
       writer,
       blockTimestamp: blockTimestamps(transport),
       embedder: config.embedder
-        ? createEmbedder({ ...config.embedder, apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY })
+        ? createEmbedder({
+            ...config.embedder,
+            apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY,
+            onRetry: ({ attempt, delayMs, reason }) =>
+              logger.debug({ attempt, delay_ms: Math.round(delayMs), reason }, 'embedder retry'),
+          })
         : undefined,
     };
+    if (ctx.embedder) {
+      // Tell the operator now, not at the first text search, whether the embedder answers (and its dimension).
+      const { model } = ctx.embedder;
+      embedderDimension(ctx.embedder).then(
+        (dim) => logger.info({ model, dim }, 'embedder answers'),
+        (error: Error) => logger.warn({ model, error: error.message }, 'embedder does not answer yet'),
+      );
+    }
     if (devnet) {
       // Reads right after start should see the demo data: wait (bounded) for the first sync.
       await indexer.waitForBlock(await getBlockNumber(transport), 30_000);
@@ -158,6 +182,8 @@ export async function startGateway(
       chainId,
       httpUrl,
       devnet,
+      devnetState: devnet ? config.devnetState : undefined,
+      seededDemo,
       indexer,
       ctx,
       async close() {
@@ -167,6 +193,25 @@ export async function startGateway(
     };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => {});
+    throw error;
+  }
+}
+
+/** The embedded devnet on its stable port, reloading its state file when there is one. */
+async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
+  if (config.devnetState) await mkdir(dirname(config.devnetState), { recursive: true });
+  try {
+    return await startDevnet({
+      host: '127.0.0.1',
+      port: config.devnetPort,
+      blockTime: config.blockTime,
+      stateFile: config.devnetState,
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new Error(
+        `the embedded devnet cannot listen on 127.0.0.1:${config.devnetPort}: the port is in use (another arkivector or devnet?); pass --devnet-port N, or 0 for any free port`,
+      );
     throw error;
   }
 }
@@ -190,7 +235,10 @@ export function connectionBanner(gateway: Gateway): string {
   const lines = ['arkivector is running.', ''];
   if (gateway.devnet)
     lines.push(
-      `Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), demo collections notes and demo.docs`,
+      `Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), head block ${gateway.devnet.headNumber}${gateway.seededDemo ? ', demo collections notes and demo.docs written' : ''}`,
+      gateway.devnetState
+        ? `Memory:   kept in ${resolve(gateway.devnetState)} (delete it to start from an empty chain)`
+        : 'Memory:   forgotten on exit (pass --data-dir DIR or --devnet-state FILE to keep it)',
     );
   else lines.push(`Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId})`);
   if (gateway.httpUrl) {

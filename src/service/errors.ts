@@ -55,6 +55,14 @@ export class EmbedderMismatchError extends ArkivectorError {
   }
 }
 
+export class EmbedderUnavailableError extends ArkivectorError {
+  override name = 'EmbedderUnavailableError';
+  /** `upstream_status`: the embedder's HTTP status, when it answered at all. */
+  constructor(message: string, meta: { upstream_status?: number } = {}) {
+    super('embedder_unavailable', message, { meta });
+  }
+}
+
 export class ChainUnavailableError extends ArkivectorError {
   override name = 'ChainUnavailableError';
   constructor(message: string) {

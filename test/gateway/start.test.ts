@@ -12,7 +12,18 @@ import { parseServeConfig, ConfigError } from '../../src/config.ts';
 test('serve without --rpc: demo collections over REST and MCP at the printed URLs, clean exit on SIGTERM', async () => {
   const child = spawn(
     process.execPath,
-    ['bin/arkivector.js', 'serve', '--http', '127.0.0.1:0', '--block-time', '1', '--log-level', 'warn'],
+    [
+      'bin/arkivector.js',
+      'serve',
+      '--http',
+      '127.0.0.1:0',
+      '--devnet-port',
+      '0',
+      '--block-time',
+      '1',
+      '--log-level',
+      'warn',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

@@ -1,0 +1,121 @@
+// The client commands of `arkivector` (REST clients of a running gateway) and the help of every command.
+// src/cli.ts dispatches here.
+import type { FlagName } from '../config.ts';
+import { createSpec, listSpec, runCollection, showSpec } from './collection.ts';
+import { type CommandSpec, commandHelp, DEFAULT_GATEWAY_URL, type Io } from './command.ts';
+import { putSpec, runPut } from './put.ts';
+import { runSearch, searchSpec } from './search.ts';
+
+export { EXIT } from './command.ts';
+
+export const CLIENT_COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
+  collection: runCollection,
+  put: runPut,
+  search: runSearch,
+};
+
+/** Runs a client command; resolves to its exit code. */
+export function runClientCommand(command: string, args: string[], io?: Partial<Io>): Promise<number> {
+  return CLIENT_COMMANDS[command](args, {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    ...io,
+  });
+}
+
+/** The value placeholder and help of each `serve` flag; a Record, so a new flag without help does not compile. */
+const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
+  rpc: ['URL', 'Arkiv JSON-RPC endpoint (default: the embedded devnet)'],
+  ws: ['URL', 'WebSocket endpoint for new-block notifications'],
+  chain: ['NAME', 'braga, kaolin or localhost: the SDK URL of that chain (without --rpc)'],
+  http: ['HOST:PORT', 'REST + MCP over HTTP (default 127.0.0.1:8787; not with --stdio alone)'],
+  stdio: ['', 'MCP over stdin/stdout'],
+  'data-dir': ['DIR', "index snapshots and the embedded devnet's chain (npm start: .arkivector)"],
+  collections: ['A,B', 'index only these collections'],
+  'collection-owner': ['NAME=0xADDR', "only this owner's definition counts for NAME (repeatable)"],
+  confirmations: ['N', 'follow head - N (default 0)'],
+  'live-lag': ['N', 'more than N blocks behind is catching_up (default 5)'],
+  'start-block': ['N', 'bootstrap at block N'],
+  embedder: ['URL', 'OpenAI-compatible embeddings endpoint (key: env ARKIVECTOR_EMBEDDER_KEY)'],
+  'embedder-model': ['NAME', 'model sent to the embedder (required with --embedder)'],
+  tokens: ['FILE', 'bearer tokens (JSON list of {name, sha256, scopes})'],
+  'public-read': ['', 'reads without a token'],
+  compat: ['kuradb', "also list KuraDB's list_rag and search_rag tools"],
+  'log-level': ['LEVEL', 'trace, debug, info (default), warn, error, fatal, silent'],
+  'min-block-timeout': ['S', 'seconds a read waits for min_block (default 10)'],
+  'private-key-file': ['FILE', 'signer key file (or env ARKIVECTOR_PRIVATE_KEY)'],
+  'block-time': ['S', 'block time of the embedded devnet (default 2)'],
+  'no-demo': ['', 'do not seed the embedded devnet with the demo collections'],
+  'devnet-state': ['FILE', 'where the embedded devnet keeps its chain (default DATA_DIR/devnet.json)'],
+  'devnet-port': ['N', 'port of the embedded devnet (default 8545; 0: any free port)'],
+};
+
+/** `serve --help`; reads the flag list of the node's configuration (loaded only for this). */
+async function serveHelp(): Promise<string> {
+  const { envName, FLAG_NAMES } = await import('../config.ts');
+  return [
+    'usage: arkivector serve [options]',
+    '',
+    'Run the gateway: MCP (stdio and/or streamable HTTP) and the REST API, following an Arkiv chain or the',
+    'embedded devnet. Every flag also reads ARKIVECTOR_<FLAG> (shown in brackets); flags win.',
+    '',
+    'options:',
+    ...FLAG_NAMES.map((flag) => {
+      const [arg, text] = SERVE_FLAG_HELP[flag];
+      return `  ${`--${flag}${arg ? ` ${arg}` : ''}`.padEnd(30)} ${text} [${envName(flag)}]`;
+    }),
+  ].join('\n');
+}
+
+export const DEVNET_HELP = `usage: arkivector devnet [options]
+
+Run a local Arkiv v1 JSON-RPC node (HTTP and WebSocket on one port) with ten funded dev accounts.
+
+options:
+  --host HOST          address to listen on (default 127.0.0.1) [ARKIVECTOR_HOST]
+  --port N             port, 0 for any free one (default 8545) [ARKIVECTOR_PORT]
+  --chain-id N         chain id (default 1337) [ARKIVECTOR_CHAIN_ID]
+  --block-time S       seconds between interval blocks; 0: only on transactions (default 2) [ARKIVECTOR_BLOCK_TIME]
+  --state FILE         keep the chain in FILE across restarts [ARKIVECTOR_STATE]`;
+
+export const USAGE = `usage: arkivector COMMAND [options]   (arkivector COMMAND --help for its flags)
+
+run a node:
+  serve                 the gateway (MCP + REST) on a chain or the embedded devnet (npm start)
+  devnet                a local Arkiv v1 node alone
+
+talk to a running gateway (REST; --url, default ${DEFAULT_GATEWAY_URL}; token from ARKIVECTOR_TOKEN):
+  collection list       list collections
+  collection show NAME  show one collection
+  collection create NAME --dim N [--attr NAME:TYPE …]
+                        create a collection
+  put COLLECTION [ID]   upsert an entity (--vector, --document, --attr), or JSON lines from stdin
+  search COLLECTION [TEXT]
+                        search by text or --vector, with --where, -k
+  help [COMMAND]        this help, or a command's
+
+exit codes of the client commands: 0 ok, 1 the gateway refused (problem), 2 usage error, 3 no gateway answered`;
+
+/** `arkivector help [COMMAND [SUBCOMMAND]]`: the text, or undefined for an unknown command. */
+export async function helpFor(words: string[]): Promise<string | undefined> {
+  const [command, sub] = words;
+  if (command === undefined) return USAGE;
+  if (command === 'serve') return serveHelp();
+  if (command === 'devnet') return DEVNET_HELP;
+  if (!(command in CLIENT_COMMANDS)) return undefined;
+  const specs: Record<string, CommandSpec> = {
+    put: putSpec,
+    search: searchSpec,
+    'collection list': listSpec,
+    'collection show': showSpec,
+    'collection create': createSpec,
+  };
+  if (command === 'collection' && sub === undefined)
+    return ['collection list', 'collection show', 'collection create']
+      .map((name) => commandHelp(specs[name]))
+      .join('\n\n');
+  const spec = specs[command === 'collection' ? `collection ${sub}` : command];
+  return spec ? commandHelp(spec) : undefined;
+}

@@ -1,0 +1,146 @@
+// Memory that lasts: `arkivector serve` on the embedded devnet with --data-dir keeps the chain in
+// DATA_DIR/devnet.json. Start, write, stop, start again: the entity is still there and searchable, and
+// the demo collections were seeded only into the new chain.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, parseServeConfig } from '../../src/config.ts';
+import { spawnGateway } from '../helpers/gatewayProcess.ts';
+
+async function json(url: string, init: RequestInit & { body?: string } = {}) {
+  const response = await fetch(url, { ...init, headers: { 'content-type': 'application/json' } });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+test('the embedded chain kept in --data-dir: written memory survives a restart; demo seeded once', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'arkivector-memory-'));
+  const args = ['--http', '127.0.0.1:0', '--devnet-port', '0', '--data-dir', dir, '--block-time', '1'];
+  try {
+    const first = await spawnGateway(args);
+    let written: { block_number: number };
+    try {
+      assert.match(first.banner, /demo collections notes and demo\.docs written/);
+      assert.ok(first.banner.includes(`Memory:   kept in ${join(dir, 'devnet.json')}`), first.banner);
+      const upsert = await json(`${first.url}/v1/collections/notes/entities`, {
+        method: 'POST',
+        body: JSON.stringify({
+          entities: [
+            {
+              id: 'remember-me',
+              vector: [0, 0, 0, 1],
+              document: 'The user likes tea.',
+              attributes: { topic: 'prefs' },
+            },
+          ],
+        }),
+      });
+      assert.equal(upsert.status, 200, JSON.stringify(upsert.body));
+      written = upsert.body as unknown as { block_number: number };
+    } finally {
+      const { code, stderr } = await first.stop();
+      assert.equal(code, 0, stderr);
+    }
+    assert.ok(existsSync(join(dir, 'devnet.json')));
+
+    const second = await spawnGateway(args);
+    try {
+      assert.doesNotMatch(second.banner, /demo collections .* written/, 'a kept chain is not seeded again');
+      assert.match(second.banner, /head block [1-9]\d*/);
+      const minBlock = `?min_block=${written.block_number}`;
+      const got = await json(
+        `${second.url}/v1/collections/notes/entities/remember-me${minBlock}&include_document=true`,
+      );
+      assert.equal(got.status, 200, JSON.stringify(got.body));
+      assert.equal((got.body.entity as { document: string }).document, 'The user likes tea.');
+      const found = await json(`${second.url}/v1/collections/notes/search`, {
+        method: 'POST',
+        body: JSON.stringify({ vector: [0, 0, 0.05, 1], k: 1, min_block: written.block_number }),
+      });
+      assert.equal(found.status, 200, JSON.stringify(found.body));
+      assert.deepEqual(
+        (found.body.results as { id: string }[]).map((r) => r.id),
+        ['remember-me'],
+      );
+      const listed = await json(`${second.url}/v1/collections`);
+      assert.deepEqual(
+        (listed.body.collections as { name: string; stats: { live_entities: number } }[]).map((c) => [
+          c.name,
+          c.stats.live_entities,
+        ]),
+        [
+          ['demo.docs', 200],
+          ['notes', 4],
+        ],
+      );
+    } finally {
+      const { code, stderr } = await second.stop();
+      assert.equal(code, 0, stderr);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('config: devnet state defaults under --data-dir, the stable port, environment twins, refusals', () => {
+  const none = parseServeConfig([], {});
+  assert.deepEqual([none.devnetState, none.devnetPort], [undefined, 8545]);
+  const kept = parseServeConfig(['--data-dir', '/tmp/a'], {});
+  assert.equal(kept.devnetState, join('/tmp/a', 'devnet.json'));
+  const env = parseServeConfig([], { ARKIVECTOR_DEVNET_STATE: '/tmp/s.json', ARKIVECTOR_DEVNET_PORT: '9545' });
+  assert.deepEqual([env.devnetState, env.devnetPort], ['/tmp/s.json', 9545]);
+  assert.equal(parseServeConfig(['--data-dir', '/tmp/a', '--rpc', 'http://127.0.0.1:9'], {}).devnetState, undefined);
+  assert.throws(() => parseServeConfig(['--devnet-port', '70000'], {}), ConfigError);
+  assert.throws(
+    () => parseServeConfig(['--rpc', 'http://127.0.0.1:9', '--devnet-state', 'x.json'], {}),
+    /embedded devnet only/,
+  );
+});
+
+test('a busy --devnet-port is refused with a clear message', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    await assert.rejects(
+      spawnGateway(['--http', '127.0.0.1:0', '--devnet-port', String(port), '--no-demo']),
+      new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`),
+    );
+  } finally {
+    blocker.close();
+  }
+});
+
+test('an embedder that does not answer is reported at start, without its credentials', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => blocker.close(() => resolve()));
+  const gateway = await spawnGateway(
+    [
+      '--http',
+      '127.0.0.1:0',
+      '--devnet-port',
+      '0',
+      '--no-demo',
+      '--embedder',
+      `http://user:pw-secret@127.0.0.1:${port}/v1`,
+      '--embedder-model',
+      'nomic-embed-text',
+    ],
+    { ARKIVECTOR_EMBEDDER_KEY: 'sk-never-logged' },
+  );
+  try {
+    const line = await gateway.waitForStderr(/.*embedder does not answer yet.*/);
+    assert.match(line, /"model":"nomic-embed-text"/);
+    assert.match(line, /cannot be reached \(ECONNREFUSED\) \(after 4 attempts\)/);
+  } finally {
+    const { code, stderr } = await gateway.stop();
+    assert.equal(code, 0, stderr);
+    assert.doesNotMatch(stderr, /pw-secret|sk-never-logged/);
+  }
+});
