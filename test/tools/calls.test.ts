@@ -7,6 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { createChainWriter } from '../../src/chain/writer.ts';
+import { ArkivectorError, ERROR_STATUS, problemFor } from '../../src/errors.ts';
 import { createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from '../../src/http/index.ts';
 import { createRateLimiter, RateLimitedError } from '../../src/http/rateLimit.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
@@ -100,6 +102,44 @@ describe('tools: calls the caller got wrong', () => {
       assert.ok(Array.isArray(viaMcp.errors) && viaMcp.errors.length > 0, 'errors list');
     }
     assert.deepEqual(node.logs, []);
+  });
+
+  test('per-entity upsert errors carry the errors list (and index), the same on MCP and REST', async () => {
+    const writer = createChainWriter({
+      rpcUrl: chain.devnet.url,
+      chainId: chain.devnet.chainId,
+      privateKey: chain.devnet.accounts[0].privateKey,
+    });
+    const node = await chain.node({ ctx: { writer } });
+    const client = await open(node.url);
+    const head = chain.devnet.headNumber;
+    const entities = [
+      { id: 'ok-1', vector: [1, 0, 0, 0] },
+      { id: 'short', vector: [1, 0] },
+    ];
+    const viaMcp = problemOf(
+      await client.callTool({ name: 'arkivector_upsert', arguments: { collection: 'notes', entities } }),
+    );
+    const viaRest = await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', json: { entities } });
+    assertProblem(viaRest, 400, 'dimension_mismatch');
+    assert.deepEqual(viaMcp, viaRest.body);
+    assert.equal(viaMcp.index, 1);
+    assert.deepEqual(
+      viaMcp.errors.map((e: { path: string }) => e.path),
+      ['entities.1'],
+    );
+    // Validated whole before anything is signed: no block was mined.
+    assert.equal(chain.devnet.headNumber, head);
+    assert.deepEqual(node.logs, []);
+  });
+
+  test('embedder_unavailable is a documented 502 problem on every surface', () => {
+    const problem = problemFor(new ArkivectorError('embedder_unavailable', 'the embedder did not answer'));
+    assert.deepEqual(
+      [problem?.code, problem?.status, problem?.title],
+      ['embedder_unavailable', 502, 'Embedder unavailable'],
+    );
+    assert.equal(ERROR_STATUS.rate_limited, 429);
   });
 
   test('rate limits: per token, per IP for anonymous reads; 429 rate_limited with Retry-After', async () => {
