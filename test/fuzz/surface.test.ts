@@ -13,7 +13,7 @@ import { createHttpApp, createMetrics, loadAccessPolicy, serveHttp, type HttpSer
 import { captureLogger, PROBLEM_TYPE, startChain, type Chain } from '../http/fixture.ts';
 
 const LONG = process.env.ARKIVECTOR_FUZZ === 'long';
-const RUNS = Number(process.env.ARKIVECTOR_FUZZ_RUNS ?? (LONG ? 10_000 : 150));
+const RUNS = Number(process.env.ARKIVECTOR_FUZZ_RUNS ?? (LONG ? 10_000 : 100));
 const SEED = Number(process.env.ARKIVECTOR_TEST_SEED ?? 20261130);
 /** A request that takes longer than this is a hang (min_block waits are capped far below it). */
 const ANSWER_TIMEOUT_MS = 30_000;
