@@ -69,7 +69,7 @@ async function runServe(args: string[]): Promise<void> {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.logFormat);
   const gateway = await startGateway(config, logger);
   // stdout belongs to MCP in stdio mode; the banner goes to stderr there.
   (config.stdio ? process.stderr : process.stdout).write(`${connectionBanner(gateway)}\n`);

@@ -41,11 +41,16 @@ const OPTIONS = {
   'no-demo': { type: 'boolean' },
   'devnet-state': { type: 'string' },
   'devnet-port': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  'log-format': { type: 'string' },
 } as const;
 
 export type FlagName = keyof typeof OPTIONS;
 export const FLAG_NAMES = Object.keys(OPTIONS) as FlagName[];
-export const envName = (flag: FlagName) => `ARKIVECTOR_${flag.toUpperCase().replace(/-/g, '_')}`;
+// ARKIVECTOR_TOKENS is the documented list of `scope:secret` pairs (DESIGN.md §9), so the file flag's
+// twin takes another name: reading the secrets as a path would print them in the "file not found" error.
+const ENV_NAMES: Partial<Record<FlagName, string>> = { tokens: 'ARKIVECTOR_TOKENS_FILE' };
+export const envName = (flag: FlagName) => ENV_NAMES[flag] ?? `ARKIVECTOR_${flag.toUpperCase().replace(/-/g, '_')}`;
 
 export interface ServeConfig {
   /** undefined: start the embedded devnet with demo data. */
@@ -62,7 +67,13 @@ export interface ServeConfig {
   startBlock?: number;
   embedder?: { url: string; model: string };
   tokensFile?: string;
+  /** ARKIVECTOR_TOKENS: `scope:secret,…` (parsed by src/http/auth.ts; never echoed). */
+  tokensEnv?: string;
   publicRead: boolean;
+  /** Requests per minute per caller; undefined: the default for the bind (off on loopback). */
+  rateLimitPerMinute?: number;
+  /** JSON lines, or human-readable lines for a terminal. */
+  logFormat: 'json' | 'pretty';
   compat?: 'kuradb';
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   minBlockTimeoutMs: number;
@@ -109,7 +120,11 @@ function check<T>(schema: z.ZodType<T>, value: unknown): T {
 }
 
 /** Parses `serve` arguments and the environment. Throws ConfigError with a message for the user. */
-export function parseServeConfig(args: string[], env: NodeJS.ProcessEnv = process.env): ServeConfig {
+export function parseServeConfig(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: { stderrIsTty?: boolean } = { stderrIsTty: process.stderr.isTTY === true },
+): ServeConfig {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }));
@@ -164,6 +179,10 @@ export function parseServeConfig(args: string[], env: NodeJS.ProcessEnv = proces
     throw new ConfigError(
       '--devnet-state and --devnet-port apply to the embedded devnet only (not with --rpc or --chain)',
     );
+  const rateLimit = str('rate-limit');
+  const logFormat = str('log-format') ?? (options.stderrIsTty ? 'pretty' : 'json');
+  if (logFormat !== 'json' && logFormat !== 'pretty')
+    throw new ConfigError(`--log-format must be json or pretty, not ${JSON.stringify(logFormat)}`);
   return {
     rpc,
     ws: str('ws'),
@@ -179,7 +198,10 @@ export function parseServeConfig(args: string[], env: NodeJS.ProcessEnv = proces
       startBlock === undefined ? undefined : check(intFlag('start-block', 0, Number.MAX_SAFE_INTEGER), startBlock),
     embedder: embedderUrl ? { url: embedderUrl, model: embedderModel! } : undefined,
     tokensFile: str('tokens'),
+    tokensEnv: env.ARKIVECTOR_TOKENS === '' ? undefined : env.ARKIVECTOR_TOKENS,
     publicRead: get('public-read') === true,
+    rateLimitPerMinute: rateLimit === undefined ? undefined : check(intFlag('rate-limit', 0, 1_000_000), rateLimit),
+    logFormat,
     compat: compat as ServeConfig['compat'],
     logLevel: logLevel as ServeConfig['logLevel'],
     minBlockTimeoutMs:

@@ -111,3 +111,29 @@ export function toProblem(error: ArkivectorError): Problem {
     ...error.meta,
   };
 }
+
+/**
+ * The problem object of any error a caller can act on: an ArkivectorError, or an error of another layer
+ * that carries a known `code` and `status` (a copy of this module loaded twice, a wrapped error).
+ * @returns undefined for everything else, which the surfaces log and answer as `internal`
+ */
+export function problemFor(error: unknown): Problem | undefined {
+  if (error instanceof ArkivectorError) return toProblem(error);
+  const e = error as { code?: unknown; status?: unknown; shortMessage?: unknown; message?: unknown; meta?: unknown };
+  if (typeof e !== 'object' || e === null) return undefined;
+  if (typeof e.code !== 'string' || !Object.hasOwn(ERROR_STATUS, e.code) || typeof e.status !== 'number')
+    return undefined;
+  const code = e.code as ErrorCode;
+  return {
+    type: `https://arkivector.dev/errors/${code}`,
+    title: ERROR_TITLE[code],
+    status: e.status,
+    detail: String(e.shortMessage ?? e.message ?? ERROR_TITLE[code]),
+    code,
+    ...(typeof e.meta === 'object' && e.meta !== null ? (e.meta as Record<string, unknown>) : {}),
+  };
+}
+
+/** What every surface answers for an error it does not know (the details stay in the server log). */
+export const internalProblem = (): Problem =>
+  toProblem(new ArkivectorError('internal', 'internal error; the server log has the details'));

@@ -16,6 +16,7 @@ import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
 import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
+import { RATE_LIMIT_DEFAULT_PER_MINUTE } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
 import { ChainIndexer } from '../indexer/indexer.ts';
 import { ttyProgress } from '../indexer/progress.ts';
@@ -38,9 +39,36 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export function createLogger(level: ServeConfig['logLevel']): Logger {
+export function createLogger(level: ServeConfig['logLevel'], format: ServeConfig['logFormat'] = 'json'): Logger {
+  const options = { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
   // Logs go to stderr: stdout belongs to MCP stdio.
-  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(2));
+  if (format === 'json') return pino(options, pino.destination(2));
+  return pino(options, { write: (line: string) => void process.stderr.write(prettyLine(line)) });
+}
+
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+
+/** One pino JSON line as `HH:MM:SS LEVEL message key=value …` for a person at a terminal. */
+export function prettyLine(line: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const { level, time, msg, ...fields } = record;
+  const clock = typeof time === 'string' ? time.slice(11, 19) : '';
+  const rest = Object.entries(fields)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  return `${clock} ${(LEVEL_NAMES[level as number] ?? String(level)).padEnd(5)} ${String(msg ?? '')}${rest ? ` ${rest}` : ''}\n`;
 }
 
 async function readPrivateKey(config: ServeConfig): Promise<Hex | undefined> {
@@ -61,6 +89,17 @@ export async function startGateway(
   let rpc = config.rpc;
   const closers: (() => Promise<void>)[] = [];
   let seededDemo = false;
+  // Access is decided before anything starts: an exposed node without access control (or with a broken
+  // token list) is refused at once, not after connecting to the chain.
+  const access = config.http
+    ? await loadAccessPolicy({
+        tokensFile: config.tokensFile,
+        tokensEnv: config.tokensEnv,
+        publicRead: config.publicRead,
+        host: config.http.host,
+      })
+    : undefined;
+  if (config.http && access) assertSafeExposure(config.http.host, access);
   try {
     if (!rpc) {
       devnet = await startEmbeddedDevnet(config);
@@ -152,14 +191,7 @@ export async function startGateway(
       });
     }
     let httpUrl: string | undefined;
-    if (config.http) {
-      const access = await loadAccessPolicy({
-        tokensFile: config.tokensFile,
-        tokensEnv: process.env.ARKIVECTOR_TOKENS,
-        publicRead: config.publicRead,
-        host: config.http.host,
-      });
-      assertSafeExposure(config.http.host, access);
+    if (config.http && access) {
       const metrics = createMetrics(ctx);
       const app = createHttpApp({
         ctx,
@@ -167,6 +199,7 @@ export async function startGateway(
         metrics,
         logger,
         mcp: { ctx, logger, observe: metrics.observeTool, compat: config.compat },
+        rateLimitPerMinute: config.rateLimitPerMinute ?? (access.loopback ? 0 : RATE_LIMIT_DEFAULT_PER_MINUTE),
       });
       const server = await serveHttp({ host: config.http.host, port: config.http.port, app });
       closers.push(() => server.close());
@@ -250,7 +283,12 @@ export function connectionBanner(gateway: Gateway): string {
       `  claude mcp add --transport http arkivector ${gateway.httpUrl}/mcp`,
       '',
       'Claude Desktop (claude_desktop_config.json), over stdio against the same chain:',
-      `  {"mcpServers": {"arkivector": {"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(BIN_PATH)}, "serve", "--stdio", "--rpc", "${gateway.rpc}"]}}}`,
+      `  {"mcpServers": {"arkivector": {"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(BIN_PATH)}, "serve", "--stdio", "--rpc", ${JSON.stringify(redactUrl(gateway.rpc))}]}}}`,
+      // Security: the RPC URL may carry credentials (user:password, a key in the path or query); the
+      // banner shows the redacted form, and says so when it differs.
+      ...(redactUrl(gateway.rpc) === gateway.rpc.replace(/\/$/, '')
+        ? []
+        : ['  (the RPC URL is shown without its credentials: put the full URL in the snippet yourself)']),
       '',
       'Try it:',
       `  curl -s ${gateway.httpUrl}/v1/collections`,

@@ -1,9 +1,7 @@
 // arkivector_delete (signer only): removes entities this node's signer owns; dry_run defaults to true.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { deleteEntities, type DeleteResult, type ServiceContext } from '../src/service/index.ts';
+import { deleteEntities, type DeleteResult } from '../src/service/index.ts';
 import { deleteArgs, deleteResultShape } from '../src/service/schemas.ts';
-import { progressReporter } from './progress.ts';
-import { run, type Logger } from './result.ts';
+import { defineTool } from './defineTool.ts';
 
 export function renderDelete(answer: DeleteResult): string {
   const head = answer.dry_run
@@ -12,17 +10,15 @@ export function renderDelete(answer: DeleteResult): string {
   return [head, ...answer.results.map((r) => `- ${r.id} ${r.key}`)].join('\n');
 }
 
-export function registerDelete(server: McpServer, ctx: ServiceContext, logger?: Logger): void {
-  server.registerTool(
-    'arkivector_delete',
-    {
-      title: 'Delete vectors',
-      description:
-        "Deletes entities (by id or 0x key) that this node's wallet owns, in one on-chain transaction. dry_run defaults to true: it only lists what would be deleted; pass dry_run false to delete. Entities of other writers are refused (conflict).",
-      inputSchema: deleteArgs,
-      outputSchema: deleteResultShape,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-    },
-    async (args, extra) => run(() => deleteEntities(ctx, args, progressReporter(extra)), renderDelete, logger),
-  );
-}
+export const deleteTool = defineTool({
+  name: 'arkivector_delete',
+  title: 'Delete vectors',
+  description:
+    "Deletes entities (by id or 0x key) that this node's wallet owns, in one on-chain transaction. dry_run defaults to true: it only lists what would be deleted; pass dry_run false to delete. Entities of other writers are refused (conflict).",
+  input: deleteArgs,
+  output: deleteResultShape,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  needs: 'write',
+  call: (ctx, args, { progress }) => deleteEntities(ctx, args, progress),
+  render: renderDelete,
+});

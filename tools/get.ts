@@ -1,8 +1,7 @@
 // arkivector_get: one entity by id or key.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { get, type GetResult, type ServiceContext } from '../src/service/index.ts';
+import { get, type GetResult } from '../src/service/index.ts';
 import { getArgs, getResultShape } from '../src/service/schemas.ts';
-import { run, type Logger } from './result.ts';
+import { defineTool } from './defineTool.ts';
 
 export function renderGet(answer: GetResult): string {
   const e = answer.entity;
@@ -17,17 +16,15 @@ export function renderGet(answer: GetResult): string {
   ].join('\n');
 }
 
-export function registerGet(server: McpServer, ctx: ServiceContext, logger?: Logger): void {
-  server.registerTool(
-    'arkivector_get',
-    {
-      title: 'Get an entity',
-      description:
-        'Returns one live entity of a collection by its id or its 0x entity key: attributes, owner, expiry block and (with include_document) its document, with the block the answer reflects.',
-      inputSchema: getArgs,
-      outputSchema: getResultShape,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    async (args) => run(() => get(ctx, args), renderGet, logger),
-  );
-}
+export const getTool = defineTool({
+  name: 'arkivector_get',
+  title: 'Get an entity',
+  description:
+    'Returns one live entity of a collection by its id or its 0x entity key: attributes, owner, expiry block and (with include_document) its document, with the block the answer reflects.',
+  input: getArgs,
+  output: getResultShape,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  needs: 'read',
+  call: (ctx, args) => get(ctx, args),
+  render: renderGet,
+});

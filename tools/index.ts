@@ -1,5 +1,7 @@
-// MCP surface of arkivector: the server builder, transports and text renderers.
+// MCP surface of arkivector: the server builder, the tool table, transports and text renderers.
 export { buildServer, INSTRUCTIONS, SERVER_NAME, SERVER_VERSION, type BuildServerDeps } from './server.ts';
+export { defineTool, type ToolCallExtra, type ToolDefinition } from './defineTool.ts';
+export { TOOLS } from './table.ts';
 export { serveStdio } from './stdio.ts';
 export { renderCollections } from './listCollections.ts';
 export { renderSearch } from './search.ts';

@@ -1,8 +1,7 @@
 // arkivector_list_collections: the collections this node indexes, in the specification's text format.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { listCollections, type ListCollectionsResult, type ServiceContext } from '../src/service/index.ts';
+import { listCollections, type ListCollectionsResult } from '../src/service/index.ts';
 import { listArgs, listResultShape } from '../src/service/schemas.ts';
-import { run, type Logger } from './result.ts';
+import { defineTool } from './defineTool.ts';
 
 export function renderCollections(answer: ListCollectionsResult): string {
   const lines = answer.collections.map(
@@ -12,17 +11,15 @@ export function renderCollections(answer: ListCollectionsResult): string {
   return [`${answer.collections.length} collection(s)`, ...lines].join('\n');
 }
 
-export function registerListCollections(server: McpServer, ctx: ServiceContext, logger?: Logger): void {
-  server.registerTool(
-    'arkivector_list_collections',
-    {
-      title: 'List vector collections',
-      description:
-        "Lists the vector collections on this node: name, dimension (halfvec(D)), metric and index, declared attributes (usable in filters), live entity count, and the block the answer reflects (as_of_block) with the node's sync_state. Call this first to learn collection names, dimensions and attribute names.",
-      inputSchema: listArgs,
-      outputSchema: listResultShape,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    async (args) => run(() => listCollections(ctx, args), renderCollections, logger),
-  );
-}
+export const listCollectionsTool = defineTool({
+  name: 'arkivector_list_collections',
+  title: 'List vector collections',
+  description:
+    "Lists the vector collections on this node: name, dimension (halfvec(D)), metric and index, declared attributes (usable in filters), live entity count, and the block the answer reflects (as_of_block) with the node's sync_state. Call this first to learn collection names, dimensions and attribute names.",
+  input: listArgs,
+  output: listResultShape,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  needs: 'read',
+  call: (ctx, args) => listCollections(ctx, args),
+  render: renderCollections,
+});

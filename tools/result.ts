@@ -1,8 +1,9 @@
 // Converts service answers and errors into MCP tool results: one text block plus structuredContent on
-// success; isError with the problem object as text on failure (DESIGN.md §8). Unknown errors are
-// logged in full and answered generically, so no stack or secret reaches a client.
+// success; isError with the problem object as text on failure (DESIGN.md §8), the same object REST
+// answers. Unknown errors are logged in full and answered generically, so no stack or secret reaches a
+// client; a caller's mistake (any ArkivectorError) is never logged as a server error.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ArkivectorError, toProblem } from '../src/errors.ts';
+import { internalProblem, problemFor } from '../src/errors.ts';
 
 export type Logger = { error(fields: Record<string, unknown>, message: string): void };
 
@@ -10,23 +11,10 @@ export function success(text: string, structured: object): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
 }
 
-export function failure(error: unknown, logger?: Logger): CallToolResult {
-  const known = error instanceof ArkivectorError ? error : undefined;
+export function failure(error: unknown, logger?: Logger, style: 'problem' | 'message' = 'problem'): CallToolResult {
+  const known = problemFor(error);
   if (!known) logger?.error({ error: (error as Error)?.stack ?? String(error) }, 'tool failed');
-  const problem = toProblem(known ?? new ArkivectorError('internal', 'internal error; the server log has the details'));
-  return { content: [{ type: 'text', text: JSON.stringify(problem) }], isError: true };
-}
-
-/** Runs one service operation and renders its answer or its error. */
-export async function run<T extends object>(
-  operation: () => Promise<T>,
-  render: (answer: T) => string,
-  logger?: Logger,
-): Promise<CallToolResult> {
-  try {
-    const answer = await operation();
-    return success(render(answer), answer);
-  } catch (error) {
-    return failure(error, logger);
-  }
+  const problem = known ?? internalProblem();
+  const text = style === 'message' ? problem.detail : JSON.stringify(problem);
+  return { content: [{ type: 'text', text }], isError: true };
 }

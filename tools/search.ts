@@ -1,10 +1,9 @@
 // arkivector_search: nearest neighbours with Arkiv filters; the text lists rank, id, score, attributes
 // and (when asked) documents.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { search, type SearchResult, type ServiceContext } from '../src/service/index.ts';
+import { search, type SearchResult } from '../src/service/index.ts';
 import { SEARCH_K_MAX } from '../src/service/limits.ts';
 import { searchArgs, searchResultShape } from '../src/service/schemas.ts';
-import { run, type Logger } from './result.ts';
+import { defineTool } from './defineTool.ts';
 
 const formatValue = (a: { type: string; value: unknown }) =>
   a.type === 'str' ? JSON.stringify(a.value) : String(a.value);
@@ -22,16 +21,14 @@ export function renderSearch(answer: SearchResult): string {
   return [head, ...lines].join('\n');
 }
 
-export function registerSearch(server: McpServer, ctx: ServiceContext, logger?: Logger): void {
-  server.registerTool(
-    'arkivector_search',
-    {
-      title: 'Search a vector collection',
-      description: `Finds the k nearest entities (k 1-${SEARCH_K_MAX}, default 10) of a collection to a query vector (with the collection's dimension), or to text (mode "keyword" is BM25 over documents and needs no embedder; "semantic" and "hybrid" need one). Filter with where (Arkiv syntax, e.g. topic = str('pets') && stars >= 4, $owner = 0x...) and/or filter (JSON). Filtered searches never return fewer than k results when k entities pass the filter. The answer carries as_of_block; pass min_block to wait until a block you wrote in is indexed.`,
-      inputSchema: searchArgs,
-      outputSchema: searchResultShape,
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    async (args) => run(() => search(ctx, args), renderSearch, logger),
-  );
-}
+export const searchTool = defineTool({
+  name: 'arkivector_search',
+  title: 'Search a vector collection',
+  description: `Finds the k nearest entities (k 1-${SEARCH_K_MAX}, default 10) of a collection to a query vector (with the collection's dimension), or to text (mode "keyword" is BM25 over documents and needs no embedder; "semantic" and "hybrid" need one). Filter with where (Arkiv syntax, e.g. topic = str('pets') && stars >= 4, $owner = 0x...) and/or filter (JSON). Filtered searches never return fewer than k results when k entities pass the filter. The answer carries as_of_block; pass min_block to wait until a block you wrote in is indexed.`,
+  input: searchArgs,
+  output: searchResultShape,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  needs: 'read',
+  call: (ctx, args) => search(ctx, args),
+  render: renderSearch,
+});

@@ -1,15 +1,22 @@
-// buildServer: the only place an McpServer is assembled; the stdio and HTTP entry points call it.
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidArgumentError, type ServiceContext } from '../src/service/index.ts';
-import { registerCount } from './count.ts';
-import { registerDelete } from './delete.ts';
-import { registerKuraDbTools } from './kuradb.ts';
-import { registerUpsert } from './upsert.ts';
-import { registerGet } from './get.ts';
-import { registerListCollections } from './listCollections.ts';
-import { failure, type Logger } from './result.ts';
-import { registerSearch } from './search.ts';
+// buildServer: the only place an MCP server is assembled; the stdio and HTTP entry points call it. The
+// tool table (table.ts) is served through the SDK's public request-handler API: tools/list from the
+// table, tools/call straight to the service operation, which validates the raw arguments itself, so a
+// schema error is the same problem object on MCP and REST.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { ForbiddenError, SignerNotConfiguredError, type ServiceContext } from '../src/service/index.ts';
+import type { ToolDefinition } from './defineTool.ts';
+import { progressReporter } from './progress.ts';
+import { failure, success, type Logger } from './result.ts';
+import { TOOLS } from './table.ts';
 
 export const SERVER_NAME = 'arkivector';
 export const SERVER_VERSION = '0.1.0';
@@ -32,46 +39,60 @@ export interface BuildServerDeps {
   observe?: (tool: string, ok: boolean, seconds: number) => void;
 }
 
-export function buildServer({ ctx, logger, observe, canWrite = true, compat }: BuildServerDeps): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS });
-  if (observe) observeToolCalls(server, observe);
-  // The SDK answers schema violations with plain text; DESIGN.md §8 wants the same problem object the
-  // REST API returns, so its error renderer is replaced for this instance.
-  (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = (message: string) =>
-    failure(
-      /Input validation error/.test(message)
-        ? new InvalidArgumentError(message.replace(/^MCP error -32602: /, ''))
-        : new Error(message),
-      logger,
-    );
-  registerListCollections(server, ctx, logger);
-  registerSearch(server, ctx, logger);
-  registerGet(server, ctx, logger);
-  registerCount(server, ctx, logger);
-  if (compat === 'kuradb') registerKuraDbTools(server, ctx, logger);
-  // Signer-only tools are listed only when this node can sign and the caller may write.
-  if (ctx.writer && canWrite) {
-    registerUpsert(server, ctx, logger);
-    registerDelete(server, ctx, logger);
+// JSON Schemas are derived once per tool, not per request (HTTP builds a server per request). The
+// options are the ones the SDK's McpServer used, so the listed surface is unchanged.
+const listings = new Map<string, Tool>();
+function listing(tool: ToolDefinition): Tool {
+  let entry = listings.get(tool.name);
+  if (!entry) {
+    const schema = (shape: z.ZodRawShape, io: 'input' | 'output') =>
+      z.toJSONSchema(z.object(shape), { target: 'draft-7', io }) as Tool['inputSchema'];
+    entry = {
+      name: tool.name,
+      ...(tool.title !== undefined ? { title: tool.title } : {}),
+      description: tool.description,
+      inputSchema: schema(tool.input, 'input'),
+      outputSchema: schema(tool.output, 'output'),
+      annotations: tool.annotations,
+    };
+    listings.set(tool.name, entry);
   }
-  return server;
+  return entry;
 }
 
-// run() in result.ts cannot tell which tool it runs for without changing every tool file, so the
-// handlers are timed where their names are known: at registration, on this instance only.
-function observeToolCalls(server: McpServer, observe: NonNullable<BuildServerDeps['observe']>): void {
-  type Handler = (...args: unknown[]) => CallToolResult | Promise<CallToolResult>;
-  const register = server.registerTool.bind(server) as (name: string, config: unknown, handler: Handler) => unknown;
-  (server as unknown as { registerTool: typeof register }).registerTool = (name, config, handler) =>
-    register(name, config, async (...args: unknown[]) => {
-      const started = process.hrtime.bigint();
-      let ok = false;
-      try {
-        const result = await handler(...args);
-        ok = result.isError !== true;
-        return result;
-      } finally {
-        observe(name, ok, Number(process.hrtime.bigint() - started) / 1e9);
+const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+export function buildServer({ ctx, logger, observe, canWrite = true, compat }: BuildServerDeps): Server {
+  const server = new Server(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+  );
+  const exists = (tool: ToolDefinition) => tool.compat === undefined || tool.compat === compat;
+  // Signer-only tools are listed only when this node can sign and the caller may write.
+  const listed = (tool: ToolDefinition) =>
+    exists(tool) && (tool.needs === 'read' || (ctx.writer !== undefined && canWrite));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.filter(listed).map(listing) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = BY_NAME.get(request.params.name);
+    // A name this node never serves is a protocol error, as the SDK's own server answers it.
+    if (!tool || !exists(tool)) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    const started = process.hrtime.bigint();
+    let ok = false;
+    try {
+      if (tool.needs === 'write') {
+        // The real reason first: without a signer no token could make this call succeed.
+        if (!ctx.writer) throw new SignerNotConfiguredError();
+        if (!canWrite) throw new ForbiddenError(`${tool.name} needs the write scope`);
       }
-    });
+      const answer = await tool.call(ctx, request.params.arguments ?? {}, { progress: progressReporter(extra) });
+      ok = true;
+      return success(tool.render(answer), answer);
+    } catch (error) {
+      return failure(error, logger, tool.errorStyle);
+    } finally {
+      observe?.(tool.name, ok, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  });
+  return server;
 }

@@ -4,7 +4,7 @@
 // serveHttp; tests call it over a real socket.
 import { Hono, type Context } from 'hono';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ArkivectorError, ERROR_STATUS, ERROR_TITLE, toProblem, type ErrorCode, type Problem } from '../errors.ts';
+import { ArkivectorError, internalProblem, problemFor, toProblem, type Problem } from '../errors.ts';
 import {
   MAX_REQUEST_BYTES,
   count,
@@ -14,6 +14,7 @@ import {
   getCollection,
   listCollections,
   search,
+  SignerNotConfiguredError,
   status,
   upsert,
   type ServiceContext,
@@ -21,6 +22,7 @@ import {
 import { buildServer, type BuildServerDeps } from '../../tools/server.ts';
 import { AccessError, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
 import type { Metrics } from './metrics.ts';
+import { createRateLimiter, RateLimitedError } from './rateLimit.ts';
 
 type LogFn = (fields: Record<string, unknown>, message: string) => void;
 export interface HttpLogger {
@@ -36,45 +38,14 @@ export interface HttpAppDeps {
   logger: HttpLogger;
   /** What each /mcp request's server is built from; `observe` defaults to metrics.observeTool. */
   mcp: BuildServerDeps;
+  /** Requests per minute per caller (token, else client IP); 0 or absent: no limit. */
+  rateLimitPerMinute?: number;
 }
 
 type Env = { Variables: { route: string; grant: Grant } };
 type Ctx = Context<Env>;
 
 const PROBLEM_TYPE = 'application/problem+json';
-
-/** Errors from layers that mirror ArkivectorError without extending it (the engine's EngineError). */
-interface RenderableError {
-  code: ErrorCode;
-  status: number;
-  shortMessage?: string;
-  message: string;
-  meta?: Record<string, unknown>;
-}
-
-function isRenderable(error: unknown): error is RenderableError {
-  if (error instanceof ArkivectorError) return true;
-  const e = error as Partial<RenderableError> | null;
-  return (
-    typeof e === 'object' &&
-    e !== null &&
-    typeof e.code === 'string' &&
-    Object.hasOwn(ERROR_STATUS, e.code) &&
-    typeof e.status === 'number'
-  );
-}
-
-function problemOf(error: RenderableError): Problem {
-  if (error instanceof ArkivectorError) return toProblem(error);
-  return {
-    type: `https://arkivector.dev/errors/${error.code}`,
-    title: ERROR_TITLE[error.code],
-    status: error.status,
-    detail: error.shortMessage ?? error.message,
-    code: error.code,
-    ...(error.meta ?? {}),
-  };
-}
 
 function problemResponse(
   problem: Problem | Record<string, unknown>,
@@ -160,6 +131,12 @@ const queryBoolean = (value: string | undefined): unknown =>
 /** A path parameter of the route (Hono has already percent-decoded it). */
 const pathParam = (c: Ctx, name: string): string => c.req.param(name) ?? '';
 
+/** The peer address of the connection (@hono/node-server's bindings); `unknown` in process (app.request). */
+function clientAddress(c: Ctx): string {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
+}
+
 /** Drops undefined values, so absent query parameters stay absent for zod's defaults. */
 function defined(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
@@ -177,6 +154,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   const { ctx, access, metrics, logger } = deps;
   const mcpDeps: BuildServerDeps = { ...deps.mcp, observe: deps.mcp.observe ?? metrics.observeTool };
   const app = new Hono<Env>();
+  const limiter = createRateLimiter(deps.rateLimitPerMinute ?? 0);
 
   app.use('*', async (c, next) => {
     const started = process.hrtime.bigint();
@@ -194,10 +172,12 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   });
 
   app.onError((error, c) => {
-    if (isRenderable(error)) {
+    const problem = problemFor(error);
+    if (problem) {
       const headers: Record<string, string> = {};
       if (error instanceof AccessError && error.challenge) headers['www-authenticate'] = error.challenge;
-      return problemResponse(problemOf(error), error.status, headers);
+      if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds);
+      return problemResponse(problem, problem.status, headers);
     }
     // Security: unknown errors are logged in full here and answered generically, so no stack, path or
     // configuration detail reaches the client.
@@ -209,10 +189,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       },
       'request failed',
     );
-    return problemResponse(
-      toProblem(new ArkivectorError('internal', 'internal error; the server log has the details')),
-      500,
-    );
+    return problemResponse(internalProblem(), 500);
   });
 
   app.notFound((c) => problemResponse(notFoundProblem(c.req.method, c.req.path), 404));
@@ -226,6 +203,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   ) => {
     app.on(method, path, async (c) => {
       c.set('route', path);
+      // The real reason first: without a signer no token could make a write succeed.
+      if (scope === 'write' && !ctx.writer) throw new SignerNotConfiguredError();
       if (scope !== null) {
         // Security: every guarded route authorizes before reading its body or touching the service.
         c.set(
@@ -236,9 +215,15 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
               authorization: c.req.header('authorization'),
               origin: c.req.header('origin'),
               host: c.req.header('host'),
+              forwarded: c.req.header('forwarded') !== undefined || c.req.header('x-forwarded-for') !== undefined,
             },
             scope,
           ),
+        );
+        // Tokens are limited by name; anonymous and local callers by the address they connect from.
+        const { principal } = c.get('grant');
+        limiter.take(
+          principal === 'anonymous' || principal === 'local' ? `ip:${clientAddress(c)}` : `token:${principal}`,
         );
       }
       return handler(c);

@@ -35,6 +35,11 @@ export interface AccessRequest {
   authorization?: string | null;
   origin?: string | null;
   host?: string | null;
+  /**
+   * Whether the request carries `Forwarded` or `X-Forwarded-For`: it came through a proxy, so the
+   * loopback peer address says nothing about the real caller.
+   */
+  forwarded?: boolean;
 }
 
 /**
@@ -247,7 +252,15 @@ export function authorize(policy: AccessPolicy, request: AccessRequest, scope: S
   }
   // Security: --public-read opens reads only; writes still need a token or local trust.
   if (scope === 'read' && policy.publicRead) return { principal: 'anonymous', scopes: READ_ONLY };
-  if (policy.loopback && policy.tokens.length === 0) {
+  // Security: --public-read turns local trust off for writes (DESIGN.md §9), and a proxied request is
+  // never local: behind a reverse proxy on loopback every remote caller would otherwise get every scope.
+  const localTrust = policy.loopback && policy.tokens.length === 0 && !(scope === 'write' && policy.publicRead);
+  if (localTrust && request.forwarded === true)
+    throw new AccessError(
+      'forbidden',
+      'requests through a proxy (Forwarded / X-Forwarded-For) get no local trust; configure tokens',
+    );
+  if (localTrust) {
     // Security: trust-local mode. A loopback bind only accepts local connections, but a browser on this
     // machine can be steered here by DNS rebinding: the Host then names the attacker's domain and any
     // cross-site request carries its Origin. Both must be loopback.

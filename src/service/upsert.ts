@@ -42,12 +42,20 @@ export function vectorContent(
   } catch (error) {
     if (error instanceof ArkivectorError) {
       throw new ArkivectorError(error.code, `entities[${index}]: ${error.shortMessage}`, {
-        meta: { ...error.meta, index },
+        // The same `errors` list as a schema error, so every invalid_argument reads alike (DESIGN.md §8).
+        meta: { ...error.meta, index, errors: entityErrors(error, index) },
       });
     }
     throw error;
   }
 }
+
+const entityErrors = (error: ArkivectorError, index: number) =>
+  (
+    (error.meta.errors as { path: string; message: string }[] | undefined) ?? [
+      { path: '', message: error.shortMessage },
+    ]
+  ).map((e) => ({ path: e.path ? `entities.${index}.${e.path}` : `entities.${index}`, message: e.message }));
 
 export async function upsert(
   ctx: ServiceContext,

@@ -17,6 +17,7 @@ import {
   parseTokensFile,
   type AccessPolicy,
 } from '../../src/http/index.ts';
+import type { ServiceContext } from '../../src/service/index.ts';
 import { assertProblem, call, startChain, type Chain } from './fixture.ts';
 
 const READER = 'r-secret-0123456789';
@@ -25,6 +26,20 @@ const tokensJson = JSON.stringify([
   { name: 'reader', sha256: hashSecret(READER), scopes: ['read'] },
   { name: 'writer', sha256: hashSecret(WRITER), scopes: ['write'] },
 ]);
+
+// Authorization is decided before the writer is used, so refusals only need a node that has one.
+const STUB_WRITER = { address: '0x0000000000000000000000000000000000000001' } as unknown as ServiceContext['writer'];
+
+/** One MCP JSON-RPC request over plain HTTP (stateless server: no initialize needed). */
+async function mcpCall(url: string, method: string, params: object) {
+  const answer = await call(`${url}/mcp`, {
+    method: 'POST',
+    headers: { accept: 'application/json, text/event-stream' },
+    json: { jsonrpc: '2.0', id: 1, method, params },
+  });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body;
+}
 
 const expectAccessError = (fn: () => unknown, code: 'unauthorized' | 'forbidden') =>
   assert.throws(fn, (error: unknown) => error instanceof AccessError && error.code === code);
@@ -158,6 +173,12 @@ describe('http/auth: policy', () => {
     );
     expectAccessError(() => authorize(local, { host: '127.0.0.1:8787', origin: 'null' }, 'read'), 'forbidden');
 
+    // --public-read turns local trust off for writes; a proxied request is never local.
+    const localPublic: AccessPolicy = { ...local, publicRead: true };
+    assert.equal(authorize(localPublic, { host: '127.0.0.1:8787' }, 'read').principal, 'anonymous');
+    expectAccessError(() => authorize(localPublic, { host: '127.0.0.1:8787' }, 'write'), 'unauthorized');
+    expectAccessError(() => authorize(local, { host: '127.0.0.1:8787', forwarded: true }, 'read'), 'forbidden');
+
     // Nothing trusts the network when bound elsewhere without tokens.
     expectAccessError(() => authorize({ ...local, host: '0.0.0.0', loopback: false }, {}, 'read'), 'unauthorized');
   });
@@ -195,13 +216,25 @@ describe('http/auth: through the HTTP surface', () => {
     assert.equal(read.status, 200);
     assert.equal(read.body.collections[0].name, 'notes');
 
-    const write = await call(`${node.url}/v1/collections/notes/entities`, {
+    // On a node without a signer the real reason comes first, whoever asks.
+    assertProblem(
+      await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', headers: bearer(READER), json: {} }),
+      501,
+      'signer_not_configured',
+    );
+    // With a signer, the read token lacks the write scope (refused before the signer is touched).
+    const signing = await chain.node({
+      access: await loadAccessPolicy({ tokensFile: file, publicRead: false, host: '0.0.0.0' }),
+      ctx: { writer: STUB_WRITER },
+    });
+    const write = await call(`${signing.url}/v1/collections/notes/entities`, {
       method: 'POST',
       headers: bearer(READER),
       json: {},
     });
     assertProblem(write, 403, 'forbidden');
     assert.match(write.headers.get('www-authenticate')!, /error="insufficient_scope", scope="write"/);
+    assertProblem(await call(`${signing.url}/v1/collections`, { method: 'POST', json: {} }), 401, 'unauthorized');
 
     // write implies read; with the scope, the write route reaches the (absent) signer.
     assert.equal(
@@ -233,8 +266,8 @@ describe('http/auth: through the HTTP surface', () => {
     assert.equal((await call(`${node.url}/v1/status`, { headers: bearer('env-reader') })).status, 200);
     assertProblem(
       await call(`${node.url}/v1/collections`, { method: 'POST', headers: bearer('env-reader'), json: {} }),
-      403,
-      'forbidden',
+      501,
+      'signer_not_configured',
     );
     assertProblem(
       await call(`${node.url}/v1/collections`, { method: 'POST', headers: bearer('env-writer'), json: {} }),
@@ -254,7 +287,59 @@ describe('http/auth: through the HTTP surface', () => {
       (await call(`${node.url}/v1/collections`, { headers: { origin: 'https://app.example' } })).status,
       200,
     );
-    assertProblem(await call(`${node.url}/v1/collections`, { method: 'POST', json: {} }), 401, 'unauthorized');
+    // No signer: the write is refused for that reason, not for a missing token.
+    assertProblem(await call(`${node.url}/v1/collections`, { method: 'POST', json: {} }), 501, 'signer_not_configured');
+  });
+
+  test('--public-read on loopback with a signer: anonymous writes are refused on REST and MCP', async () => {
+    const node = await chain.node({
+      access: await loadAccessPolicy({ publicRead: true, host: '127.0.0.1' }),
+      ctx: { writer: STUB_WRITER },
+    });
+    assert.equal((await call(`${node.url}/v1/collections`)).status, 200);
+    for (const [method, path] of [
+      ['POST', '/v1/collections'],
+      ['POST', '/v1/collections/notes/entities'],
+      ['DELETE', '/v1/collections/notes/entities/cat'],
+    ] as const) {
+      const answer = await call(`${node.url}${path}`, { method, ...(method === 'POST' ? { json: {} } : {}) });
+      assertProblem(answer, 401, 'unauthorized');
+    }
+    const mcp = await mcpCall(node.url, 'tools/list', {});
+    assert.deepEqual(
+      mcp.result.tools.map((t: { name: string }) => t.name).filter((n: string) => /upsert|delete/.test(n)),
+      [],
+    );
+    const upsert = await mcpCall(node.url, 'tools/call', { name: 'arkivector_upsert', arguments: {} });
+    assert.equal(upsert.result.isError, true);
+    assert.equal(JSON.parse(upsert.result.content[0].text).code, 'forbidden');
+  });
+
+  test('behind a proxy on loopback (Forwarded / X-Forwarded-For): no local trust', async () => {
+    const node = await chain.node({
+      access: await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' }),
+      ctx: { writer: STUB_WRITER },
+    });
+    assert.equal((await call(`${node.url}/v1/collections`)).status, 200);
+    for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }] as Record<
+      string,
+      string
+    >[]) {
+      assertProblem(await call(`${node.url}/v1/collections`, { headers }), 403, 'forbidden');
+      assertProblem(
+        await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', json: {}, headers }),
+        403,
+        'forbidden',
+      );
+    }
+    // With --public-read, proxied callers read anonymously and still cannot write.
+    const open = await chain.node({
+      access: await loadAccessPolicy({ publicRead: true, host: '127.0.0.1' }),
+      ctx: { writer: STUB_WRITER },
+    });
+    const headers = { 'x-forwarded-for': '203.0.113.9' };
+    assert.equal((await call(`${open.url}/v1/collections`, { headers })).status, 200);
+    assertProblem(await call(`${open.url}/v1/collections`, { method: 'POST', json: {}, headers }), 401, 'unauthorized');
   });
 
   test('trust-local (loopback bind, no tokens): every scope locally, non-local Origin refused', async () => {
@@ -269,8 +354,12 @@ describe('http/auth: through the HTTP surface', () => {
       403,
       'forbidden',
     );
+    const signing = await chain.node({
+      access: await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' }),
+      ctx: { writer: STUB_WRITER },
+    });
     assertProblem(
-      await call(`${node.url}/v1/collections/notes/entities`, {
+      await call(`${signing.url}/v1/collections/notes/entities`, {
         method: 'POST',
         json: {},
         headers: { origin: 'http://attacker.example' },

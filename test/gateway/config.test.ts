@@ -1,0 +1,48 @@
+// Configuration of the surface: ARKIVECTOR_TOKENS is the documented scope:secret list (never a file
+// path), --rate-limit and --log-format with their twins, and a node exposed without access control is
+// refused before it connects to anything.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pino from 'pino';
+import { ConfigError, envName, parseServeConfig } from '../../src/config.ts';
+import { prettyLine, startGateway } from '../../src/gateway.ts';
+
+test('config: ARKIVECTOR_TOKENS is the scope:secret list; the file flag has ARKIVECTOR_TOKENS_FILE', () => {
+  const config = parseServeConfig([], { ARKIVECTOR_TOKENS: 'read:abc,write:def' });
+  assert.equal(config.tokensFile, undefined);
+  assert.equal(config.tokensEnv, 'read:abc,write:def');
+  assert.equal(envName('tokens'), 'ARKIVECTOR_TOKENS_FILE');
+  assert.equal(parseServeConfig([], { ARKIVECTOR_TOKENS_FILE: '/etc/t.json' }).tokensFile, '/etc/t.json');
+});
+
+test('config: --rate-limit and --log-format, with environment twins', () => {
+  assert.equal(parseServeConfig([], {}).rateLimitPerMinute, undefined);
+  assert.equal(parseServeConfig(['--rate-limit', '30'], {}).rateLimitPerMinute, 30);
+  assert.equal(parseServeConfig([], { ARKIVECTOR_RATE_LIMIT: '0' }).rateLimitPerMinute, 0);
+  assert.equal(parseServeConfig([], {}, { stderrIsTty: false }).logFormat, 'json');
+  assert.equal(parseServeConfig([], {}, { stderrIsTty: true }).logFormat, 'pretty');
+  assert.equal(parseServeConfig(['--log-format', 'json'], {}, { stderrIsTty: true }).logFormat, 'json');
+  assert.equal(parseServeConfig([], { ARKIVECTOR_LOG_FORMAT: 'pretty' }, { stderrIsTty: false }).logFormat, 'pretty');
+  for (const [args, pattern] of [
+    [['--rate-limit=-1'], /--rate-limit must be at least 0/],
+    [['--rate-limit', 'many'], /--rate-limit must be a number/],
+    [['--log-format', 'xml'], /--log-format must be json or pretty/],
+  ] as const)
+    assert.throws(
+      () => parseServeConfig([...args], {}),
+      (e: Error) => e instanceof ConfigError && pattern.test(e.message),
+    );
+});
+
+test('prettyLine: time, level, message and fields of a pino line', () => {
+  const line = JSON.stringify({ level: 40, time: '2026-11-30T12:00:01.000Z', msg: 'chain step failed', failures: 2 });
+  assert.equal(prettyLine(line), '12:00:01 WARN  chain step failed failures=2\n');
+  assert.equal(prettyLine('not json'), 'not json');
+});
+
+test('serve on a public address without access control is refused before connecting to anything', async () => {
+  // Nothing listens on port 9 of loopback: any attempt to reach the RPC would fail differently (and late).
+  const config = parseServeConfig(['--rpc', 'http://127.0.0.1:9', '--http', '0.0.0.0:0'], {});
+  const logger = pino({ level: 'silent' });
+  await assert.rejects(startGateway(config, logger), /refusing to serve on 0\.0\.0\.0 without access control/);
+});
