@@ -20,6 +20,7 @@ import {
   checkDefinitionUpdate,
   type CollectionDefinition,
   DimensionMismatchError,
+  ENTITY_KEY_FORM_REGEX,
   InvalidArgumentError,
   type VectorRecord,
 } from '../collections/index.ts';
@@ -556,14 +557,14 @@ export class CollectionStore {
   // ---- reads ----
 
   /**
-   * A record by id, else by entity key (0x…, case-insensitive).
+   * A record by entity key when `ref` has the key form (0x + 64 hex, case-insensitive), else by id. A
+   * key-form ref is never an id: an entity whose id spelled another's key would otherwise take over its
+   * look-ups (and deletes).
    * @param ref id or key
    * @returns the record or undefined
    */
   get(ref: string): VectorRecord | undefined {
-    let s = this.byId.get(ref);
-    if (s === undefined && ref.startsWith('0x')) s = this.byKey.get(ref.toLowerCase());
-    if (s === undefined && ref.startsWith('0X')) s = this.byKey.get(ref.toLowerCase());
+    const s = ENTITY_KEY_FORM_REGEX.test(ref) ? this.byKey.get(ref.toLowerCase()) : this.byId.get(ref);
     return s === undefined ? undefined : this.recordAt(s);
   }
 

@@ -203,6 +203,7 @@ export const upsertArgs = {
   wait: waitArg,
 };
 export const upsertSchema = z.object(upsertArgs);
+export type UpsertParameters = z.output<typeof upsertSchema>;
 
 export const deleteArgs = {
   collection: collectionArg,
