@@ -25,6 +25,7 @@ import {
   type VectorRecord,
 } from '../collections/index.ts';
 import { AttributeIndex } from './filter/attributeIndex.ts';
+import { QUERY_VALUE_MAX } from './limits.ts';
 import { compileFilter } from './filter/compile.ts';
 import { allowedSlots, estimate, leafCount } from './filter/plan.ts';
 import { buildPredicate, type Column, type RowSource } from './filter/predicate.ts';
@@ -595,7 +596,15 @@ export class CollectionStore {
     if (vector.length !== this.def.dim)
       throw new DimensionMismatchError({ expected: this.def.dim, got: vector.length });
     const q = this.queryBuf;
-    for (let i = 0; i < q.length; i++) q[i] = vector[i]!;
+    for (let i = 0; i < q.length; i++) {
+      const x = vector[i]!;
+      // NaN fails both comparisons; out-of-range values would overflow float32 distances into NaN.
+      if (!(x >= -QUERY_VALUE_MAX && x <= QUERY_VALUE_MAX))
+        throw new InvalidArgumentError(
+          `vector[${i}]: ${x} is not a finite number within ±${QUERY_VALUE_MAX.toExponential()}`,
+        );
+      q[i] = x;
+    }
     return q;
   }
 
