@@ -205,6 +205,10 @@ class Parser {
         return this.decimalLiteral(t);
       case 'ident':
         if (this.isTypedStart(0)) return this.parseTyped();
+        if (this.isBareBool(t)) {
+          this.next();
+          return { kind: 'typed', type: 'bool', value: t.text === 'true', text: t.text };
+        }
         break;
       default:
         break;
@@ -236,6 +240,11 @@ class Parser {
     return items.map((item) => ('kind' in item ? item : this.numberLiteral(item)));
   }
 
+  /** `flag = true`: the where dialect reads bare true/false as bool(true)/bool(false). */
+  private isBareBool(t: Token): boolean {
+    return this.dialect === 'where' && t.type === 'ident' && (t.text === 'true' || t.text === 'false');
+  }
+
   private valueClass(): ValueClass | undefined {
     const t = this.peek();
     switch (t.type) {
@@ -247,6 +256,7 @@ class Parser {
       case 'decimal':
         return 'numeric';
       case 'ident':
+        if (this.isBareBool(t)) return 'bool';
         if (!this.isTypedStart(0)) return undefined;
         if (t.text === 'str') return 'string';
         if (t.text === 'bool') return 'bool';

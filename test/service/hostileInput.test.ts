@@ -148,4 +148,24 @@ describe('hostile numbers and nesting', () => {
       'invalid_filter',
     );
   });
+
+  test('papercuts (issue 14): bare true/false on a bool attribute; a search without vector and text says so', async () => {
+    const store = new CollectionStore('flags', definition(2, { featured: 'bool' }));
+    await store.apply({
+      remove: [],
+      upsert: [makeRecord(1, [1, 0], { featured: true }), makeRecord(2, [0, 1], { featured: false })],
+    });
+    assert.equal(store.count({ where: 'featured = true' }), 1);
+    assert.equal(store.count({ where: 'featured != true' }), 1);
+    assert.equal(store.count({ where: 'featured IN (true false)' }), 2);
+    assert.equal(store.search({ vector: [0, 1], k: 2, where: 'featured = false' }).results[0]?.record.id, 'id-2');
+    assert.throws(() => store.count({ where: 'featured = yes' }), { code: 'invalid_filter' });
+
+    const rest = await search({ k: 2 });
+    assertProblem(rest, 400, 'invalid_argument');
+    assert.match(rest.body.detail, /vector or text/);
+    const p = await mcpProblem('arkivector_search', { collection: 'notes' });
+    assert.equal(p.code, 'invalid_argument');
+    assert.match((p as unknown as { detail: string }).detail, /vector or text: one of them is required/);
+  });
 });
