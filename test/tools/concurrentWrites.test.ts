@@ -15,7 +15,7 @@ import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
 import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
-import { definitionArgs } from '../helpers/writes.ts';
+import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
 
 const open: CollectionDefinition = {
   index: { m: 16, ef_construction: 64, ef_search: 40 },
@@ -166,6 +166,52 @@ describe('write daemon: concurrent writers through one signer', () => {
       assert.equal(refused.problem?.code, 'invalid_argument');
       const after = await rpcResult<string>(devnet, 'eth_getTransactionCount', [devnet.accounts[1].address, 'pending']);
       assert.equal(after, nonce, 'nothing was sent');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a key-form ref is a key on MCP and REST get/delete; an entity whose id spells that key is skipped', async () => {
+    const client = await connect(writer.httpUrl!);
+    try {
+      const made = outcome(
+        await client.callTool({
+          name: 'arkivector_upsert',
+          arguments: { collection: 'crowd', entities: [{ id: 'victim', vector: [0, 0, 1] }] },
+        }),
+      );
+      const key = (made.value!.results as { key: string }[])[0]!.key;
+      // A hostile writer (account 2) hand-crafts an entity whose id is the victim's key, past the codec.
+      const honest = vectorArgs('crowd', { id: 'impostor', vector: [1, 0, 0] }, open);
+      const attributes = honest.attributes.map((a) => (a.key === 'arkivector_id' ? { key: a.key, value: key } : a));
+      await walletClient(devnet, 2).createEntity({ ...honest, attributes });
+      const head = Number(await rpcResult<string>(devnet, 'eth_blockNumber'));
+      for (const node of [writer, replica]) {
+        const upper = `0x${key.slice(2).toUpperCase()}`;
+        const rest = (await (
+          await fetch(`${node.httpUrl}/v1/collections/crowd/entities/${upper}?min_block=${head}`)
+        ).json()) as { entity: { id: string; key: string } };
+        assert.deepEqual([rest.entity.id, rest.entity.key], ['victim', key]);
+      }
+      const got = outcome(
+        await client.callTool({
+          name: 'arkivector_get',
+          arguments: { collection: 'crowd', ref: key, min_block: head },
+        }),
+      );
+      assert.equal((got.value!.entity as { id: string }).id, 'victim');
+      const dry = outcome(
+        await client.callTool({ name: 'arkivector_delete', arguments: { collection: 'crowd', refs: [key] } }),
+      );
+      assert.deepEqual(dry.value!.results, [{ id: 'victim', key, op: 'delete' }]);
+      const rest = (await (
+        await fetch(`${writer.httpUrl}/v1/collections/crowd/entities/${key}?dry_run=true`, { method: 'DELETE' })
+      ).json()) as { results: unknown };
+      assert.deepEqual(rest.results, [{ id: 'victim', key, op: 'delete' }]);
+      const described = (await (await fetch(`${replica.httpUrl}/v1/collections/crowd?min_block=${head}`)).json()) as {
+        stats: { rejected: number };
+      };
+      assert.equal(described.stats.rejected, 1, 'the impostor is skipped and counted');
     } finally {
       await client.close();
     }
