@@ -216,4 +216,26 @@ describe('write daemon: concurrent writers through one signer', () => {
       await client.close();
     }
   });
+
+  test("a nonce spent behind the writer's back (another process with the same key) heals: no tx_failed", async () => {
+    const client = await connect(writer.httpUrl!);
+    try {
+      const write = async (id: string) =>
+        outcome(
+          await client.callTool({
+            name: 'arkivector_upsert',
+            arguments: { collection: 'crowd', entities: [{ id, vector: [1, 1, 0] }], wait: 'receipt' },
+          }),
+        );
+      assert.equal((await write('before-gap')).problem, undefined);
+      // The node's next nonce is now stale: the chain has moved on without it.
+      await walletClient(devnet, 1).createEntity(vectorArgs('crowd', { id: 'outside', vector: [0, 1, 1] }, open));
+      await walletClient(devnet, 1).createEntity(vectorArgs('crowd', { id: 'outside-2', vector: [0, 1, 1] }, open));
+      const healed = await write('after-gap');
+      assert.equal(healed.problem, undefined, JSON.stringify(healed.problem));
+      assert.equal((await write('after-heal')).problem, undefined);
+    } finally {
+      await client.close();
+    }
+  });
 });
