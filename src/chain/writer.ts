@@ -2,8 +2,14 @@
 // local key, and waits for receipts. It returns the transaction hash as soon as the node accepted it, so
 // `wait: none` answers before the receipt; entity keys are computable from that hash (entityKey).
 // viem is used directly because the SDK's mutateEntities only returns after the receipt.
+//
+// Every write of one signer goes through one ordered queue with a nonce this module owns: concurrent
+// sends handed out nonces locally (viem's nonce manager) and lost batches to "nonce too high/low" as soon
+// as one send failed. Here a nonce is only spent when the node accepted the transaction, and any failure
+// re-reads the pending nonce from the chain, so a refused send never poisons the next and a gap left by
+// a crash heals.
 import { bytesToHex, createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from 'viem';
-import { nonceManager, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { ARKIV_ADDRESS } from './protocol.ts';
 import { encodeStorageTransaction, type StorageOps } from './storageTransaction.ts';
 
@@ -28,10 +34,17 @@ export class TransactionRefusedError extends Error {
   override name = 'TransactionRefusedError';
 }
 
+/** Sends retried with a freshly read nonce when the node refuses one for its nonce. */
+export const NONCE_RETRIES = 3;
+
 export interface ChainWriter {
   readonly address: Address;
   balance(): Promise<bigint>;
-  send(ops: StorageOps): Promise<SentTransaction>;
+  /**
+   * Sends in call order, one at a time. `ops` may be a function: it runs at the job's turn, after every
+   * earlier send was accepted or refused, so it sees their effects (a throw fails only this job).
+   */
+  send(ops: StorageOps | (() => StorageOps)): Promise<SentTransaction>;
   waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionOutcome>;
 }
 
@@ -53,26 +66,47 @@ export function createChainWriter(options: { rpcUrl: string; chainId: number; pr
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [options.rpcUrl] } },
   });
-  // The nonce manager hands out nonces locally, so concurrent upserts from one signer do not collide.
-  const account = privateKeyToAccount(options.privateKey, { nonceManager });
+  const account = privateKeyToAccount(options.privateKey);
   const transport = http(options.rpcUrl, { retryCount: 2 });
   const wallet = createWalletClient({ chain, transport, account });
   const reader = createPublicClient({ chain, transport, pollingInterval: 250 });
-  return {
-    address: account.address.toLowerCase() as Address,
-    balance: () => reader.getBalance({ address: account.address }),
-    async send(ops) {
-      const data = bytesToHex(encodeStorageTransaction(ops));
+  let queue: Promise<unknown> = Promise.resolve();
+  /** The next nonce to use; undefined = read the pending nonce from the chain first. */
+  let nonce: number | undefined;
+  async function sendInOrder(data: Hex): Promise<Hex> {
+    for (let attempt = 0; ; attempt++) {
       try {
-        const hash = await wallet.sendTransaction({ to: ARKIV_ADDRESS, data, value: 0n });
-        return { hash };
+        nonce ??= await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
+        const hash = await wallet.sendTransaction({ to: ARKIV_ADDRESS, data, value: 0n, nonce });
+        nonce++;
+        return hash;
       } catch (error) {
+        // Whether the node took the nonce is unknown (a timeout may follow acceptance): ask it next time.
+        nonce = undefined;
         // viem names transport failures HttpRequestError / TimeoutError (possibly as the cause).
         const names = [(error as Error).name, (error as { cause?: Error }).cause?.name];
         if (names.some((n) => n === 'HttpRequestError' || n === 'TimeoutError'))
           throw new ChainUnreachableError('the RPC cannot be reached to send the transaction');
-        throw new TransactionRefusedError(nodeReason(error));
+        const reason = nodeReason(error);
+        if (/nonce/i.test(reason) && attempt < NONCE_RETRIES) continue;
+        throw new TransactionRefusedError(reason);
       }
+    }
+  }
+  return {
+    address: account.address.toLowerCase() as Address,
+    balance: () => reader.getBalance({ address: account.address }),
+    send(ops) {
+      const job = queue.then(async () => {
+        const data = bytesToHex(encodeStorageTransaction(typeof ops === 'function' ? ops() : ops));
+        return { hash: await sendInOrder(data) };
+      });
+      // The queue continues whatever this job's outcome; the caller sees the outcome.
+      queue = job.then(
+        () => undefined,
+        () => undefined,
+      );
+      return job;
     },
     async waitForReceipt(hash, timeoutMs) {
       const receipt = await reader.waitForTransactionReceipt({ hash, timeout: timeoutMs, pollingInterval: 250 });

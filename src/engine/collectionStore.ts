@@ -20,10 +20,12 @@ import {
   checkDefinitionUpdate,
   type CollectionDefinition,
   DimensionMismatchError,
+  ENTITY_KEY_FORM_REGEX,
   InvalidArgumentError,
   type VectorRecord,
 } from '../collections/index.ts';
 import { AttributeIndex } from './filter/attributeIndex.ts';
+import { QUERY_VALUE_MAX } from './limits.ts';
 import { compileFilter } from './filter/compile.ts';
 import { allowedSlots, estimate, leafCount } from './filter/plan.ts';
 import { buildPredicate, type Column, type RowSource } from './filter/predicate.ts';
@@ -421,7 +423,6 @@ export class CollectionStore {
         this.vectors.write(slots[i]!, incoming[i]!.vector);
         this.graph.add(this.vectors.view(slots[i]!), label);
         labels.push(label);
-        this.keyword.add(slots[i]!, incoming[i]!.document);
         if ((i & 15) === 15 && performance.now() - t0 > SLICE_MS) {
           await yieldToLoop();
           t0 = performance.now();
@@ -444,7 +445,11 @@ export class CollectionStore {
         this.staged = undefined;
         for (const s of removeSlots) this.removeSlot(s);
         this.ensureSlotCapacity(this.slotCount);
-        for (let i = 0; i < incoming.length; i++) this.placeSlot(slots[i]!, stored(incoming[i]!), labels[i]!);
+        for (let i = 0; i < incoming.length; i++) {
+          this.placeSlot(slots[i]!, stored(incoming[i]!), labels[i]!);
+          // Here, not in prepare: staged documents would change BM25 statistics for readers mid-block.
+          this.keyword.add(slots[i]!, incoming[i]!.document);
+        }
         this.pending = false;
         if (this.needsRebuild()) {
           const run = this.queue.then(() => this.rebuild());
@@ -465,7 +470,6 @@ export class CollectionStore {
 
   private unstage(labels: number[], slots: number[]): void {
     for (const label of labels) this.graph.remove(label);
-    for (const s of slots) this.keyword.remove(s);
     this.freeSlots.push(...slots);
     this.pending = false;
   }
@@ -492,7 +496,7 @@ export class CollectionStore {
     this.graph.remove(label);
     this.labelSlot[label] = -1;
     this.slotLabel[slot] = -1;
-    this.keyword.remove(slot);
+    this.keyword.remove(slot, rec.document);
     if (this.byId.get(rec.id) === slot) this.byId.delete(rec.id);
     const key = rec.key.toLowerCase();
     if (this.byKey.get(key) === slot) this.byKey.delete(key);
@@ -556,14 +560,14 @@ export class CollectionStore {
   // ---- reads ----
 
   /**
-   * A record by id, else by entity key (0x…, case-insensitive).
+   * A record by entity key when `ref` has the key form (0x + 64 hex, case-insensitive), else by id. A
+   * key-form ref is never an id: an entity whose id spelled another's key would otherwise take over its
+   * look-ups (and deletes).
    * @param ref id or key
    * @returns the record or undefined
    */
   get(ref: string): VectorRecord | undefined {
-    let s = this.byId.get(ref);
-    if (s === undefined && ref.startsWith('0x')) s = this.byKey.get(ref.toLowerCase());
-    if (s === undefined && ref.startsWith('0X')) s = this.byKey.get(ref.toLowerCase());
+    const s = ENTITY_KEY_FORM_REGEX.test(ref) ? this.byKey.get(ref.toLowerCase()) : this.byId.get(ref);
     return s === undefined ? undefined : this.recordAt(s);
   }
 
@@ -594,7 +598,15 @@ export class CollectionStore {
     if (vector.length !== this.def.dim)
       throw new DimensionMismatchError({ expected: this.def.dim, got: vector.length });
     const q = this.queryBuf;
-    for (let i = 0; i < q.length; i++) q[i] = vector[i]!;
+    for (let i = 0; i < q.length; i++) {
+      const x = vector[i]!;
+      // NaN fails both comparisons; out-of-range values would overflow float32 distances into NaN.
+      if (!(x >= -QUERY_VALUE_MAX && x <= QUERY_VALUE_MAX))
+        throw new InvalidArgumentError(
+          `vector[${i}]: ${x} is not a finite number within ±${QUERY_VALUE_MAX.toExponential()}`,
+        );
+      q[i] = x;
+    }
     return q;
   }
 
@@ -616,14 +628,32 @@ export class CollectionStore {
     return { results, search_mode: res.mode };
   }
 
+  /** Entity key of a live slot: the order of equal scores, the same on every node. */
+  private readonly tieKey = (slot: number): string => this.slotRecord[slot]!.key;
+
   private searchSlots(params: SearchParams): PlannedResult {
     const q = this.queryVector(params.vector);
     const cond = this.compile(params);
     // k is validated by the caller (1–50); anything else must still not allocate k-sized buffers.
     const k = Math.min(Math.floor(params.k), this.live);
     if (!(k >= 1)) return { slots: [], distances: [], mode: 'exact' };
-    const ef = effectiveEf(this.def, k, params.efSearch);
-    return plannedSearch(this.ctx, q, k, ef, cond);
+    // Equal distances are ordered by entity key, not by slot (which depends on each node's history).
+    // One more than k shows whether a tie runs past the k-th place; while it might, fetch twice as many
+    // (bounded by the live count: duplicates of one vector can tie across the whole collection).
+    for (let fetch = Math.min(k + 1, this.live); ; fetch = Math.min(fetch * 2, this.live)) {
+      const res = plannedSearch(this.ctx, q, fetch, effectiveEf(this.def, fetch, params.efSearch), cond);
+      const n = res.slots.length;
+      const boundary = res.distances[k - 1];
+      if (n < fetch || fetch >= this.live || n <= k || res.distances[n - 1] !== boundary)
+        return this.byDistanceThenKey(res, k);
+    }
+  }
+
+  private byDistanceThenKey(res: PlannedResult, k: number): PlannedResult {
+    const order = res.slots.map((slot, i) => ({ slot, distance: res.distances[i]!, key: this.tieKey(slot) }));
+    order.sort((a, b) => a.distance - b.distance || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const top = order.slice(0, k);
+    return { slots: top.map((o) => o.slot), distances: top.map((o) => o.distance), mode: res.mode };
   }
 
   /**
@@ -665,7 +695,7 @@ export class CollectionStore {
     const accept = this.acceptor(params);
     const k = Math.floor(params.k);
     if (!(k >= 1)) return { slots: [], scores: [] };
-    return this.keyword.search(params.text, k, accept);
+    return this.keyword.search(params.text, k, accept, this.tieKey);
   }
 
   /**
@@ -685,7 +715,10 @@ export class CollectionStore {
     const kw = this.keywordSlots({ text: params.text, k: pool, ...filter });
     const distance = new Map<number, number>();
     for (let i = 0; i < vec.slots.length; i++) distance.set(vec.slots[i]!, vec.distances[i]!);
-    const fused = rrf([vec.slots, kw.slots]).slice(0, k);
+    const fused = rrf([vec.slots, kw.slots])
+      .map((f) => ({ ...f, key: this.tieKey(f.slot) }))
+      .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, k);
     const q = this.queryVector(params.vector);
     const results = fused.map(({ slot, score }) => ({
       record: this.recordAt(slot),
@@ -833,6 +866,14 @@ export class CollectionStore {
     }
     for (let s = 0; s < manifest.slotCount; s++) if (occupied[s] === 0) store.freeSlots.push(s);
     store.keyword = KeywordIndex.fromJSON(await readFile(join(dir, 'keyword.json'), 'utf8'));
+    if (store.keyword.dirty) {
+      // Older snapshots discarded documents lazily; rebuild so scores depend on the documents only.
+      store.keyword = new KeywordIndex();
+      for (let s = 0; s < store.slotCount; s++) {
+        const rec = store.slotRecord[s];
+        if (rec !== undefined) store.keyword.add(s, rec.document);
+      }
+    }
     return store;
   }
 }

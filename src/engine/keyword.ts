@@ -55,12 +55,55 @@ const OPTIONS = {
   searchOptions: { tokenize: (text: string) => tokenize(text, 'query'), processTerm: (term: string) => term },
 };
 
-/** BM25 over documents keyed by record slot. */
+/** The parts of MiniSearch's internals that make BM25 depend on history (see exactAverages). */
+type Internals = {
+  _avgFieldLength: number[];
+  _fieldLength: Map<number, number[]>;
+  _dirtCount: number;
+  addFieldLength(documentId: number, fieldId: number, count: number, length: number): void;
+  removeFieldLength(documentId: number, fieldId: number, count: number, length: number): void;
+};
+
+/**
+ * MiniSearch keeps the average document length as a running average, so its value (and every BM25
+ * score) drifts in the last bits with the order documents came and went: two nodes with the same
+ * documents scored them differently. Keep the integer total instead; the average is then a function of
+ * the current documents only.
+ */
+function exactAverages(mini: MiniSearch<{ id: number; text: string }>): void {
+  const m = mini as unknown as Internals;
+  let total = 0;
+  for (const lengths of m._fieldLength.values()) total += lengths[0] ?? 0;
+  if (m._fieldLength.size > 0) m._avgFieldLength[0] = total / m._fieldLength.size;
+  m.addFieldLength = (documentId, fieldId, count, length) => {
+    let lengths = m._fieldLength.get(documentId);
+    if (lengths === undefined) m._fieldLength.set(documentId, (lengths = []));
+    lengths[fieldId] = length;
+    total += length;
+    m._avgFieldLength[fieldId] = total / (count + 1);
+  };
+  m.removeFieldLength = (_documentId, fieldId, count, length) => {
+    total -= length;
+    m._avgFieldLength[fieldId] = count <= 1 ? 0 : total / (count - 1);
+  };
+}
+
+/**
+ * BM25 over documents keyed by record slot. Scores depend only on the documents indexed now, never on
+ * the order they came and went (documents are removed with their text, not discarded lazily: a lazily
+ * discarded posting changed the document frequency mid-search, and searches rewrote the index).
+ */
 export class KeywordIndex {
   private mini: MiniSearch<{ id: number; text: string }>;
 
   constructor(mini?: MiniSearch<{ id: number; text: string }>) {
     this.mini = mini ?? new MiniSearch<{ id: number; text: string }>(OPTIONS);
+    exactAverages(this.mini);
+  }
+
+  /** Whether a snapshot holds lazily discarded documents (written before removals carried their text). */
+  get dirty(): boolean {
+    return (this.mini as unknown as Internals)._dirtCount > 0;
   }
 
   /** Documents indexed (pending ones included). */
@@ -75,27 +118,36 @@ export class KeywordIndex {
     this.mini.add({ id: slot, text });
   }
 
-  remove(slot: number): void {
-    if (this.mini.has(slot)) this.mini.discard(slot);
+  /** Removes a document; `text` must be the text it was added with. */
+  remove(slot: number, text: string): void {
+    if (this.mini.has(slot)) this.mini.remove({ id: slot, text });
   }
 
   /**
-   * BM25 top k among accepted slots.
+   * BM25 top k among accepted slots, ties broken by `tieKey` ascending (entity keys), so the answer does
+   * not depend on slot numbers; the k-th place goes to the right record even when a tie straddles it.
    * @param text the query
    * @param k results wanted
    * @param accept slot filter (visibility and the request's filter)
+   * @param tieKey the order of equal scores
    * @returns slots and scores, best first
    */
-  search(text: string, k: number, accept: (slot: number) => boolean): { slots: number[]; scores: number[] } {
+  search(
+    text: string,
+    k: number,
+    accept: (slot: number) => boolean,
+    tieKey: (slot: number) => string,
+  ): { slots: number[]; scores: number[] } {
+    // MiniSearch returns every match sorted by score: extend the top k over the tie at its end.
     const hits = this.mini.search(text, { filter: (r) => accept(r.id as number) });
-    const n = Math.min(k, hits.length);
-    const slots: number[] = new Array(n);
-    const scores: number[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      slots[i] = hits[i]!.id as number;
-      scores[i] = hits[i]!.score;
-    }
-    return { slots, scores };
+    let end = Math.min(k, hits.length);
+    while (end > 0 && end < hits.length && hits[end]!.score === hits[end - 1]!.score) end++;
+    const top = hits
+      .slice(0, end)
+      .map((h) => ({ slot: h.id as number, score: h.score, key: tieKey(h.id as number) }))
+      .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, k);
+    return { slots: top.map((h) => h.slot), scores: top.map((h) => h.score) };
   }
 
   toJSON(): unknown {

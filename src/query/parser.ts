@@ -11,6 +11,7 @@ import {
   type TypedLiteralType,
 } from './ast.ts';
 import { tokenize, type Token, type TokenType } from './lexer.ts';
+import { FILTER_DEPTH_MAX, FILTER_TERMS_MAX } from './limits.ts';
 
 export interface ParseOptions {
   dialect?: Dialect;
@@ -64,6 +65,8 @@ export function parseGoUint(digits: string): bigint | { error: string } {
 
 class Parser {
   private index = 0;
+  private depth = 0;
+  private terms = 0;
 
   constructor(
     private readonly text: string,
@@ -110,6 +113,7 @@ class Parser {
   private parseTerm(): QueryExpr {
     const t0 = this.peek();
     const t1 = this.peek(1);
+    if (++this.terms > FILTER_TERMS_MAX) this.error(t0, `more than ${FILTER_TERMS_MAX} conditions`);
 
     if (t0.type === 'lparen') {
       this.next();
@@ -165,7 +169,11 @@ class Parser {
   }
 
   private parseParenBody(): QueryExpr {
+    // Checked before descending, so hostile nesting never reaches the stack's limit.
+    if (++this.depth > FILTER_DEPTH_MAX)
+      this.error(this.tokens[this.index - 1]!, `groups nested deeper than ${FILTER_DEPTH_MAX}`);
     const expr = this.parseOr();
+    this.depth--;
     const close = this.peek();
     if (close.type !== 'rparen') this.fail(close, 'expected ")"');
     this.next();
@@ -197,6 +205,10 @@ class Parser {
         return this.decimalLiteral(t);
       case 'ident':
         if (this.isTypedStart(0)) return this.parseTyped();
+        if (this.isBareBool(t)) {
+          this.next();
+          return { kind: 'typed', type: 'bool', value: t.text === 'true', text: t.text };
+        }
         break;
       default:
         break;
@@ -228,6 +240,11 @@ class Parser {
     return items.map((item) => ('kind' in item ? item : this.numberLiteral(item)));
   }
 
+  /** `flag = true`: the where dialect reads bare true/false as bool(true)/bool(false). */
+  private isBareBool(t: Token): boolean {
+    return this.dialect === 'where' && t.type === 'ident' && (t.text === 'true' || t.text === 'false');
+  }
+
   private valueClass(): ValueClass | undefined {
     const t = this.peek();
     switch (t.type) {
@@ -239,6 +256,7 @@ class Parser {
       case 'decimal':
         return 'numeric';
       case 'ident':
+        if (this.isBareBool(t)) return 'bool';
         if (!this.isTypedStart(0)) return undefined;
         if (t.text === 'str') return 'string';
         if (t.text === 'bool') return 'bool';

@@ -6,6 +6,7 @@ import type { ServiceContext } from './context.ts';
 import { ConflictError } from './errors.ts';
 import { createCollectionSchema, type CreateCollectionResult } from './schemas.ts';
 import { requireWriter, submit, type ProgressReporter } from './submit.ts';
+import { claim, definitionName } from './inFlight.ts';
 import { validate } from './validate.ts';
 import { readView } from './view.ts';
 
@@ -17,16 +18,19 @@ export async function createCollection(
   params: unknown,
   onProgress?: ProgressReporter,
 ): Promise<CreateCollectionResult> {
-  requireWriter(ctx);
+  const writer = requireWriter(ctx);
   const { name, ttl, wait, ...definition } = validate(createCollectionSchema, params);
   const entity = encodeCollectionEntity(name, definition as CollectionDefinitionInput);
-  const view = (await readView(ctx))();
-  const existing = view.collections.get(name);
-  if (existing)
-    throw new ConflictError(`collection ${name} already exists (owner ${existing.owner})`, {
-      collection: name,
-      owner: existing.owner,
-    });
+  const view = await readView(ctx);
+  const ensureNew = () => {
+    const existing = view().collections.get(name);
+    if (existing)
+      throw new ConflictError(`collection ${name} already exists (owner ${existing.owner})`, {
+        collection: name,
+        owner: existing.owner,
+      });
+  };
+  ensureNew();
   const create = {
     btl: BigInt(ttlToBlocks(ttl ?? DEFINITION_TTL)),
     contentType: entity.contentType,
@@ -34,6 +38,19 @@ export async function createCollection(
     stringAttributes: entity.attributes,
     numericAttributes: [],
   };
-  const { hash, block_number } = await submit(ctx, { ...emptyStorageOps(), creates: [create] }, wait, onProgress);
-  return { name, key: entityKey(hash, entity.payload, 0), tx_hashes: [hash], block_number };
+  // A second create of the same name waits until the first is indexed, then finds it.
+  const release = await claim(writer, [definitionName(name)]);
+  let submitted;
+  try {
+    ensureNew();
+    submitted = await submit(ctx, { ...emptyStorageOps(), creates: [create] }, wait, onProgress);
+  } finally {
+    release(submitted?.settled);
+  }
+  return {
+    name,
+    key: entityKey(submitted.hash, entity.payload, 0),
+    tx_hashes: [submitted.hash],
+    block_number: submitted.block_number,
+  };
 }

@@ -2,6 +2,7 @@
 // and the REST routes (request validation), so both surfaces accept and return exactly the same shapes.
 import { z } from 'zod';
 import { DIM_MAX, ttlSchema } from '../collections/index.ts';
+import { QUERY_VALUE_MAX } from '../engine/limits.ts';
 import {
   DOCUMENT_MAX_CHARS,
   REF_MAX_CHARS,
@@ -39,11 +40,11 @@ export const filterArg = z
 export const searchArgs = {
   collection: collectionArg,
   vector: z
-    .array(z.number())
+    .array(z.number().min(-QUERY_VALUE_MAX).max(QUERY_VALUE_MAX))
     .min(1)
     .max(DIM_MAX)
     .optional()
-    .describe("Query embedding with the collection's dimension"),
+    .describe(`Query embedding with the collection's dimension (finite, |x| <= ${QUERY_VALUE_MAX.toExponential()})`),
   text: z
     .string()
     .min(1)
@@ -203,6 +204,7 @@ export const upsertArgs = {
   wait: waitArg,
 };
 export const upsertSchema = z.object(upsertArgs);
+export type UpsertParameters = z.output<typeof upsertSchema>;
 
 export const deleteArgs = {
   collection: collectionArg,

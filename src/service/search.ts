@@ -11,6 +11,11 @@ export type { SearchParameters, SearchResult };
 
 export async function search(ctx: ServiceContext, params: unknown): Promise<SearchResult> {
   const args = validate(searchSchema, params);
+  if (!args.vector && !args.text)
+    throw new InvalidArgumentError('vector or text: one of them is required', [
+      { path: 'vector', message: 'required when text is absent' },
+      { path: 'text', message: 'required when vector is absent' },
+    ]);
   const mode = args.mode ?? (args.vector ? 'vector' : 'semantic');
   if (mode === 'vector' && !args.vector)
     throw new InvalidArgumentError(

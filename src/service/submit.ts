@@ -1,5 +1,6 @@
-// The shared tail of every write: send the storage transaction with this node's signer, then wait as
-// asked (none: accepted; receipt: mined; indexed: searchable on this node), reporting each step.
+// The shared tail of every write: send the storage transaction with this node's signer (through the
+// writer's one ordered queue), then wait as asked (none: accepted; receipt: mined; indexed: searchable on
+// this node), reporting each step.
 import type { Hex } from 'viem';
 import { ChainUnreachableError, TransactionRefusedError, type ChainWriter } from '../chain/writer.ts';
 import type { StorageOps } from '../chain/storageTransaction.ts';
@@ -12,17 +13,43 @@ export type WriteStep = 'sent' | 'receipt' | 'indexed';
 /** Progress of a write: step 1 sent, 2 receipt, 3 indexed (of the steps the wait mode asks for). */
 export type ProgressReporter = (step: WriteStep, progress: number, total: number, message: string) => void;
 
+export interface Submitted {
+  hash: Hex;
+  block_number: number | null;
+  /**
+   * Settles (never rejects) once this node has indexed the write's block, or the write failed, or the
+   * receipt and indexing timeouts ran out: later writes of the same ids wait for it.
+   */
+  settled: Promise<void>;
+}
+
 export function requireWriter(ctx: ServiceContext): ChainWriter {
   if (!ctx.writer) throw new SignerNotConfiguredError();
   return ctx.writer;
 }
 
+const receiptTimeout = (ctx: ServiceContext) => ctx.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS_DEFAULT;
+
+/** The background half of a write the caller did not wait for: until indexed here, or failed. */
+async function indexedLater(ctx: ServiceContext, hash: Hex, block?: number): Promise<void> {
+  try {
+    const mined = block ?? (await ctx.writer!.waitForReceipt(hash, receiptTimeout(ctx))).blockNumber;
+    ctx.indexer.poke?.();
+    await ctx.indexer.waitForBlock(mined, ctx.minBlockTimeoutMs);
+  } catch {
+    // A write that never lands has nothing to wait for.
+  }
+}
+
+/**
+ * @param ops the operations, or a function building them at the queue's turn (it may throw)
+ */
 export async function submit(
   ctx: ServiceContext,
-  ops: StorageOps,
+  ops: StorageOps | (() => StorageOps),
   wait: WaitMode,
   onProgress?: ProgressReporter,
-): Promise<{ hash: Hex; block_number: number | null }> {
+): Promise<Submitted> {
   const writer = requireWriter(ctx);
   const total = wait === 'none' ? 1 : wait === 'receipt' ? 2 : 3;
   let hash: Hex;
@@ -34,16 +61,17 @@ export async function submit(
     throw error;
   }
   onProgress?.('sent', 1, total, `transaction ${hash} accepted`);
-  if (wait === 'none') return { hash, block_number: null };
+  if (wait === 'none') return { hash, block_number: null, settled: indexedLater(ctx, hash) };
   let outcome;
   try {
-    outcome = await writer.waitForReceipt(hash, ctx.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS_DEFAULT);
+    outcome = await writer.waitForReceipt(hash, receiptTimeout(ctx));
   } catch {
     throw new TxFailedError('no receipt before the timeout; the transaction may still be mined', hash);
   }
   if (outcome.status === 'reverted') throw new TxFailedError(outcome.reason ?? 'reverted', hash);
   onProgress?.('receipt', 2, total, `mined in block ${outcome.blockNumber}`);
-  if (wait === 'receipt') return { hash, block_number: outcome.blockNumber };
+  if (wait === 'receipt')
+    return { hash, block_number: outcome.blockNumber, settled: indexedLater(ctx, hash, outcome.blockNumber) };
   ctx.indexer.poke?.();
   const started = Date.now();
   if (!(await ctx.indexer.waitForBlock(outcome.blockNumber, ctx.minBlockTimeoutMs))) {
@@ -52,5 +80,5 @@ export async function submit(
     throw error;
   }
   onProgress?.('indexed', 3, total, `indexed at block ${ctx.indexer.asOfBlock}`);
-  return { hash, block_number: outcome.blockNumber };
+  return { hash, block_number: outcome.blockNumber, settled: Promise.resolve() };
 }

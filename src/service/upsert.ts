@@ -7,10 +7,11 @@ import { emptyStorageOps, type CreateOp } from '../chain/storageTransaction.ts';
 import type { ServiceContext } from './context.ts';
 import { ConflictError, ForbiddenError, InvalidArgumentError } from './errors.ts';
 import { DEFAULT_WRITE_TTL } from './limits.ts';
-import { upsertSchema, type UpsertResult } from './schemas.ts';
+import { upsertSchema, type UpsertParameters, type UpsertResult } from './schemas.ts';
 import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { validate } from './validate.ts';
-import { collectionIn, readView } from './view.ts';
+import { claim, entityName } from './inFlight.ts';
+import { collectionIn, readView, type View } from './view.ts';
 
 export type { UpsertResult };
 
@@ -64,43 +65,35 @@ export async function upsert(
 ): Promise<UpsertResult> {
   const writer = requireWriter(ctx);
   const args = validate(upsertSchema, params);
-  const view = (await readView(ctx))();
-  const c = collectionIn(view, args.collection);
-  if (!c.definition.open && writer.address !== c.owner && !c.definition.writers.includes(writer.address)) {
-    throw new ForbiddenError(
-      `collection ${c.name} is closed and this node's signer ${writer.address} is not among its writers`,
-      { collection: c.name, signer: writer.address },
-    );
-  }
   const seen = new Set<string>();
-  const ops = emptyStorageOps();
-  const plan: { id: string; op: 'create' | 'update'; key?: string; create?: number }[] = [];
   args.entities.forEach((entity, index) => {
     if (seen.has(entity.id))
       throw new InvalidArgumentError(`entities[${index}].id: ${JSON.stringify(entity.id)} appears twice in the batch`, [
         { path: `entities.${index}.id`, message: 'duplicate id' },
       ]);
     seen.add(entity.id);
-    const content = vectorContent(c.name, c.definition, entity, index);
-    const existing = c.store.get(entity.id);
-    if (existing && existing.id === entity.id) {
-      if (existing.owner !== writer.address) {
-        throw new ConflictError(`id ${JSON.stringify(entity.id)} belongs to another writer (${existing.owner})`, {
-          id: entity.id,
-          owner: existing.owner,
-          key: existing.key,
-        });
-      }
-      ops.updates.push({ entityKey: existing.key as `0x${string}`, ...content });
-      plan.push({ id: entity.id, op: 'update', key: existing.key });
-    } else {
-      plan.push({ id: entity.id, op: 'create', create: ops.creates.length });
-      ops.creates.push(content);
-    }
   });
-  const { hash, block_number } = await submit(ctx, ops, args.wait, onProgress);
+  const view = await readView(ctx);
+  // Fail fast (unknown collection, closed to this signer, bad values) before waiting behind other writes.
+  plan(view(), args, writer.address);
+  // The store is read after earlier writes of the same ids are indexed, so a second upsert of a new id
+  // updates the entity the first created.
+  const release = await claim(
+    writer,
+    args.entities.map((e) => entityName(args.collection, e.id)),
+  );
+  let submitted;
+  let planned;
+  try {
+    planned = plan(view(), args, writer.address);
+    submitted = await submit(ctx, planned.ops, args.wait, onProgress);
+  } finally {
+    release(submitted?.settled);
+  }
+  const { hash, block_number } = submitted;
+  const { ops, steps } = planned;
   return {
-    results: plan.map((p) => ({
+    results: steps.map((p) => ({
       id: p.id,
       op: p.op,
       key: p.key ?? entityKey(hash, ops.creates[p.create!].payload, p.create!),
@@ -108,4 +101,39 @@ export async function upsert(
     tx_hashes: [hash],
     block_number,
   };
+}
+
+/** The storage operations of a validated upsert against one view: updates for ids this signer owns. */
+function plan(view: View, args: UpsertParameters, signer: string) {
+  const c = collectionIn(view, args.collection);
+  if (!c.definition.open && signer !== c.owner && !c.definition.writers.includes(signer as `0x${string}`)) {
+    throw new ForbiddenError(
+      `collection ${c.name} is closed and this node's signer ${signer} is not among its writers`,
+      {
+        collection: c.name,
+        signer,
+      },
+    );
+  }
+  const ops = emptyStorageOps();
+  const steps: { id: string; op: 'create' | 'update'; key?: string; create?: number }[] = [];
+  args.entities.forEach((entity, index) => {
+    const content = vectorContent(c.name, c.definition, entity, index);
+    const existing = c.store.get(entity.id);
+    if (existing && existing.id === entity.id) {
+      if (existing.owner !== signer) {
+        throw new ConflictError(`id ${JSON.stringify(entity.id)} belongs to another writer (${existing.owner})`, {
+          id: entity.id,
+          owner: existing.owner,
+          key: existing.key,
+        });
+      }
+      ops.updates.push({ entityKey: existing.key as `0x${string}`, ...content });
+      steps.push({ id: entity.id, op: 'update', key: existing.key });
+    } else {
+      steps.push({ id: entity.id, op: 'create', create: ops.creates.length });
+      ops.creates.push(content);
+    }
+  });
+  return { ops, steps };
 }

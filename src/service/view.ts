@@ -20,6 +20,10 @@ export async function readView(ctx: ServiceContext, minBlock?: number): Promise<
     if (!(await indexer.waitForBlock(minBlock, ctx.minBlockTimeoutMs))) {
       throw new NotYetIndexedError(minBlock, indexer.asOfBlock ?? null, Date.now() - started);
     }
+  } else if (indexer.asOfBlock === undefined && indexer.syncState === 'starting') {
+    // A read right after start (an agent's first call over stdio) waits for the first applied block,
+    // within the same bound as min_block; the view below still answers not_yet_indexed if it never comes.
+    await indexer.waitForBlock(0, ctx.minBlockTimeoutMs);
   }
   return () => {
     if (indexer.asOfBlock === undefined && indexer.syncState === 'stalled') {

@@ -13,6 +13,18 @@ const DIM = 8;
 const vec = (i: number): number[] => Array.from({ length: DIM }, (_, j) => Math.sin(i * 7.1 + j * 1.3));
 
 describe('CollectionStore: apply and reads', () => {
+  test('a ref of the entity-key form is always a key, never the id of another entity (issue 8, item 2)', async () => {
+    const store = new CollectionStore('notes', definition(DIM));
+    // The impostor's id spells entity 2's key; the codec refuses such ids, the store must not depend on it.
+    await store.apply({ remove: [], upsert: [makeRecord(2, vec(2)), makeRecord(3, vec(3), {}, { id: keyOf(2) })] });
+    assert.equal(store.get(keyOf(2))?.id, 'id-2');
+    assert.equal(store.get(keyOf(2).toUpperCase().replace('0X', '0x'))?.id, 'id-2');
+    assert.equal(store.get(keyOf(3))?.key, keyOf(3));
+    // Short 0x strings are ids.
+    await store.apply({ remove: [], upsert: [makeRecord(5, vec(5), {}, { id: '0xabc' })] });
+    assert.equal(store.get('0xabc')?.key, keyOf(5));
+  });
+
   test('default: upsert, get by id and by key (case-insensitive), records, size', async () => {
     const store = new CollectionStore('notes', definition(DIM, { topic: 'str' }));
     await store.apply({

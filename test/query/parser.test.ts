@@ -349,10 +349,18 @@ describe('parseQuery (where dialect)', () => {
     });
   });
 
-  test('still rejects unknown operators, mixed lists and bare booleans', () => {
+  test('still rejects unknown operators and mixed lists; bare booleans only in the where dialect', () => {
     rejects('a == 1', 3, /unexpected token "="/, 'where');
     rejects('a <> 1', 3, /unexpected token ">"/, 'where');
-    rejects('a = true', 4, /unexpected token "true"/, 'where');
+    rejects('a = true', 4, /unexpected token "true"/, 'arkiv');
+    assert.deepEqual(parseQuery('a = true', { dialect: 'where' }), {
+      type: 'compare',
+      op: '=',
+      attribute: 'a',
+      value: { kind: 'typed', type: 'bool', value: true, text: 'true' },
+      position: 0,
+    });
+    rejects("a IN (true 'x')", 11, /unexpected token/, 'where');
     rejects("a IN ('x' 1)", 10, /unexpected token "1"/, 'where');
     rejects("a IN (bool(true) 'x')", 17, /unexpected token/, 'where');
     rejects('a = 5 - 3', 6, /invalid input text "- 3"/, 'where');

@@ -10,7 +10,15 @@ import {
   I32_MIN,
   UINT_ATTRIBUTE_MAX,
 } from '../../collections/index.ts';
-import { type Literal, parseQuery, pathMatch, QuerySyntaxError, type QueryExpr } from '../../query/index.ts';
+import {
+  FILTER_DEPTH_MAX,
+  FILTER_TERMS_MAX,
+  type Literal,
+  parseQuery,
+  pathMatch,
+  QuerySyntaxError,
+  type QueryExpr,
+} from '../../query/index.ts';
 import { InvalidFilterError } from '../errors.ts';
 import type { CompareOp, Cond, Field, Key, Leaf } from './types.ts';
 
@@ -226,7 +234,24 @@ function attributeEntries(body: unknown, op: string, path: string): [string, unk
   return entries;
 }
 
-function compileJson(node: unknown, attributes: Record<string, AttributeType>, negate: boolean, path: string): Cond {
+/** Conditions compiled so far in one JSON filter (FILTER_TERMS_MAX). */
+type Budget = { terms: number };
+
+function spend(budget: Budget, n: number, path: string): void {
+  budget.terms += n;
+  if (budget.terms > FILTER_TERMS_MAX) fail(`filter has more than ${FILTER_TERMS_MAX} conditions`, { path });
+}
+
+function compileJson(
+  node: unknown,
+  attributes: Record<string, AttributeType>,
+  negate: boolean,
+  path: string,
+  depth: number,
+  budget: Budget,
+): Cond {
+  // Checked before descending, so hostile nesting never reaches the stack's limit.
+  if (depth > FILTER_DEPTH_MAX) fail(`filter nested deeper than ${FILTER_DEPTH_MAX}`, { path });
   if (!isPlainObject(node)) fail(`filter must be an object, not ${describeJson(node)}`, { path });
   const ops = Object.keys(node);
   if (ops.length !== 1) {
@@ -245,7 +270,9 @@ function compileJson(node: unknown, attributes: Record<string, AttributeType>, n
 
   const cmp = Object.hasOwn(COMPARE_KEYS, op) ? COMPARE_KEYS[op] : undefined;
   if (cmp !== undefined) {
-    const leaves: Cond[] = attributeEntries(body, op, here).map(([name, value]) => {
+    const entries = attributeEntries(body, op, here);
+    spend(budget, entries.length, here);
+    const leaves: Cond[] = entries.map(([name, value]) => {
       const at = `${here}.${name}`;
       const field = fieldOf(attributes, name, { path: at });
       if (field.meta && cmp !== '=' && cmp !== '!=') fail(`${name} supports only eq and ne`, { path: at });
@@ -256,7 +283,9 @@ function compileJson(node: unknown, attributes: Record<string, AttributeType>, n
   }
   switch (op) {
     case 'in': {
-      const leaves: Cond[] = attributeEntries(body, op, here).map(([name, values]) => {
+      const entries = attributeEntries(body, op, here);
+      spend(budget, entries.length, here);
+      const leaves: Cond[] = entries.map(([name, values]) => {
         const at = `${here}.${name}`;
         const field = fieldOf(attributes, name, { path: at });
         if (!Array.isArray(values) || values.length === 0)
@@ -271,7 +300,9 @@ function compileJson(node: unknown, attributes: Record<string, AttributeType>, n
       return group(negate ? 'or' : 'and', leaves);
     }
     case 'glob': {
-      const leaves: Cond[] = attributeEntries(body, op, here).map(([name, pattern]) => {
+      const entries = attributeEntries(body, op, here);
+      spend(budget, entries.length, here);
+      const leaves: Cond[] = entries.map(([name, pattern]) => {
         const at = `${here}.${name}`;
         const field = fieldOf(attributes, name, { path: at });
         if (typeof pattern !== 'string')
@@ -284,12 +315,13 @@ function compileJson(node: unknown, attributes: Record<string, AttributeType>, n
     case 'and':
     case 'or': {
       if (!Array.isArray(body) || body.length === 0) fail(`${op} needs a non-empty array of filters`, { path: here });
-      const items = body.map((item, i) => compileJson(item, attributes, negate, `${here}[${i}]`));
+      if (body.length > FILTER_TERMS_MAX) fail(`filter has more than ${FILTER_TERMS_MAX} conditions`, { path: here });
+      const items = body.map((item, i) => compileJson(item, attributes, negate, `${here}[${i}]`, depth + 1, budget));
       return group((op === 'and') !== negate ? 'and' : 'or', items);
     }
     default:
       // 'not'
-      return compileJson(body, attributes, !negate, here);
+      return compileJson(body, attributes, !negate, here, depth + 1, budget);
   }
 }
 
@@ -302,7 +334,7 @@ function compileJson(node: unknown, attributes: Record<string, AttributeType>, n
  * @example compileJsonFilter({ not: { in: { stars: [1, 2] } } }, { stars: 'i32' })
  */
 export function compileJsonFilter(filter: unknown, attributes: Record<string, AttributeType>): Cond {
-  return compileJson(filter, attributes, false, '');
+  return compileJson(filter, attributes, false, '', 0, { terms: 0 });
 }
 
 /**

@@ -1,0 +1,8 @@
+// Size limits of a filter, declared once: the `where` parser and the JSON `filter` compiler enforce them
+// while they read (before any recursion past the limit), so hostile nesting answers invalid_filter instead
+// of overflowing the stack.
+
+/** Nested groups allowed: parentheses and `!(…)` in `where`; `and` / `or` / `not` levels in `filter`. */
+export const FILTER_DEPTH_MAX = 32;
+/** Conditions (comparisons, `IN`, globs) allowed in one `where`, and in one `filter`. */
+export const FILTER_TERMS_MAX = 256;
