@@ -1,6 +1,7 @@
 // The `arkivector` command line: `serve` runs the gateway (MCP + REST) following a chain or the embedded
 // devnet; `devnet` runs the local Arkiv node alone.
 import { parseArgs } from 'node:util';
+import { infoRequest, versionLine } from './cliInfo.ts';
 import { ConfigError, FLAG_NAMES, parseServeConfig } from './config.ts';
 import { DEVNET_DEFAULTS, startDevnet } from './devnet/index.ts';
 import { connectionBanner, createLogger, startGateway } from './gateway.ts';
@@ -8,7 +9,8 @@ import { connectionBanner, createLogger, startGateway } from './gateway.ts';
 const USAGE = `usage:
   arkivector serve [--rpc URL | --chain braga|kaolin|localhost] [--http HOST:PORT] [--stdio] [options]
   arkivector devnet [--host 127.0.0.1] [--port 8545] [--chain-id 1337] [--block-time 2] [--state FILE]
-  arkivector help
+  arkivector help | --help      (also after a command: arkivector serve --help)
+  arkivector --version
 
 serve options (each also read from ARKIVECTOR_<FLAG>, e.g. ARKIVECTOR_DATA_DIR):
   ${FLAG_NAMES.map((f) => `--${f}`).join(' ')}
@@ -94,18 +96,14 @@ async function runServe(args: string[]): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  const info = infoRequest(argv);
+  if (info) return void process.stdout.write(`${info === 'version' ? versionLine() : USAGE}\n`);
   const [command, ...rest] = argv;
   switch (command) {
     case 'devnet':
       return runDevnet(rest);
     case 'serve':
       return runServe(rest);
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(`${USAGE}\n`);
-      return;
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }

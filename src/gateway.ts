@@ -2,7 +2,6 @@
 // embedded devnet seeded with demo data), the indexer with engine stores, the service context, and the
 // transports (MCP over stdio; REST + MCP streamable HTTP on one HTTP server).
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { hexToNumber, type Hex } from 'viem';
 import { getBlockNumber, getHeaders } from './chain/actions.ts';
@@ -12,6 +11,8 @@ import { createHttpTransport, redactUrl, type RpcTransport } from './chain/trans
 import type { ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
+import { BIN_PATH } from './packageInfo.ts';
+import { assertPortFree } from './portCheck.ts';
 import { createEmbedder } from './embedder.ts';
 import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
@@ -20,14 +21,15 @@ import { ChainIndexer } from '../indexer/indexer.ts';
 import { ttyProgress } from '../indexer/progress.ts';
 import { serveStdio } from '../tools/index.ts';
 
-/** Where this checkout's `arkivector` command is, for the client snippets printed at start. */
-const BIN_PATH = fileURLToPath(new URL('../bin/arkivector.js', import.meta.url));
-
 export interface Gateway {
   readonly rpc: string;
   readonly chainId: number;
   readonly httpUrl?: string;
   readonly devnet?: Devnet;
+  /** The embedded devnet holds the demo collections. */
+  readonly demo: boolean;
+  /** HTTP callers need bearer tokens (--tokens / ARKIVECTOR_TOKENS). */
+  readonly tokens: boolean;
   readonly indexer: ChainIndexer<ReturnType<typeof engineStores.create>>;
   readonly ctx: ServiceContext;
   close(): Promise<void>;
@@ -54,7 +56,10 @@ export async function startGateway(
 ): Promise<Gateway> {
   let devnet: Devnet | undefined;
   let rpc = config.rpc;
+  let demo = false;
+  let tokens = false;
   const closers: (() => Promise<void>)[] = [];
+  if (config.http) await assertPortFree(config.http.host, config.http.port);
   try {
     if (!rpc) {
       devnet = await startDevnet({ host: '127.0.0.1', port: 0, blockTime: config.blockTime });
@@ -63,6 +68,7 @@ export async function startGateway(
       logger.info({ rpc, chain_id: devnet.chainId }, 'embedded devnet started');
       if (config.demo) {
         const block = await seedDemo(devnet.url, devnet.accounts[0].privateKey);
+        demo = true;
         logger.info({ block: Number(block) }, 'demo collections notes and demo.docs written');
       }
     }
@@ -136,6 +142,7 @@ export async function startGateway(
         host: config.http.host,
       });
       assertSafeExposure(config.http.host, access);
+      tokens = access.tokens.length > 0;
       const metrics = createMetrics(ctx);
       const app = createHttpApp({
         ctx,
@@ -158,6 +165,8 @@ export async function startGateway(
       chainId,
       httpUrl,
       devnet,
+      demo,
+      tokens,
       indexer,
       ctx,
       async close() {
@@ -190,24 +199,31 @@ export function connectionBanner(gateway: Gateway): string {
   const lines = ['arkivector is running.', ''];
   if (gateway.devnet)
     lines.push(
-      `Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), demo collections notes and demo.docs`,
+      `Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId})${gateway.demo ? ', demo collections notes and demo.docs' : ''}`,
     );
   else lines.push(`Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId})`);
   if (gateway.httpUrl) {
+    // Security: the header names the variable, never a token.
+    const auth = gateway.tokens ? ' --header "Authorization: Bearer $ARKIVECTOR_TOKEN"' : '';
     lines.push(
+      `Console:  ${gateway.httpUrl}/`,
       `REST:     ${gateway.httpUrl}/v1/collections`,
       `MCP:      ${gateway.httpUrl}/mcp (streamable HTTP)`,
       '',
       'Claude Code:',
-      `  claude mcp add --transport http arkivector ${gateway.httpUrl}/mcp`,
+      `  claude mcp add --transport http arkivector ${gateway.httpUrl}/mcp${auth}`,
       '',
       'Claude Desktop (claude_desktop_config.json), over stdio against the same chain:',
       `  {"mcpServers": {"arkivector": {"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(BIN_PATH)}, "serve", "--stdio", "--rpc", "${gateway.rpc}"]}}}`,
-      '',
-      'Try it:',
-      `  curl -s ${gateway.httpUrl}/v1/collections`,
-      `  curl -s -X POST ${gateway.httpUrl}/v1/collections/notes/search -H 'content-type: application/json' -d '{"vector":[1,0.05,0,0],"k":2,"where":"topic = \\"pets\\"","include_document":true}'`,
     );
+    // The demo lines search the demo data: only a node that wrote it has it.
+    if (gateway.demo)
+      lines.push(
+        '',
+        'Try it:',
+        `  curl -s ${gateway.httpUrl}/v1/collections${gateway.tokens ? ' -H "Authorization: Bearer $ARKIVECTOR_TOKEN"' : ''}`,
+        `  curl -s -X POST ${gateway.httpUrl}/v1/collections/notes/search -H 'content-type: application/json'${gateway.tokens ? ' -H "Authorization: Bearer $ARKIVECTOR_TOKEN"' : ''} -d '{"vector":[1,0.05,0,0],"k":2,"where":"topic = \\"pets\\"","include_document":true}'`,
+      );
   }
   return lines.join('\n');
 }
