@@ -51,6 +51,24 @@ try {
   await page.locator('pre.snippet').first().waitFor(WAIT);
   await page.screenshot({ path: new URL('console-connect.png', OUT).pathname, fullPage: true });
 
+  // The token prompt, from a second node on the same chain that requires tokens.
+  process.env.ARKIVECTOR_TOKENS = 'read:screenshot-token';
+  const guarded = await startGateway(
+    // An empty environment: parseServeConfig would take ARKIVECTOR_TOKENS as the --tokens FILE twin.
+    parseServeConfig(['--rpc', gateway.rpc, '--http', '127.0.0.1:0', '--log-level', 'silent'], {}),
+    createLogger('silent'),
+  );
+  delete process.env.ARKIVECTOR_TOKENS;
+  try {
+    const prompt = await browser.context.newPage();
+    await prompt.goto(`${guarded.httpUrl}/`);
+    await prompt.locator('form.token').waitFor(WAIT);
+    await prompt.screenshot({ path: new URL('console-token.png', OUT).pathname });
+    await prompt.close();
+  } finally {
+    await guarded.close();
+  }
+
   const all = Object.values(problems).flat();
   if (all.length) throw new Error(`the console had problems:\n${all.join('\n')}`);
   process.stdout.write(`screenshots written to ${OUT.pathname}\n`);

@@ -18,6 +18,8 @@ let node = null;
 const history = [];
 let lastStatus = null;
 let pollTimer;
+/** Counts page renders, so a slow answer for a page the user has left does not replace the newer page. */
+let renderSeq = 0;
 
 // ---------- DOM helpers (text only) ----------
 
@@ -71,6 +73,8 @@ function link(segments, ...children) {
   return h('a', { href: `#/${segments.map(encodeURIComponent).join('/')}` }, ...children);
 }
 
+/** Table columns of numbers, right-aligned like their cells. */
+const NUMERIC = new Set(['live', 'rejected', 'shadowed', '#', 'score', 'distance']);
 const json = (value) => JSON.stringify(value);
 const ether = (wei) => {
   const n = BigInt(wei);
@@ -310,7 +314,9 @@ function renderOverview() {
 // ---------- collections ----------
 
 async function renderCollections() {
+  const seq = renderSeq;
   const answer = await api('/v1/collections');
+  if (seq !== renderSeq) return;
   show(
     h('h1', {}, 'Collections'),
     h('p', { class: 'muted' }, `as_of_block ${answer.as_of_block} · ${answer.sync_state}`),
@@ -326,7 +332,7 @@ async function renderCollections() {
               'tr',
               {},
               ['name', 'column', 'metric', 'index', 'live', 'rejected', 'shadowed', 'writers'].map((c) =>
-                h('th', {}, c),
+                h('th', { class: NUMERIC.has(c) ? 'num' : undefined }, c),
               ),
             ),
           ),
@@ -353,7 +359,9 @@ async function renderCollections() {
 }
 
 async function renderCollection(name) {
+  const seq = renderSeq;
   const c = await api(collectionPath(name));
+  if (seq !== renderSeq) return;
   const attributes = Object.entries(c.attributes);
   show(
     h('p', { class: 'crumbs' }, link(['collections'], 'Collections'), ' / ', c.name),
@@ -525,7 +533,9 @@ function resultsView(c, answer) {
         h(
           'tr',
           {},
-          ['#', 'score', 'distance', 'id', 'entity key', 'attributes', 'document'].map((x) => h('th', {}, x)),
+          ['#', 'score', 'distance', 'id', 'entity key', 'attributes', 'document'].map((x) =>
+            h('th', { class: NUMERIC.has(x) ? 'num' : undefined }, x),
+          ),
         ),
       ),
       h(
@@ -554,7 +564,9 @@ function resultsView(c, answer) {
 }
 
 async function renderEntity(name, ref) {
+  const seq = renderSeq;
   const answer = await api(`${collectionPath(name)}/entities/${encodeURIComponent(ref)}?include_document=true`);
+  if (seq !== renderSeq) return;
   const e = answer.entity;
   show(
     h(
@@ -665,6 +677,7 @@ function route() {
 }
 
 async function render() {
+  const seq = ++renderSeq;
   const r = route();
   for (const a of document.querySelectorAll('[data-nav]'))
     a.classList.toggle('active', a.dataset.nav === r.page || (a.dataset.nav === 'collections' && r.name !== undefined));
@@ -676,6 +689,7 @@ async function render() {
     else if (r.page === 'connect') renderConnect();
     else show(h('h1', {}, 'Not found'), h('p', {}, link([], 'Back to the overview')));
   } catch (error) {
+    if (seq !== renderSeq) return;
     if (error instanceof ApiError && error.status === 401) return tokenPrompt(error);
     show(h('h1', {}, 'Could not load this page'), problemView(error));
   }
