@@ -1,6 +1,7 @@
 // The `arkivector` command line: `serve` runs the gateway (MCP + REST) following a chain or the embedded
 // devnet; `devnet` runs the local Arkiv node alone.
 import { parseArgs } from 'node:util';
+import { infoRequest, versionLine } from './cliInfo.ts';
 import { CLIENT_COMMANDS, helpFor, runClientCommand, USAGE } from './commands/index.ts';
 // The node's modules are imported by `serve` and `devnet` when they run, so the client commands start fast.
 
@@ -87,6 +88,7 @@ async function runServe(args: string[]): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (infoRequest(argv) === 'version') return void process.stdout.write(`${versionLine()}\n`);
   const [command, ...rest] = argv;
   if (command !== undefined && command in CLIENT_COMMANDS) {
     process.exitCode = await runClientCommand(command, rest);

@@ -3,7 +3,6 @@
 // transports (MCP over stdio; REST + MCP streamable HTTP on one HTTP server).
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pino, { type Logger } from 'pino';
 import { hexToNumber, type Hex } from 'viem';
 import { getBlockNumber, getHeaders } from './chain/actions.ts';
@@ -14,6 +13,8 @@ import type { ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
+import { BIN_PATH } from './packageInfo.ts';
+import { assertPortFree } from './portCheck.ts';
 import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { RATE_LIMIT_DEFAULT_PER_MINUTE } from './http/rateLimit.ts';
@@ -21,9 +22,6 @@ import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
 import { ChainIndexer } from '../indexer/indexer.ts';
 import { ttyProgress } from '../indexer/progress.ts';
 import { serveStdio } from '../tools/index.ts';
-
-/** Where this checkout's `arkivector` command is, for the client snippets printed at start. */
-const BIN_PATH = fileURLToPath(new URL('../bin/arkivector.js', import.meta.url));
 
 export interface Gateway {
   readonly rpc: string;
@@ -34,6 +32,10 @@ export interface Gateway {
   readonly devnetState?: string;
   /** Whether the demo collections were written at this start (only into a new chain). */
   readonly seededDemo: boolean;
+  /** The embedded devnet holds the demo collections (seeded into it when its chain was new). */
+  readonly demo: boolean;
+  /** HTTP callers need bearer tokens (--tokens / ARKIVECTOR_TOKENS). */
+  readonly tokens: boolean;
   readonly indexer: ChainIndexer<ReturnType<typeof engineStores.create>>;
   readonly ctx: ServiceContext;
   close(): Promise<void>;
@@ -87,6 +89,8 @@ export async function startGateway(
 ): Promise<Gateway> {
   let devnet: Devnet | undefined;
   let rpc = config.rpc;
+  let demo = false;
+  let tokens = false;
   const closers: (() => Promise<void>)[] = [];
   let seededDemo = false;
   // Access is decided before anything starts: an exposed node without access control (or with a broken
@@ -100,6 +104,7 @@ export async function startGateway(
       })
     : undefined;
   if (config.http && access) assertSafeExposure(config.http.host, access);
+  if (config.http) await assertPortFree(config.http.host, config.http.port);
   try {
     if (!rpc) {
       devnet = await startEmbeddedDevnet(config);
@@ -115,6 +120,9 @@ export async function startGateway(
         const block = await seedDemo(devnet.url, devnet.accounts[0].privateKey);
         logger.info({ block: Number(block) }, 'demo collections notes and demo.docs written');
       }
+      // Seeded now or at the first start of a kept chain (a chain first started with --no-demo and later
+      // without it has no demo data, and shows the demo lines anyway: the searches then find nothing).
+      demo = config.demo;
     }
     const transport: RpcTransport = createHttpTransport({
       url: rpc,
@@ -192,6 +200,7 @@ export async function startGateway(
     }
     let httpUrl: string | undefined;
     if (config.http && access) {
+      tokens = access.tokens.length > 0;
       const metrics = createMetrics(ctx);
       const app = createHttpApp({
         ctx,
@@ -217,6 +226,8 @@ export async function startGateway(
       devnet,
       devnetState: devnet ? config.devnetState : undefined,
       seededDemo,
+      demo,
+      tokens,
       indexer,
       ctx,
       async close() {
@@ -275,12 +286,15 @@ export function connectionBanner(gateway: Gateway): string {
     );
   else lines.push(`Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId})`);
   if (gateway.httpUrl) {
+    // Security: the header names the variable, never a token.
+    const auth = gateway.tokens ? ' --header "Authorization: Bearer $ARKIVECTOR_TOKEN"' : '';
     lines.push(
+      `Console:  ${gateway.httpUrl}/`,
       `REST:     ${gateway.httpUrl}/v1/collections`,
       `MCP:      ${gateway.httpUrl}/mcp (streamable HTTP)`,
       '',
       'Claude Code:',
-      `  claude mcp add --transport http arkivector ${gateway.httpUrl}/mcp`,
+      `  claude mcp add --transport http arkivector ${gateway.httpUrl}/mcp${auth}`,
       '',
       'Claude Desktop (claude_desktop_config.json), over stdio against the same chain:',
       `  {"mcpServers": {"arkivector": {"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(BIN_PATH)}, "serve", "--stdio", "--rpc", ${JSON.stringify(redactUrl(gateway.rpc))}]}}}`,
@@ -289,11 +303,15 @@ export function connectionBanner(gateway: Gateway): string {
       ...(redactUrl(gateway.rpc) === gateway.rpc.replace(/\/$/, '')
         ? []
         : ['  (the RPC URL is shown without its credentials: put the full URL in the snippet yourself)']),
-      '',
-      'Try it:',
-      `  curl -s ${gateway.httpUrl}/v1/collections`,
-      `  curl -s -X POST ${gateway.httpUrl}/v1/collections/notes/search -H 'content-type: application/json' -d '{"vector":[1,0.05,0,0],"k":2,"where":"topic = \\"pets\\"","include_document":true}'`,
     );
+    // The demo lines search the demo data: only a node that wrote it has it.
+    if (gateway.demo)
+      lines.push(
+        '',
+        'Try it:',
+        `  curl -s ${gateway.httpUrl}/v1/collections${gateway.tokens ? ' -H "Authorization: Bearer $ARKIVECTOR_TOKEN"' : ''}`,
+        `  curl -s -X POST ${gateway.httpUrl}/v1/collections/notes/search -H 'content-type: application/json'${gateway.tokens ? ' -H "Authorization: Bearer $ARKIVECTOR_TOKEN"' : ''} -d '{"vector":[1,0.05,0,0],"k":2,"where":"topic = \\"pets\\"","include_document":true}'`,
+      );
   }
   return lines.join('\n');
 }

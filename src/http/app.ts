@@ -22,6 +22,7 @@ import {
 import { buildServer, type BuildServerDeps } from '../../tools/server.ts';
 import { AccessError, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
 import type { Metrics } from './metrics.ts';
+import { mountConsole } from '../console/index.ts';
 import { createRateLimiter, RateLimitedError } from './rateLimit.ts';
 
 type LogFn = (fields: Record<string, unknown>, message: string) => void;
@@ -191,6 +192,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
     );
     return problemResponse(internalProblem(), 500);
   });
+
+  mountConsole(app, deps);
 
   app.notFound((c) => problemResponse(notFoundProblem(c.req.method, c.req.path), 404));
 

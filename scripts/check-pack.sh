@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `npm run check:pack` (CI runs it from .ci/run): the package installs like a real command. Packs the
+# checkout, installs the tarball into a temporary global prefix offline from npm's cache (`npm ci` has
+# just filled it; the network is not used), then runs the installed `arkivector`: --version, help,
+# --help of each command, `devnet` until it listens, and `serve` until /healthz and the console answer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# How long each started process may take to come up (seconds), and the poll step of that wait.
+READY_TIMEOUT=120
+tmp="$(mktemp -d)"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "check-pack: $*" >&2
+  exit 1
+}
+
+# Waits (bounded) until FILE has a line matching PATTERN; prints that line.
+wait_for_line() {
+  local file="$1" pattern="$2" pid="$3" deadline=$((SECONDS + READY_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    if grep -m1 -E "$pattern" "$file" 2>/dev/null; then return 0; fi
+    kill -0 "$pid" 2>/dev/null || fail "process exited before printing /$pattern/: $(cat "$file")"
+    sleep 0.2
+  done
+  fail "no /$pattern/ within ${READY_TIMEOUT}s: $(cat "$file")"
+}
+
+echo "check-pack: packing"
+tarball="$(npm pack --silent --pack-destination "$tmp" | tail -n1)"
+[[ -f "$tmp/$tarball" ]] || fail "npm pack produced no tarball"
+contents="$(tar -tzf "$tmp/$tarball")"
+for file in package/bin/arkivector.js package/dist/src/cli.js package/dist/src/console/public/index.html \
+  package/dist/src/console/public/app.js package/LICENSE package/CHANGELOG.md package/README.md; do
+  grep -qx "$file" <<<"$contents" || fail "$file is missing from the package"
+done
+if grep -qE '^package/(src|test)/|\.ts$' <<<"$contents"; then fail "TypeScript sources or tests are in the package"; fi
+
+echo "check-pack: installing $tarball offline into a temporary prefix"
+install() {
+  npm install -g --prefix "$tmp/prefix" "$1" --no-audit --no-fund "$tmp/$tarball" >"$tmp/install.log" 2>&1
+}
+if ! install --offline; then
+  # `npm ci` caches package tarballs but not the registry's metadata, which resolving the tarball's
+  # dependency ranges needs: on a cache without it, read the metadata from the registry (once per machine).
+  grep -q ENOTCACHED "$tmp/install.log" || fail "npm install -g failed: $(tail -n 30 "$tmp/install.log")"
+  echo "check-pack: npm's cache lacks registry metadata; installing with --prefer-offline"
+  install --prefer-offline || fail "npm install -g failed: $(tail -n 30 "$tmp/install.log")"
+fi
+bin="$tmp/prefix/bin/arkivector"
+[[ -x "$bin" ]] || fail "no arkivector command in $tmp/prefix/bin"
+[[ ! -e "$tmp/prefix/lib/node_modules/arkivector/node_modules/tsx" ]] || fail "tsx was installed at run time"
+
+version="$(node -p "require('./package.json').version")"
+[[ "$("$bin" --version)" == "arkivector $version" ]] || fail "--version does not print arkivector $version"
+"$bin" help | grep -q '^  arkivector serve' || fail "help does not show the commands"
+for command in serve devnet; do
+  "$bin" "$command" --help | grep -q "^  arkivector $command" || fail "$command --help does not show its usage"
+  [[ "$("$bin" "$command" --version)" == "arkivector $version" ]] || fail "$command --version"
+done
+
+echo "check-pack: arkivector devnet"
+"$bin" devnet --port 0 >"$tmp/devnet.log" 2>&1 &
+pids+=($!)
+wait_for_line "$tmp/devnet.log" '^Listening: ' "${pids[-1]}" >/dev/null
+kill "${pids[-1]}"
+
+echo "check-pack: arkivector serve"
+"$bin" serve --http 127.0.0.1:0 --block-time 1 --log-level warn >"$tmp/serve.log" 2>&1 &
+pids+=($!)
+line="$(wait_for_line "$tmp/serve.log" '^REST: ' "${pids[-1]}")"
+base="$(sed -E 's#^REST: +(http://127\.0\.0\.1:[0-9]+)/.*#\1#' <<<"$line")"
+node --input-type=module -e '
+  const base = process.argv[1];
+  const check = async (path, want) => {
+    const response = await fetch(base + path);
+    const body = await response.text();
+    if (response.status !== 200 || !want.test(body)) throw new Error(`${path}: ${response.status} ${body.slice(0, 200)}`);
+  };
+  await check("/healthz", /"ok"/);
+  await check("/", /arkivector console/);
+  await check("/console/app.js", /sessionStorage/);
+' "$base" || fail "the installed serve did not answer on $base"
+kill "${pids[-1]}"
+echo "check-pack: ok ($tarball)"

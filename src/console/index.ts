@@ -1,0 +1,105 @@
+// The web console at `/`: static files (public/) served from memory on the node's own listener, plus one
+// guarded JSON document describing how this node is reached. The console holds no privilege of its own:
+// its script calls the REST API with whatever token the user typed, and the API keeps enforcing access.
+import { readFileSync } from 'node:fs';
+import type { Context, Env, Hono } from 'hono';
+import { authorize, type AccessPolicy } from '../http/auth.ts';
+import type { ServiceContext } from '../service/index.ts';
+
+/**
+ * CSP of every console response. Scripts, styles and fetches come from this origin only; no inline
+ * script or style, no plugins, no framing: chain data rendered by mistake as markup could not run.
+ */
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const SECURITY_HEADERS = {
+  'content-security-policy': CONSOLE_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-cache',
+} as const;
+
+/** Every file the console serves, with its type: a fixed list, so no request can name another path. */
+const FILES = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+} as const;
+
+type FileName = keyof typeof FILES;
+
+/** The directory of the console's static files, beside this module in the sources and in `dist/`. */
+export const CONSOLE_DIR = new URL('./public/', import.meta.url);
+
+function loadFiles(): Map<string, { body: Uint8Array; type: string }> {
+  const files = new Map<string, { body: Uint8Array; type: string }>();
+  for (const [name, type] of Object.entries(FILES))
+    files.set(name, { body: readFileSync(new URL(name, CONSOLE_DIR)), type });
+  return files;
+}
+
+/** What the console learns about the node besides the REST API (GET /console/node.json, `read` scope). */
+export interface ConsoleNodeInfo {
+  /** Bearer tokens are configured: MCP clients need the Authorization header. */
+  tokens: boolean;
+  public_read: boolean;
+  /** Text searches in modes semantic and hybrid need the node's embedder. */
+  embedder: { model: string } | null;
+  /** The node can write: the write tools and routes exist (to callers with the write scope). */
+  signer: boolean;
+}
+
+export interface ConsoleDeps {
+  access: AccessPolicy;
+  ctx: ServiceContext;
+}
+
+// Hono's generics make an app with more variables unassignable to one with fewer; the console only
+// needs to label its routes for the metrics middleware.
+type RouteLabel = (c: Context, route: string) => void;
+const labelRoute: RouteLabel = (c, route) => (c as unknown as { set(k: string, v: string): void }).set('route', route);
+
+/**
+ * Serves the console at `/` (and its files under `/console/`) on the node's app.
+ * @param app the node's Hono app (createHttpApp)
+ * @param deps the access policy the API enforces, and the service context
+ * @example mountConsole(app, { access, ctx })
+ */
+export function mountConsole<E extends Env>(app: Hono<E>, deps: ConsoleDeps): void {
+  const files = loadFiles();
+  const serve = (c: Context, name: FileName) => {
+    const file = files.get(name)!;
+    return c.body(file.body as Uint8Array<ArrayBuffer>, 200, { 'content-type': file.type, ...SECURITY_HEADERS });
+  };
+  const typed = app as unknown as Hono;
+  typed.get('/', (c) => {
+    labelRoute(c, '/');
+    return serve(c, 'index.html');
+  });
+  typed.get('/console/node.json', (c) => {
+    labelRoute(c, '/console/node.json');
+    // Security: the same check as the REST reads, so the console learns nothing the API would refuse.
+    authorize(
+      deps.access,
+      { authorization: c.req.header('authorization'), origin: c.req.header('origin'), host: c.req.header('host') },
+      'read',
+    );
+    const info: ConsoleNodeInfo = {
+      tokens: deps.access.tokens.length > 0,
+      public_read: deps.access.publicRead,
+      embedder: deps.ctx.embedder ? { model: deps.ctx.embedder.model } : null,
+      signer: deps.ctx.writer !== undefined,
+    };
+    return c.json(info, 200, SECURITY_HEADERS);
+  });
+  typed.get('/console/:file', (c, next) => {
+    const name = c.req.param('file');
+    if (!Object.hasOwn(FILES, name)) return next();
+    labelRoute(c, '/console/:file');
+    return serve(c, name as FileName);
+  });
+}

@@ -1,0 +1,105 @@
+// `arkivector` as a command: --version and --help on every command, the startup banner fitting the
+// deployment (demo lines only where the demo data is, the token header where tokens are on), and a busy
+// HTTP port refused at once, before a devnet starts or demo data is written.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { infoRequest } from '../../src/cliInfo.ts';
+import { parseServeConfig } from '../../src/config.ts';
+import { connectionBanner, createLogger, startGateway } from '../../src/gateway.ts';
+import { hashSecret } from '../../src/http/index.ts';
+import { VERSION } from '../../src/packageInfo.ts';
+import { startTestDevnet } from '../helpers/devnet.ts';
+
+/** Runs the checkout's `arkivector` to its exit (bounded: killed after 60 s, which fails the test). */
+async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['bin/arkivector.js', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+test('infoRequest: --version and --help anywhere before --, on every command', () => {
+  assert.equal(infoRequest([]), 'help');
+  assert.equal(infoRequest(['help']), 'help');
+  for (const command of ['serve', 'devnet']) {
+    assert.equal(infoRequest([command, '--help']), 'help');
+    assert.equal(infoRequest([command, '--rpc', 'http://x', '-h']), 'help');
+    assert.equal(infoRequest([command, '--version']), 'version');
+    assert.equal(infoRequest([command, '--', '--help']), undefined);
+    assert.equal(infoRequest([command, '--http', '127.0.0.1:0']), undefined);
+  }
+  assert.equal(infoRequest(['--version']), 'version');
+  assert.equal(infoRequest(['version']), 'version');
+});
+
+test('arkivector --version, help, and --help on each command print and exit 0', async () => {
+  const version = await run(['--version']);
+  assert.equal(version.code, 0);
+  assert.equal(version.stdout, `arkivector ${VERSION}\n`);
+  assert.equal((await run(['serve', '--version'])).stdout, `arkivector ${VERSION}\n`);
+  for (const [args, usage] of [
+    [['help'], /^usage: arkivector COMMAND /],
+    [['serve', '--help'], /^usage: arkivector serve /],
+    [['devnet', '-h'], /^usage: arkivector devnet /],
+  ] as const) {
+    const answer = await run([...args]);
+    assert.equal(answer.code, 0, args.join(' '));
+    assert.match(answer.stdout, usage, args.join(' '));
+  }
+  const unknown = await run(['bogus']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown command "bogus"/);
+});
+
+test('a second serve on a busy port fails at once with a clear message, before any devnet or demo data', async () => {
+  const busy: Server = createServer();
+  await new Promise<void>((resolve) => busy.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  const { port } = busy.address() as AddressInfo;
+  try {
+    const answer = await run(['serve', '--http', `127.0.0.1:${port}`, '--log-level', 'info']);
+    assert.equal(answer.code, 1);
+    assert.match(answer.stderr, new RegExp(`127\\.0\\.0\\.1:${port} is already in use .*--http 127\\.0\\.0\\.1:PORT`));
+    // Nothing was started or written: no devnet, no demo data, no banner.
+    assert.doesNotMatch(answer.stderr, /embedded devnet started|demo collections/);
+    assert.equal(answer.stdout, '');
+  } finally {
+    busy.close();
+  }
+});
+
+test('banner: a node following an RPC with tokens shows the token header and no demo lines', async () => {
+  const devnet = await startTestDevnet();
+  const dir = await mkdtemp(join(tmpdir(), 'arkivector-banner-'));
+  const tokensFile = join(dir, 'tokens.json');
+  const secret = 'banner-secret-0123456789';
+  await writeFile(tokensFile, JSON.stringify([{ name: 'ops', sha256: hashSecret(secret), scopes: ['read'] }]));
+  const config = parseServeConfig(['--rpc', devnet.url, '--http', '127.0.0.1:0', '--tokens', tokensFile], {});
+  const gateway = await startGateway(config, createLogger('silent'));
+  try {
+    const banner = connectionBanner(gateway);
+    assert.match(
+      banner,
+      new RegExp(
+        `claude mcp add --transport http arkivector ${gateway.httpUrl}/mcp --header "Authorization: Bearer \\$ARKIVECTOR_TOKEN"\\n`,
+      ),
+    );
+    assert.match(banner, new RegExp(`Console:  ${gateway.httpUrl}/\\n`));
+    assert.doesNotMatch(banner, /curl|notes|demo/);
+    assert.doesNotMatch(banner, new RegExp(secret));
+  } finally {
+    await gateway.close();
+    await devnet.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

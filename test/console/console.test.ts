@@ -1,0 +1,249 @@
+// The web console (src/console/) in a real browser: Debian's Chromium through playwright-core loads
+// every page from a node following the devnet, runs searches, and checks what it shows against the REST
+// answers, that no request failed, that nothing was logged, that hostile chain data stays text, and that
+// a node with tokens asks for one. Without Chromium the browser tests skip with the reason; the HTTP
+// checks of the console's routes always run.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { CONSOLE_CSP } from '../../src/console/index.ts';
+import { loadAccessPolicy } from '../../src/http/index.ts';
+import { walletClient } from '../helpers/devnet.ts';
+import { assertProblem, call, startChain, vectorArgs, type Chain, type Node } from '../http/fixture.ts';
+import { launchBrowser, noBrowser, watchPage, type Browser } from './browser.ts';
+
+const READ_SECRET = 'console-read-secret-0123';
+/** Chain data written to look like markup: the console must show it as text and never run it. */
+const HOSTILE = {
+  id: 'x<img src=x onerror="window.pwned=1">',
+  vector: [0.5, 0.5, 0.5, 0.5],
+  document: '<script>window.pwned=2</script><img src=x onerror="window.pwned=3">',
+  attributes: { topic: '<b onmouseover="window.pwned=4">bold</b>', stars: 2 },
+};
+const WAIT = { timeout: 60_000 };
+
+let chain: Chain;
+let local: Node;
+let guarded: Node;
+
+before(async () => {
+  chain = await startChain();
+  await walletClient(chain.devnet, 1).createEntity(vectorArgs('notes', HOSTILE));
+  assert.ok(await chain.indexer.waitForBlock(chain.devnet.headNumber, 30_000), 'indexer did not reach the head');
+  local = await chain.node();
+  guarded = await chain.node({
+    access: await loadAccessPolicy({ tokensEnv: `read:${READ_SECRET}`, publicRead: false, host: '127.0.0.1' }),
+  });
+});
+
+after(async () => {
+  await chain?.close();
+});
+
+describe('console: routes', () => {
+  test('GET / serves the console page with a strict CSP, without a token even where tokens are required', async () => {
+    for (const node of [local, guarded]) {
+      const page = await fetch(`${node.url}/`);
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      assert.equal(page.headers.get('content-security-policy'), CONSOLE_CSP);
+      assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+      assert.match(await page.text(), /<script type="module" src="\/console\/app.js">/);
+    }
+    assert.match(CONSOLE_CSP, /script-src 'self';/);
+    assert.doesNotMatch(CONSOLE_CSP, /unsafe-inline|unsafe-eval/);
+  });
+
+  test('only the console files are served under /console/; anything else is a not_found problem', async () => {
+    for (const file of ['app.js', 'style.css', 'favicon.svg']) {
+      const answer = await fetch(`${local.url}/console/${file}`);
+      assert.equal(answer.status, 200, file);
+      assert.equal(answer.headers.get('content-security-policy'), CONSOLE_CSP);
+    }
+    for (const path of ['/console/index.ts', '/console/..%2Findex.ts', '/console/%2e%2e%2F%2e%2e%2Fpackage.json'])
+      assertProblem(await call(`${local.url}${path}`), 404, 'not_found');
+  });
+
+  test('node.json answers under the API access rules: 401 without a token where tokens are required', async () => {
+    assertProblem(await call(`${guarded.url}/console/node.json`), 401, 'unauthorized');
+    assertProblem(
+      await call(`${guarded.url}/console/node.json`, { headers: { authorization: 'Bearer wrong' } }),
+      401,
+      'unauthorized',
+    );
+    const ok = await call(`${guarded.url}/console/node.json`, { headers: { authorization: `Bearer ${READ_SECRET}` } });
+    assert.deepEqual(ok.body, { tokens: true, public_read: false, embedder: null, signer: false });
+    // Trust-local mode keeps its DNS-rebinding checks for the console too.
+    assertProblem(
+      await call(`${local.url}/console/node.json`, { headers: { origin: 'http://attacker.example' } }),
+      403,
+      'forbidden',
+    );
+  });
+});
+
+/** Opens the console in a fresh tab; `expectStatus` names the error answers a test provokes. */
+async function open(browser: Browser, url: string, expectStatus?: (status: number, url: string) => boolean) {
+  const page = await browser.context.newPage();
+  const problems = watchPage(page, expectStatus);
+  await page.goto(url);
+  return { page, problems };
+}
+
+// biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text the user sees
+const shown = (locator: Locator) => locator.innerText(WAIT);
+const text = (page: Page, selector: string) => shown(page.locator(selector).first());
+
+async function assertClean(problems: ReturnType<typeof watchPage>) {
+  assert.deepEqual(problems, { failedRequests: [], badResponses: [], console: [], pageErrors: [] });
+}
+
+describe('console: in Chromium', { skip: noBrowser }, () => {
+  let browser: Browser;
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  test('every page shows what the API answers; a search shows its results, as_of_block and search_mode', async () => {
+    // The only error answer provoked on purpose is the filter error below.
+    const { page, problems } = await open(
+      browser,
+      `${local.url}/`,
+      (status, url) => status === 400 && url.endsWith('/search'),
+    );
+    const status = (await call(`${local.url}/v1/status`)).body;
+
+    // Overview
+    await page.locator('[data-field=as_of_block]').filter({ hasText: /^\d+$/ }).waitFor(WAIT);
+    assert.equal(await text(page, '[data-field=chain_id]'), String(status.chain_id));
+    assert.equal(await text(page, '[data-field=sync_state]'), 'live');
+    assert.equal(await text(page, '[data-field=mode]'), 'read-only');
+    assert.equal(await text(page, '[data-field=signer]'), 'none');
+    assert.match(await text(page, '[data-field=access]'), /local trust/);
+    await page.locator('svg.chart polyline.lag').waitFor({ state: 'attached', ...WAIT });
+
+    // Collections
+    await page.click('nav a[data-nav=collections]');
+    const row = page.locator('tr[data-collection=notes]');
+    await row.waitFor(WAIT);
+    assert.match(await shown(row), /halfvec\(4\)\s+cosine\s+hnsw halfvec_cosine_ops\s+5\s+0\s+0\s+open$/);
+
+    // One collection: definition and stats
+    await row.locator('a').click();
+    await page.locator('[data-field=column]').waitFor(WAIT);
+    assert.equal(await text(page, '[data-field=column]'), 'halfvec(4)');
+    assert.match(await text(page, '[data-field=attributes]'), /stars: i32\s*topic: str/);
+    assert.match(await text(page, '[data-field=index]'), /m 16, ef_construction 64, ef_search 40/);
+    assert.equal(await text(page, '[data-field=live_entities]'), '5');
+    // semantic and hybrid need an embedder this node does not have
+    assert.equal(await page.locator('select[name=kind] option[value=semantic]').isDisabled(), true);
+
+    // Search playground: the same answer as the REST API
+    const where = "topic = str('pets')";
+    await page.fill('textarea[name=query]', '[1, 0, 0, 0]');
+    await page.fill('input[name=where]', where);
+    await page.fill('input[name=k]', '2');
+    await page.click('form.search button[type=submit]');
+    await page.locator('[data-field=answer]').waitFor(WAIT);
+    const rest = (
+      await call(`${local.url}/v1/collections/notes/search`, {
+        method: 'POST',
+        json: { vector: [1, 0, 0, 0], where, k: 2, include_document: true },
+      })
+    ).body;
+    assert.deepEqual(await page.locator('[data-result] [data-field=id]').allInnerTexts(), ['cat', 'dog']);
+    assert.deepEqual(
+      rest.results.map((r: { id: string }) => r.id),
+      ['cat', 'dog'],
+    );
+    assert.deepEqual(await page.locator('[data-result] [data-field=document]').allInnerTexts(), [
+      'Cats purr.',
+      'Dogs bark.',
+    ]);
+    const answer = await text(page, '[data-field=answer]');
+    assert.match(answer, new RegExp(`as_of_block ${rest.as_of_block} `));
+    assert.match(answer, /mode vector · search_mode exact · 2 result\(s\)/);
+    assert.match(await text(page, '[data-result="0"]'), new RegExp(rest.results[0].score.toFixed(4)));
+
+    // A filter error is shown at its position
+    await page.fill('input[name=where]', 'topic = = 3');
+    await page.click('form.search button[type=submit]');
+    const caret = await text(page, '[data-field=filter-error]');
+    assert.equal(caret, `topic = = 3\n${' '.repeat(8)}^ position 8`);
+
+    // The entity page of the first result
+    await page.fill('input[name=where]', where);
+    await page.click('form.search button[type=submit]');
+    await page.locator('[data-field=answer]').waitFor(WAIT);
+    await page.locator('[data-result="0"] a').click();
+    await page.locator('[data-field=owner]').waitFor(WAIT);
+    const entity = (await call(`${local.url}/v1/collections/notes/entities/cat`)).body.entity;
+    assert.equal(await text(page, '[data-field=key]'), entity.key);
+    assert.equal(await text(page, '[data-field=owner]'), entity.owner);
+    assert.equal(await text(page, '[data-field=expires_at_block]'), String(entity.expires_at_block));
+    assert.equal(await text(page, '[data-field=document]'), 'Cats purr.');
+
+    // MCP client snippets for this node, without a token header (no tokens here)
+    await page.click('nav a[data-nav=connect]');
+    const snippets = (await page.locator('pre.snippet').allInnerTexts()).join('\n');
+    assert.match(snippets, new RegExp(`claude mcp add --transport http arkivector ${local.url}/mcp\\n`));
+    assert.match(snippets, /"mcp-remote"/);
+    assert.doesNotMatch(snippets, /Authorization/);
+
+    await assertClean(problems);
+    await page.close();
+  });
+
+  test('hostile chain data is shown as text and never runs', async () => {
+    const { page, problems } = await open(browser, `${local.url}/#/collections/notes`);
+    await page.fill('textarea[name=query]', '0.5, 0.5, 0.5, 0.5');
+    await page.click('form.search button[type=submit]');
+    const row = page.locator('[data-result="0"]');
+    await row.waitFor(WAIT);
+    assert.equal(await shown(row.locator('[data-field=id]')), HOSTILE.id);
+    assert.equal(await shown(row.locator('[data-field=document]')), HOSTILE.document);
+    assert.match(await shown(row), /topic="<b onmouseover/);
+    await row.locator('a').click();
+    await page.locator('[data-field=document]').waitFor(WAIT);
+    assert.equal(await text(page, '[data-field=document]'), HOSTILE.document);
+    assert.equal(await text(page, 'h1'), HOSTILE.id);
+    assert.equal(await page.locator('main img, main script, main b').count(), 0);
+    assert.equal(await page.evaluate('window.pwned'), undefined);
+    await assertClean(problems);
+    await page.close();
+  });
+
+  test('a node with tokens asks for one, keeps it in sessionStorage and sends it as a bearer header', async () => {
+    // 401s are this test's point: before a token and for the wrong one.
+    const { page, problems } = await open(browser, `${guarded.url}/`, (status) => status === 401);
+    await page.locator('form.token').waitFor(WAIT);
+    await page.fill('input[name=token]', 'not-the-token');
+    await page.click('form.token button');
+    await page.locator('form.token [role=alert]').waitFor(WAIT);
+    assert.match(await text(page, 'form.token [role=alert]'), /not valid/);
+
+    await page.fill('input[name=token]', READ_SECRET);
+    const statusRequest = page.waitForRequest((r) => r.url().endsWith('/v1/status'), WAIT);
+    await page.click('form.token button');
+    assert.equal((await statusRequest).headers().authorization, `Bearer ${READ_SECRET}`);
+    await page.locator('[data-field=as_of_block]').filter({ hasText: /^\d+$/ }).waitFor(WAIT);
+    assert.equal(await page.evaluate("sessionStorage.getItem('arkivector.token')"), READ_SECRET);
+    assert.equal(await text(page, '[data-field=access]'), 'bearer tokens');
+
+    await page.click('nav a[data-nav=connect]');
+    const snippets = (await page.locator('pre.snippet').allInnerTexts()).join('\n');
+    assert.match(
+      snippets,
+      new RegExp(
+        `claude mcp add --transport http arkivector ${guarded.url}/mcp --header "Authorization: Bearer \\$ARKIVECTOR_TOKEN"`,
+      ),
+    );
+    // The token itself is never written into the page.
+    assert.doesNotMatch(await page.content(), new RegExp(READ_SECRET));
+    await assertClean(problems);
+    await page.close();
+  });
+});
