@@ -107,6 +107,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   #head: number | undefined;
   #state: SyncState = 'starting';
   #failingSince: number | undefined;
+  #stallTimer: NodeJS.Timeout | undefined;
   #failures = 0;
   #lastError: string | undefined;
   #stopped = true;
@@ -237,33 +238,49 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #run(): Promise<void> {
+    const blockMs = this.#options.blockTimeSeconds * 1000;
+    // Retries stay within one block time, so a recovered RPC is noticed within a block.
+    const maxBackoff = Math.max(100, Math.min(MAX_BACKOFF_MS, blockMs));
     let backoff = 250;
     while (!this.#stopped) {
+      // The outage is timed from the start of the first failing step: the transport's own retries inside
+      // that step are part of it (counting from their end made `stalled` come ~5 block times late).
+      const stepStarted = Date.now();
       try {
         const progressed = await this.#step();
         this.#failingSince = undefined;
         this.#failures = 0;
+        clearTimeout(this.#stallTimer);
+        this.#stallTimer = undefined;
         backoff = 250;
         this.#updateState();
-        if (!progressed && !this.#stopped)
-          await this.#sleep(Math.max(100, (this.#options.blockTimeSeconds * 1000) / 4));
+        if (!progressed && !this.#stopped) await this.#sleep(Math.max(100, blockMs / 4));
       } catch (error) {
         this.#failures++;
-        this.#failingSince ??= Date.now();
+        if (this.#failingSince === undefined) {
+          this.#failingSince = stepStarted;
+          // `stalled` is due at 3 block times whatever the retry cadence: a timer, not the next failure.
+          this.#stallTimer = setTimeout(
+            () => this.#updateState(),
+            Math.max(0, stepStarted + 3 * blockMs - Date.now()) + 1,
+          );
+          this.#stallTimer.unref?.();
+        }
         this.#lastError = (error as Error).message;
         this.#logger.warn({ error: this.#lastError, failures: this.#failures }, 'chain step failed; retrying');
         this.#updateState();
-        if (!this.#stopped) await this.#sleep(backoff);
-        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+        if (!this.#stopped) await this.#sleep(Math.min(backoff, maxBackoff));
+        backoff = Math.min(maxBackoff, backoff * 2);
       }
     }
+    clearTimeout(this.#stallTimer);
     this.#progress.done();
   }
 
   #updateState(): void {
     if (
       this.#failingSince !== undefined &&
-      Date.now() - this.#failingSince > 3 * this.#options.blockTimeSeconds * 1000
+      Date.now() - this.#failingSince >= 3 * this.#options.blockTimeSeconds * 1000
     ) {
       this.#setState('stalled');
       return;
