@@ -4,7 +4,7 @@
 // (backoff, `stalled`), confirmations and snapshots. Readers use `collections`, `asOfBlock`, `syncState`.
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { hexToBytes, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import {
   getBlockNumber,
   getBlocksWithReceipts,
@@ -21,6 +21,7 @@ import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
 import type { IndexedStore, StoreFactory } from './storeContract.ts';
+import { ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
 import { TrackedEntities, boundedEntity, classify, type TrackedEntity } from './trackedEntities.ts';
 
 export type SyncState = 'starting' | 'catching_up' | 'live' | 'stalled';
@@ -72,19 +73,25 @@ function toTracked(entity: QueriedEntity, wanted: CollectionFilter): TrackedEnti
   const stringAttributes = new Map((entity.stringAttributes ?? []).map((a) => [a.key, a.value]));
   const kind = classify(stringAttributes);
   if (!kind || (wanted && !wanted(kind.collection))) return undefined;
-  return boundedEntity({
-    key: entity.key.toLowerCase() as Hex,
-    ...kind,
-    owner: entity.owner.toLowerCase() as Address,
-    creator: entity.creator?.toLowerCase() as Address | undefined,
-    contentType: entity.contentType ?? '',
-    payload: entity.value ? hexToBytes(entity.value) : new Uint8Array(),
-    stringAttributes,
-    numericAttributes: new Map((entity.numericAttributes ?? []).map((a) => [a.key, BigInt(a.value)])),
-    expiresAt: BigInt(entity.expiresAt),
-    lastModifiedAtBlock: entity.lastModifiedAtBlock ?? 0,
-    sequence: creationSequence(entity),
-  });
+  // An oversize payload is never decoded from hex: it is only measured.
+  const hexBytes = entity.value ? (entity.value.length - 2) >> 1 : 0;
+  const skip = hexBytes > ENTITY_DECODED_MAX_BYTES;
+  return boundedEntity(
+    {
+      key: entity.key.toLowerCase() as Hex,
+      ...kind,
+      owner: entity.owner.toLowerCase() as Address,
+      creator: entity.creator?.toLowerCase() as Address | undefined,
+      contentType: entity.contentType ?? '',
+      payload: entity.value && !skip ? new Uint8Array(Buffer.from(entity.value.slice(2), 'hex')) : new Uint8Array(),
+      stringAttributes,
+      numericAttributes: new Map((entity.numericAttributes ?? []).map((a) => [a.key, BigInt(a.value)])),
+      expiresAt: BigInt(entity.expiresAt),
+      lastModifiedAtBlock: entity.lastModifiedAtBlock ?? 0,
+      sequence: creationSequence(entity),
+    },
+    skip ? hexBytes : 0,
+  );
 }
 
 const creationSequence = (entity: QueriedEntity): bigint =>

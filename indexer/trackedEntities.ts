@@ -55,9 +55,12 @@ const RESERVED = [ATTR_TYPE, ATTR_COLLECTION, ATTR_ID];
 /**
  * Applies the size limits before an entity is kept: over ENTITY_DECODED_MAX_BYTES (or, for a definition,
  * a payload over DEFINITION_PAYLOAD_MAX_BYTES) only what classifies it survives, marked `oversize`.
+ * `unreadPayloadBytes`: a payload the caller measured but did not decode (already over the limit).
  */
-export function boundedEntity(entity: TrackedEntity): TrackedEntity {
-  const size = decodedSize(entity.contentType, entity.payload, entity.stringAttributes, entity.numericAttributes);
+export function boundedEntity(entity: TrackedEntity, unreadPayloadBytes = 0): TrackedEntity {
+  const size =
+    unreadPayloadBytes +
+    decodedSize(entity.contentType, entity.payload, entity.stringAttributes, entity.numericAttributes);
   const tooBig =
     size > ENTITY_DECODED_MAX_BYTES ||
     (entity.kind === 'collection' && entity.payload.length > DEFINITION_PAYLOAD_MAX_BYTES);
