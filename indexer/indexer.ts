@@ -123,15 +123,22 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   /** Block of the last snapshot written or loaded. */
   #snapshotAt: number | undefined;
   /** Counters for status and metrics. */
-  readonly counters = {
-    blocksApplied: 0,
-    entityOps: 0,
-    anomalies: 0,
-    reorgs: 0,
-    bootstraps: 0,
-    snapshotsLoaded: 0,
-    snapshotsWritten: 0,
-  };
+  readonly counters = (() => {
+    const self = this;
+    return {
+      blocksApplied: 0,
+      entityOps: 0,
+      anomalies: 0,
+      reorgs: 0,
+      bootstraps: 0,
+      snapshotsLoaded: 0,
+      snapshotsWritten: 0,
+      /** Live definition entities skipped (invalid or over the bounds); recomputed, not accumulated. */
+      get definitionsRejected(): number {
+        return self.#resolver?.rejectedDefinitions ?? 0;
+      },
+    };
+  })();
 
   constructor(options: IndexerOptions<S>) {
     super();
@@ -179,7 +186,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
   /** Live definition entities skipped (invalid or over the bounds). */
   get rejectedDefinitions(): number {
-    return this.#resolver.rejectedDefinitions;
+    return this.counters.definitionsRejected;
   }
   /** Bytes of entity payloads the indexer holds (documents included). */
   get payloadBytes(): number {
