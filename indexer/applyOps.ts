@@ -1,16 +1,22 @@
 // Applies one block's entity operations to the tracked-entity table, following the node's metadata
 // rules (reference/arkiv-client.md §3.3): updates keep creator and creation position, extends and owner
-// changes keep lastModifiedAtBlock. Entities that are not arkivector entities are not kept.
+// changes keep lastModifiedAtBlock. Entities that are not arkivector entities are not kept, and neither
+// are vectors of a name that has no definition: anyone can write those for free, so holding them would let
+// a stranger fill every node's memory. When a name gains its first definition, its vectors are loaded from
+// the chain at that block; when it loses its last one, they are dropped.
 import type { Address, Hex } from 'viem';
 import type { EntityOp } from '../src/chain/blockOps.ts';
 import type { CreateOp } from '../src/chain/storageTransaction.ts';
-import { classify, type TrackedEntities, type TrackedEntity } from './trackedEntities.ts';
+import { boundedEntity, classify, type TrackedEntities, type TrackedEntity } from './trackedEntities.ts';
 
 /** Creation facts of an entity the table did not track, read from the chain when an update makes it ours. */
 export type CreationLookup = (
   key: Hex,
   block: number,
 ) => Promise<{ creator: Address | undefined; sequence: bigint } | undefined>;
+
+/** The vector entities of `name` live at the end of `block`, read from the chain (already bounded). */
+export type VectorLoader = (name: string, block: number) => Promise<TrackedEntity[]>;
 
 /** Which collections this node indexes (undefined: all). */
 export type CollectionFilter = ((name: string) => boolean) | undefined;
@@ -33,23 +39,33 @@ export async function applyOps(
   block: number,
   lookup: CreationLookup,
   wanted: CollectionFilter,
+  loadVectors: VectorLoader,
 ): Promise<void> {
+  // name -> whether it had a definition before this block (only names whose definitions changed)
+  const hadDefinition = new Map<string, boolean>();
+  const set = (key: Hex, next: TrackedEntity | undefined) => {
+    for (const entity of [table.get(key), next])
+      if (entity?.kind === 'collection' && !hadDefinition.has(entity.collection))
+        hadDefinition.set(entity.collection, table.definitionCount(entity.collection) > 0);
+    table.set(key, next && boundedEntity(next));
+  };
   const ours = (fields: ReturnType<typeof contentFields>) => {
     const kind = classify(fields.stringAttributes);
-    return kind && (!wanted || wanted(kind.collection)) ? kind : undefined;
+    if (!kind || (wanted && !wanted(kind.collection))) return undefined;
+    return kind.kind === 'collection' || table.definitionCount(kind.collection) > 0 ? kind : undefined;
   };
   for (const op of ops) {
     const current = table.get(op.key);
     switch (op.type) {
       case 'expire':
       case 'delete':
-        if (current) table.set(op.key, undefined);
+        if (current) set(op.key, undefined);
         break;
       case 'create': {
         const fields = contentFields(op.content);
         const kind = ours(fields);
         if (!kind) break;
-        table.set(op.key, {
+        set(op.key, {
           key: op.key,
           ...kind,
           ...fields,
@@ -65,11 +81,11 @@ export async function applyOps(
         const fields = contentFields(op.content);
         const kind = ours(fields);
         if (!kind) {
-          if (current) table.set(op.key, undefined);
+          if (current) set(op.key, undefined);
           break;
         }
         const creation = current ?? (await lookup(op.key, block));
-        table.set(op.key, {
+        set(op.key, {
           key: op.key,
           ...kind,
           ...fields,
@@ -82,11 +98,18 @@ export async function applyOps(
         break;
       }
       case 'extend':
-        if (current) table.set(op.key, { ...current, expiresAt: op.expiresAt } satisfies TrackedEntity);
+        if (current) set(op.key, { ...current, expiresAt: op.expiresAt } satisfies TrackedEntity);
         break;
       case 'changeOwner':
-        if (current) table.set(op.key, { ...current, owner: op.newOwner } satisfies TrackedEntity);
+        if (current) set(op.key, { ...current, owner: op.newOwner } satisfies TrackedEntity);
         break;
     }
+  }
+  for (const [name, had] of hadDefinition) {
+    const has = table.definitionCount(name) > 0;
+    if (had === has) continue;
+    // Vectors written in this block before the definition were not kept: reload the whole name.
+    for (const key of table.vectorKeys(name)) table.set(key, undefined);
+    if (has) for (const entity of await loadVectors(name, block)) table.set(entity.key, entity);
   }
 }

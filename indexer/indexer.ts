@@ -4,12 +4,13 @@
 // (backoff, `stalled`), confirmations and snapshots. Readers use `collections`, `asOfBlock`, `syncState`.
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { hexToBytes, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import {
   getBlockNumber,
   getBlocksWithReceipts,
   getHeadAndHeader,
   getHeaders,
+  forEachEntityPage,
   queryAllEntities,
   type QueriedEntity,
 } from '../src/chain/actions.ts';
@@ -20,7 +21,8 @@ import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
 import type { IndexedStore, StoreFactory } from './storeContract.ts';
-import { TrackedEntities, classify, type TrackedEntity } from './trackedEntities.ts';
+import { ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
+import { TrackedEntities, boundedEntity, classify, type TrackedEntity } from './trackedEntities.ts';
 
 export type SyncState = 'starting' | 'catching_up' | 'live' | 'stalled';
 
@@ -64,24 +66,32 @@ export interface IndexerEvents {
 const noopLogger: IndexerLogger = { info() {}, warn() {}, error() {}, debug() {} };
 const RECENT_HASHES = 512;
 const MAX_BACKOFF_MS = 5_000;
+/** Collection names per `IN (…)` query when bootstrap reads vectors. */
+const BOOTSTRAP_NAMES_PER_QUERY = 50;
 
 function toTracked(entity: QueriedEntity, wanted: CollectionFilter): TrackedEntity | undefined {
   const stringAttributes = new Map((entity.stringAttributes ?? []).map((a) => [a.key, a.value]));
   const kind = classify(stringAttributes);
   if (!kind || (wanted && !wanted(kind.collection))) return undefined;
-  return {
-    key: entity.key.toLowerCase() as Hex,
-    ...kind,
-    owner: entity.owner.toLowerCase() as Address,
-    creator: entity.creator?.toLowerCase() as Address | undefined,
-    contentType: entity.contentType ?? '',
-    payload: entity.value ? hexToBytes(entity.value) : new Uint8Array(),
-    stringAttributes,
-    numericAttributes: new Map((entity.numericAttributes ?? []).map((a) => [a.key, BigInt(a.value)])),
-    expiresAt: BigInt(entity.expiresAt),
-    lastModifiedAtBlock: entity.lastModifiedAtBlock ?? 0,
-    sequence: creationSequence(entity),
-  };
+  // An oversize payload is never decoded from hex: it is only measured.
+  const hexBytes = entity.value ? (entity.value.length - 2) >> 1 : 0;
+  const skip = hexBytes > ENTITY_DECODED_MAX_BYTES;
+  return boundedEntity(
+    {
+      key: entity.key.toLowerCase() as Hex,
+      ...kind,
+      owner: entity.owner.toLowerCase() as Address,
+      creator: entity.creator?.toLowerCase() as Address | undefined,
+      contentType: entity.contentType ?? '',
+      payload: entity.value && !skip ? new Uint8Array(Buffer.from(entity.value.slice(2), 'hex')) : new Uint8Array(),
+      stringAttributes,
+      numericAttributes: new Map((entity.numericAttributes ?? []).map((a) => [a.key, BigInt(a.value)])),
+      expiresAt: BigInt(entity.expiresAt),
+      lastModifiedAtBlock: entity.lastModifiedAtBlock ?? 0,
+      sequence: creationSequence(entity),
+    },
+    skip ? hexBytes : 0,
+  );
 }
 
 const creationSequence = (entity: QueriedEntity): bigint =>
@@ -104,6 +114,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   #head: number | undefined;
   #state: SyncState = 'starting';
   #failingSince: number | undefined;
+  #stallTimer: NodeJS.Timeout | undefined;
   #failures = 0;
   #lastError: string | undefined;
   #stopped = true;
@@ -112,15 +123,22 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   /** Block of the last snapshot written or loaded. */
   #snapshotAt: number | undefined;
   /** Counters for status and metrics. */
-  readonly counters = {
-    blocksApplied: 0,
-    entityOps: 0,
-    anomalies: 0,
-    reorgs: 0,
-    bootstraps: 0,
-    snapshotsLoaded: 0,
-    snapshotsWritten: 0,
-  };
+  readonly counters = (() => {
+    const self = this;
+    return {
+      blocksApplied: 0,
+      entityOps: 0,
+      anomalies: 0,
+      reorgs: 0,
+      bootstraps: 0,
+      snapshotsLoaded: 0,
+      snapshotsWritten: 0,
+      /** Live definition entities skipped (invalid or over the bounds); recomputed, not accumulated. */
+      get definitionsRejected(): number {
+        return self.#resolver?.rejectedDefinitions ?? 0;
+      },
+    };
+  })();
 
   constructor(options: IndexerOptions<S>) {
     super();
@@ -165,6 +183,14 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
   get collections(): ReadonlyMap<string, PublishedCollection<S>> {
     return this.#resolver.published;
+  }
+  /** Live definition entities skipped (invalid or over the bounds). */
+  get rejectedDefinitions(): number {
+    return this.counters.definitionsRejected;
+  }
+  /** Bytes of entity payloads the indexer holds (documents included). */
+  get payloadBytes(): number {
+    return this.#table.payloadBytes;
   }
 
   /** Starts following the chain in the background. */
@@ -226,33 +252,49 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #run(): Promise<void> {
+    const blockMs = this.#options.blockTimeSeconds * 1000;
+    // Retries stay within one block time, so a recovered RPC is noticed within a block.
+    const maxBackoff = Math.max(100, Math.min(MAX_BACKOFF_MS, blockMs));
     let backoff = 250;
     while (!this.#stopped) {
+      // The outage is timed from the start of the first failing step: the transport's own retries inside
+      // that step are part of it (counting from their end made `stalled` come ~5 block times late).
+      const stepStarted = Date.now();
       try {
         const progressed = await this.#step();
         this.#failingSince = undefined;
         this.#failures = 0;
+        clearTimeout(this.#stallTimer);
+        this.#stallTimer = undefined;
         backoff = 250;
         this.#updateState();
-        if (!progressed && !this.#stopped)
-          await this.#sleep(Math.max(100, (this.#options.blockTimeSeconds * 1000) / 4));
+        if (!progressed && !this.#stopped) await this.#sleep(Math.max(100, blockMs / 4));
       } catch (error) {
         this.#failures++;
-        this.#failingSince ??= Date.now();
+        if (this.#failingSince === undefined) {
+          this.#failingSince = stepStarted;
+          // `stalled` is due at 3 block times whatever the retry cadence: a timer, not the next failure.
+          this.#stallTimer = setTimeout(
+            () => this.#updateState(),
+            Math.max(0, stepStarted + 3 * blockMs - Date.now()) + 1,
+          );
+          this.#stallTimer.unref?.();
+        }
         this.#lastError = (error as Error).message;
         this.#logger.warn({ error: this.#lastError, failures: this.#failures }, 'chain step failed; retrying');
         this.#updateState();
-        if (!this.#stopped) await this.#sleep(backoff);
-        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+        if (!this.#stopped) await this.#sleep(Math.min(backoff, maxBackoff));
+        backoff = Math.min(maxBackoff, backoff * 2);
       }
     }
+    clearTimeout(this.#stallTimer);
     this.#progress.done();
   }
 
   #updateState(): void {
     if (
       this.#failingSince !== undefined &&
-      Date.now() - this.#failingSince > 3 * this.#options.blockTimeSeconds * 1000
+      Date.now() - this.#failingSince >= 3 * this.#options.blockTimeSeconds * 1000
     ) {
       this.#setState('stalled');
       return;
@@ -304,6 +346,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
           block.number,
           (key, at) => this.#lookupCreation(key, at),
           this.#wanted,
+          (name, at) => this.#loadVectors(name, at, block.hash),
         );
         this.#table.endBlock();
         ops += decoded.ops.length;
@@ -313,7 +356,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
         await this.#handleReorg();
         return true;
       }
-      commit = await this.#resolver.flush(this.#table);
+      commit = await this.#resolver.flush(this.#table, blocks[applied - 1].number);
     } catch (error) {
       // Nothing of this batch became visible: put the table back at asOfBlock so the retry starts clean.
       this.#table.abortBlock();
@@ -352,6 +395,25 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     return found && { creator: found.creator?.toLowerCase() as Address | undefined, sequence: creationSequence(found) };
   }
 
+  /** The vectors of one name at `block`, checked to come from the block we are applying. */
+  async #loadVectors(name: string, block: number, hash: Hex): Promise<TrackedEntity[]> {
+    const out: TrackedEntity[] = [];
+    await forEachEntityPage(
+      this.#options.transport,
+      `arkivector_type = "vector" && arkivector_collection = ${JSON.stringify(name)}`,
+      block,
+      (page) => {
+        for (const entity of page) {
+          const tracked = toTracked(entity, this.#wanted);
+          if (tracked) out.push(tracked);
+        }
+      },
+    );
+    const [header] = await getHeaders(this.#options.transport, [block]);
+    if (header?.hash !== hash) throw new Error(`block ${block} changed while loading collection ${name}; retrying`);
+    return out;
+  }
+
   async #initialize(target: number): Promise<void> {
     if (this.#options.dataDir && (await this.#loadSnapshot())) return;
     await this.#bootstrap(this.#options.startBlock ?? target);
@@ -362,26 +424,36 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     const started = Date.now();
     const [before] = await getHeaders(transport, [pinned]);
     if (!before) throw new Error(`block ${pinned} is not available for bootstrap`);
-    const filter = this.#options.collections?.length
+    // Definitions first: only vectors of a name that has one are read, and each page is bounded
+    // (oversize payloads dropped) before the next arrives.
+    const only = this.#options.collections?.length
       ? ` && arkivector_collection IN (${this.#options.collections.map((c) => JSON.stringify(c)).join(' ')})`
       : '';
-    const entities = await queryAllEntities(
-      transport,
-      `(arkivector_type = "collection" || arkivector_type = "vector")${filter}`,
-      pinned,
-      {
-        onPage: (count) => this.#progress.bootstrap(count, Date.now() - started),
-      },
-    );
+    const tracked: TrackedEntity[] = [];
+    const keep = (page: QueriedEntity[]) => {
+      for (const entity of page) {
+        const t = toTracked(entity, this.#wanted);
+        if (t) tracked.push(t);
+      }
+      this.#progress.bootstrap(tracked.length, Date.now() - started);
+    };
+    await forEachEntityPage(transport, `arkivector_type = "collection"${only}`, pinned, keep);
+    const names = [...new Set(tracked.map((t) => t.collection))].sort();
+    for (let i = 0; i < names.length; i += BOOTSTRAP_NAMES_PER_QUERY) {
+      const chunk = names.slice(i, i + BOOTSTRAP_NAMES_PER_QUERY).map((n) => JSON.stringify(n));
+      await forEachEntityPage(
+        transport,
+        `arkivector_type = "vector" && arkivector_collection IN (${chunk.join(' ')})`,
+        pinned,
+        keep,
+      );
+    }
     const [after] = await getHeaders(transport, [pinned]);
     if (!after || after.hash !== before.hash)
       throw new Error(`block ${pinned} changed during bootstrap (reorg); retrying`);
     this.#reset();
-    for (const entity of entities) {
-      const tracked = toTracked(entity, this.#wanted);
-      if (tracked) this.#table.set(tracked.key, tracked);
-    }
-    const commit = await this.#resolver.flush(this.#table);
+    for (const entity of tracked) this.#table.set(entity.key, entity);
+    const commit = await this.#resolver.flush(this.#table, pinned);
     commit();
     this.#table.resetJournal();
     this.#rememberHash(pinned, before.hash);
@@ -392,10 +464,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#logger.info(
       {
         block: pinned,
-        entities: entities.length,
+        entities: tracked.length,
         collections: this.collections.size,
         seconds,
-        entities_per_second: Math.round(entities.length / Math.max(seconds, 0.001)),
+        entities_per_second: Math.round(tracked.length / Math.max(seconds, 0.001)),
       },
       'bootstrap done',
     );
@@ -422,7 +494,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       return;
     }
     this.#table.rollBackTo(ancestor);
-    const commit = await this.#resolver.flush(this.#table);
+    const commit = await this.#resolver.flush(this.#table, ancestor);
     commit();
     for (const n of [...this.#hashes.keys()]) if (n > ancestor) this.#hashes.delete(n);
     this.#asOf = ancestor;

@@ -4,8 +4,10 @@
 // It turns every table change into staged store changes; `flush` returns one commit for all collections.
 import type { Address, Hex } from 'viem';
 import {
+  countsInCollection,
   decodeVectorEntity,
-  isWriterAllowed,
+  ENTITY_DECODED_MAX_BYTES,
+  DEFINITION_PAYLOAD_MAX_BYTES,
   parseCollectionDefinition,
   type CollectionDefinition,
   type RawEntity,
@@ -34,6 +36,11 @@ export interface PublishedCollection<S extends IndexedStore = IndexedStore> {
   /** Other live definitions of the same name, ignored. */
   readonly conflicts: readonly Hex[];
   readonly stats: CollectionStats;
+  /**
+   * Set when this node saw the name pass from one owner to another (a lapsed definition replaced by
+   * another owner's, or a ChangeOwner of the definition): the owner before and the block of the change.
+   */
+  readonly ownerChange?: { readonly previousOwner: Address; readonly atBlock: number };
 }
 
 interface CollectionState<S extends IndexedStore> {
@@ -52,6 +59,8 @@ interface CollectionState<S extends IndexedStore> {
 export interface ResolverLogger {
   warn(fields: Record<string, unknown>, message: string): void;
 }
+
+const TOO_BIG = (size: number) => `entity is ${size} decoded bytes, more than ${ENTITY_DECODED_MAX_BYTES}`;
 
 export interface ResolverOptions<S extends IndexedStore> {
   stores: StoreFactory<S>;
@@ -75,6 +84,10 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   readonly #decoded = new WeakMap<TrackedEntity, Decoded>();
   readonly #parsedDefinitions = new WeakMap<TrackedEntity, CollectionDefinition | Error>();
   readonly #reported = new Set<string>();
+  /** name -> definitions of that name that were skipped (invalid or over the bounds) at the last resolve. */
+  readonly #rejectedDefinitions = new Map<string, number>();
+  /** name -> the last owner published, and the recorded change of owner if one was seen. */
+  readonly #owners = new Map<string, { owner: Address; change?: { previousOwner: Address; atBlock: number } }>();
   #published: ReadonlyMap<string, PublishedCollection<S>> = new Map();
 
   constructor(options: ResolverOptions<S>) {
@@ -84,6 +97,13 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   /** The collections as of the last commit. Replaced (never mutated) at each commit. */
   get published(): ReadonlyMap<string, PublishedCollection<S>> {
     return this.#published;
+  }
+
+  /** Definition entities skipped (invalid, over the bounds) among the live ones. */
+  get rejectedDefinitions(): number {
+    let n = 0;
+    for (const count of this.#rejectedDefinitions.values()) n += count;
+    return n;
   }
 
   /** Table listener: keeps the name/id indexes and marks what must be recomputed. */
@@ -132,6 +152,10 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     let parsed = this.#parsedDefinitions.get(entity);
     if (parsed === undefined) {
       try {
+        if (entity.oversize !== undefined)
+          throw new Error(
+            `definition is ${entity.oversize} decoded bytes; its payload may have at most ${DEFINITION_PAYLOAD_MAX_BYTES}`,
+          );
         parsed = parseCollectionDefinition(entity.payload);
       } catch (error) {
         parsed = error as Error;
@@ -162,6 +186,8 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       const definition = this.#parseDefinition(entity);
       return definition ? [{ entity, definition }] : [];
     });
+    if (candidates.length > valid.length) this.#rejectedDefinitions.set(name, candidates.length - valid.length);
+    else this.#rejectedDefinitions.delete(name);
     if (!valid.length) return undefined;
     const conflicts = valid.slice(1).map((v) => v.entity.key);
     if (conflicts.length) {
@@ -181,7 +207,10 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   ): ReturnType<typeof decodeVectorEntity> {
     const cached = this.#decoded.get(entity);
     if (cached && cached.definition === definition) return cached.result;
-    const result = decodeVectorEntity(entity as unknown as RawEntity, { name, definition });
+    const result: ReturnType<typeof decodeVectorEntity> =
+      entity.oversize !== undefined
+        ? { ok: false, reason: TOO_BIG(entity.oversize) }
+        : decodeVectorEntity(entity as unknown as RawEntity, { name, definition });
     this.#decoded.set(entity, { definition, result });
     if (!result.ok) {
       this.#reportOnce(
@@ -204,7 +233,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     let rejected = 0;
     for (const key of this.#vectors.get(state.name)?.get(id) ?? []) {
       const entity = table.get(key)!;
-      if (!isWriterAllowed(state.definition, state.definitionEntity.owner, entity.owner)) continue;
+      if (!countsInCollection(state.definition, state.definitionEntity.owner, entity)) continue;
       const decoded = this.#decode(entity, state.name, state.definition);
       if (!decoded.ok) {
         rejected++;
@@ -220,7 +249,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
    * Computes and stages the store changes for everything marked dirty since the last flush.
    * Returns the commit that makes all of them visible at once (and publishes the new collection map).
    */
-  async flush(table: TrackedEntities): Promise<() => void> {
+  async flush(table: TrackedEntities, block = 0): Promise<() => void> {
     const names = new Set([...this.#dirtyCollections, ...this.#dirtyIds.keys()]);
     const dirtyIds = new Map(this.#dirtyIds);
     const rebuild = new Set(this.#dirtyCollections);
@@ -304,7 +333,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       for (const commit of commits) commit();
       this.#states.clear();
       for (const [name, state] of nextStates) this.#states.set(name, state);
-      this.#publish();
+      this.#publish(block);
     };
   }
 
@@ -360,14 +389,31 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       this.#states.set(name, await this.#build(name, resolved, table, commits, store));
     }
     for (const commit of commits) commit();
-    this.#publish();
+    this.#publish(0);
   }
 
-  #publish(): void {
+  /** Remembers who owns each name, so that a name passing to another owner is recorded and logged. */
+  #ownerChange(name: string, owner: Address, block: number) {
+    const seen = this.#owners.get(name);
+    if (seen && seen.owner !== owner) {
+      const change = { previousOwner: seen.owner, atBlock: block };
+      this.#owners.set(name, { owner, change });
+      this.#options.logger?.warn(
+        { collection: name, previous_owner: seen.owner, owner, block },
+        'collection name passed to another owner',
+      );
+      return change;
+    }
+    if (!seen) this.#owners.set(name, { owner });
+    return seen?.change;
+  }
+
+  #publish(block: number): void {
     this.#published = new Map(
       [...this.#states].map(([name, s]) => [
         name,
         {
+          ownerChange: this.#ownerChange(name, s.definitionEntity.owner, block),
           name,
           definition: s.definition,
           definitionKey: s.definitionEntity.key,

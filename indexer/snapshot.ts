@@ -31,6 +31,7 @@ interface SerializedEntity {
   expiresAt: string;
   lastModifiedAtBlock: number;
   sequence: string;
+  oversize?: number;
 }
 
 const serialize = (e: TrackedEntity): SerializedEntity => ({
@@ -46,6 +47,7 @@ const serialize = (e: TrackedEntity): SerializedEntity => ({
   expiresAt: e.expiresAt.toString(),
   lastModifiedAtBlock: e.lastModifiedAtBlock,
   sequence: e.sequence.toString(),
+  ...(e.oversize !== undefined ? { oversize: e.oversize } : {}),
 });
 
 const deserialize = (s: SerializedEntity): TrackedEntity => ({
@@ -61,6 +63,7 @@ const deserialize = (s: SerializedEntity): TrackedEntity => ({
   expiresAt: BigInt(s.expiresAt),
   lastModifiedAtBlock: s.lastModifiedAtBlock,
   sequence: BigInt(s.sequence),
+  ...(s.oversize !== undefined ? { oversize: s.oversize } : {}),
 });
 
 const storeDir = (dir: string, index: number) => join(dir, 'stores', String(index));

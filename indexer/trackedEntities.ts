@@ -2,6 +2,14 @@
 // keyed by entity key, with a per-block journal so a reorg can roll them back exactly.
 // Everything a collection store holds is derived from this table by the resolver.
 import type { Address, Hex } from 'viem';
+import {
+  ATTR_COLLECTION,
+  ATTR_ID,
+  ATTR_TYPE,
+  COLLECTION_NAME_REGEX,
+  DEFINITION_PAYLOAD_MAX_BYTES,
+  ENTITY_DECODED_MAX_BYTES,
+} from '../src/collections/index.ts';
 
 export type EntityKind = 'collection' | 'vector';
 
@@ -20,6 +28,57 @@ export interface TrackedEntity {
   readonly lastModifiedAtBlock: number;
   /** block << 32 | txIndex << 16 | opIndex of the create: the first definition of a name wins. */
   readonly sequence: bigint;
+  /**
+   * Decoded size on chain (payload, content type, attributes) over the kept limit: the payload and the
+   * user attributes were dropped on arrival, and the resolver counts the entity as rejected.
+   */
+  readonly oversize?: number;
+}
+
+const utf8 = new TextEncoder();
+
+/** Decoded bytes of an entity: payload, content type, attribute names and values (numbers as 8 bytes). */
+export function decodedSize(
+  contentType: string,
+  payload: Uint8Array,
+  strings: ReadonlyMap<string, string>,
+  numbers: ReadonlyMap<string, bigint>,
+): number {
+  let size = payload.length + utf8.encode(contentType).length;
+  for (const [k, v] of strings) size += utf8.encode(k).length + utf8.encode(v).length;
+  for (const k of numbers.keys()) size += utf8.encode(k).length + 8;
+  return size;
+}
+
+const RESERVED = [ATTR_TYPE, ATTR_COLLECTION, ATTR_ID];
+
+/**
+ * Applies the size limits before an entity is kept: over ENTITY_DECODED_MAX_BYTES (or, for a definition,
+ * a payload over DEFINITION_PAYLOAD_MAX_BYTES) only what classifies it survives, marked `oversize`.
+ * `unreadPayloadBytes`: a payload the caller measured but did not decode (already over the limit).
+ */
+export function boundedEntity(entity: TrackedEntity, unreadPayloadBytes = 0): TrackedEntity {
+  const size =
+    unreadPayloadBytes +
+    decodedSize(entity.contentType, entity.payload, entity.stringAttributes, entity.numericAttributes);
+  const tooBig =
+    size > ENTITY_DECODED_MAX_BYTES ||
+    (entity.kind === 'collection' && entity.payload.length > DEFINITION_PAYLOAD_MAX_BYTES);
+  if (!tooBig) return entity;
+  const kept = new Map<string, string>();
+  for (const name of RESERVED) {
+    const value = entity.stringAttributes.get(name);
+    // The id stays only when it is small: it is what lets the entity be counted against its id.
+    if (value !== undefined && value.length <= 1024) kept.set(name, value);
+  }
+  return {
+    ...entity,
+    contentType: '',
+    payload: new Uint8Array(),
+    stringAttributes: kept,
+    numericAttributes: new Map(),
+    oversize: size,
+  };
 }
 
 export const TYPE_ATTRIBUTE = 'arkivector_type';
@@ -31,7 +90,13 @@ export function classify(
 ): { kind: EntityKind; collection: string } | undefined {
   const type = stringAttributes.get(TYPE_ATTRIBUTE);
   const collection = stringAttributes.get(COLLECTION_ATTRIBUTE);
-  if ((type !== 'collection' && type !== 'vector') || collection === undefined) return undefined;
+  // A name outside the schema's grammar can never be served, and would have to be quoted into queries.
+  if (
+    (type !== 'collection' && type !== 'vector') ||
+    collection === undefined ||
+    !COLLECTION_NAME_REGEX.test(collection)
+  )
+    return undefined;
   return { kind: type, collection };
 }
 
@@ -46,6 +111,8 @@ export class TrackedEntities {
   readonly #entities = new Map<Hex, TrackedEntity>();
   readonly #journal: JournalEntry[] = [];
   readonly #depth: number;
+  readonly #definitionsPerName = new Map<string, number>();
+  readonly #vectorsPerName = new Map<string, Set<Hex>>();
   #current: JournalEntry | undefined;
 
   /** @param journalDepth how many recent blocks can be rolled back */
@@ -58,6 +125,38 @@ export class TrackedEntities {
 
   get size(): number {
     return this.#entities.size;
+  }
+
+  /** How many definition entities (valid or not) of `name` are tracked: vectors are kept only when > 0. */
+  definitionCount(name: string): number {
+    return this.#definitionsPerName.get(name) ?? 0;
+  }
+
+  /** Bytes of payload held (for tests and metrics). */
+  get payloadBytes(): number {
+    let bytes = 0;
+    for (const entity of this.#entities.values()) bytes += entity.payload.length;
+    return bytes;
+  }
+
+  /** Keys of the vector entities of `name` that are tracked. */
+  vectorKeys(name: string): readonly Hex[] {
+    return [...(this.#vectorsPerName.get(name) ?? [])];
+  }
+
+  #count(entity: TrackedEntity | undefined, delta: number): void {
+    if (entity?.kind === 'vector') {
+      let keys = this.#vectorsPerName.get(entity.collection);
+      if (!keys) this.#vectorsPerName.set(entity.collection, (keys = new Set()));
+      if (delta > 0) keys.add(entity.key);
+      else keys.delete(entity.key);
+      if (!keys.size) this.#vectorsPerName.delete(entity.collection);
+      return;
+    }
+    if (entity?.kind !== 'collection') return;
+    const n = (this.#definitionsPerName.get(entity.collection) ?? 0) + delta;
+    if (n > 0) this.#definitionsPerName.set(entity.collection, n);
+    else this.#definitionsPerName.delete(entity.collection);
   }
 
   get(key: Hex): TrackedEntity | undefined {
@@ -102,6 +201,8 @@ export class TrackedEntities {
     if (this.#current && !this.#current.previous.has(key)) this.#current.previous.set(key, previous);
     if (next) this.#entities.set(key, next);
     else this.#entities.delete(key);
+    this.#count(previous, -1);
+    this.#count(next, 1);
     this.onChange(previous, next);
   }
 
@@ -121,6 +222,8 @@ export class TrackedEntities {
       const now = this.#entities.get(key);
       if (previous) this.#entities.set(key, previous);
       else this.#entities.delete(key);
+      this.#count(now, -1);
+      this.#count(previous, 1);
       this.onChange(now, previous);
     }
   }

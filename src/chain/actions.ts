@@ -177,18 +177,20 @@ const FULL_INCLUDE = {
 };
 
 /**
- * Every entity matching `query` as of block `atBlock`, page by page (≤ 200 each), following cursors.
- * `onPage` sees each page as it arrives (progress). Bounded by `maxPages`.
+ * Visits every entity matching `query` as of block `atBlock`, page by page (≤ 200 each), following cursors,
+ * so a caller can drop what it does not keep before the next page arrives. A page may come back short (a
+ * node bounds the bytes of a page): the cursor, not the page length, says whether more follow.
+ * Bounded by `maxPages`.
  */
-export async function queryAllEntities(
+export async function forEachEntityPage(
   transport: RpcTransport,
   query: string,
   atBlock: number,
-  options: { pageSize?: number; maxPages?: number; onPage?: (count: number) => void } = {},
-): Promise<QueriedEntity[]> {
+  visit: (page: QueriedEntity[]) => void,
+  options: { pageSize?: number; maxPages?: number } = {},
+): Promise<void> {
   const pageSize = Math.min(options.pageSize ?? QUERY_PAGE_LIMIT, QUERY_PAGE_LIMIT);
   const maxPages = options.maxPages ?? 1_000_000;
-  const entities: QueriedEntity[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
     const result = await transport.request<{ data: QueriedEntity[]; cursor?: string; blockNumber?: Hex }>(
@@ -203,10 +205,30 @@ export async function queryAllEntities(
         },
       ],
     );
-    entities.push(...result.data);
-    options.onPage?.(entities.length);
-    if (!result.cursor || result.data.length < pageSize) return entities;
+    visit(result.data);
+    if (!result.cursor || result.data.length === 0 || page + 1 === options.maxPages) return;
     cursor = result.cursor;
   }
   throw new ChainDataError(`arkiv_query "${query}" did not finish within ${maxPages} pages`);
+}
+
+/** Every entity matching `query` as of block `atBlock` (see forEachEntityPage). */
+export async function queryAllEntities(
+  transport: RpcTransport,
+  query: string,
+  atBlock: number,
+  options: { pageSize?: number; maxPages?: number; onPage?: (count: number) => void } = {},
+): Promise<QueriedEntity[]> {
+  const entities: QueriedEntity[] = [];
+  await forEachEntityPage(
+    transport,
+    query,
+    atBlock,
+    (page) => {
+      entities.push(...page);
+      options.onPage?.(entities.length);
+    },
+    options,
+  );
+  return entities;
 }

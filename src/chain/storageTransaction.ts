@@ -1,7 +1,7 @@
 // Codec for Arkiv v1 storage transaction calldata: brotli(RLP([creates, updates, deletes, extends, ownerChanges])).
 // The devnet uses it to admit and execute transactions; the indexer uses it to decode what it follows.
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
-import { bytesToHex, fromRlp, hexToBytes, toRlp, type Address, type Hex } from 'viem';
+import { bytesToHex, fromRlp, toRlp, type Address, type Hex } from 'viem';
 import {
   ATTRIBUTE_NAME_PATTERN,
   MAX_CONTENT_TYPE_BYTES,
@@ -227,7 +227,8 @@ function encodeEntityFields(op: CreateOp) {
   return {
     btl: uintToRlpHex(op.btl),
     contentType: textHex(op.contentType),
-    payload: bytesToHex(op.payload),
+    // Bytes, not hex: a hex round trip of a multi-MiB payload costs seconds.
+    payload: op.payload,
     strings: op.stringAttributes.map(({ key, value }) => [textHex(key), textHex(value)]),
     numbers: op.numericAttributes.map(({ key, value }) => [textHex(key), uintToRlpHex(value)]),
   };
@@ -248,7 +249,7 @@ export function encodeStorageOpsRlp(ops: StorageOps): Uint8Array {
     ops.extends.map((op) => [op.entityKey, uintToRlpHex(op.numberOfBlocks)]),
     ops.ownerChanges.map((op) => [op.entityKey, op.newOwner]),
   ];
-  return hexToBytes(toRlp(tree as never));
+  return toRlp(tree as never, 'bytes');
 }
 
 /** brotli(RLP(ops)), as the SDK sends it. */

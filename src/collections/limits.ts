@@ -71,3 +71,25 @@ export const VECTOR_PAYLOAD_HEADER_BYTES = 4;
 
 /** Largest finite binary16 value. */
 export const HALF_MAX = 65504;
+
+/**
+ * Bounds on a collection definition found on chain (DESIGN.md §4.2, "Bounds"). Anyone may write a
+ * definition and every list answer repeats it, so a violator is skipped and counted, never served.
+ */
+export const DEFINITION_PAYLOAD_MAX_BYTES = 64 * 1024;
+/** `description`: at most this many UTF-8 bytes. */
+export const DEFINITION_DESCRIPTION_MAX_BYTES = 1024;
+/** `writers`: at most this many addresses. */
+export const DEFINITION_WRITERS_MAX = 256;
+/** `attributes`: at most this many declared attributes. */
+export const DEFINITION_ATTRIBUTES_MAX = 64;
+/** `embedder`: the whole object, as JSON, at most this many UTF-8 bytes (`model` included). */
+export const DEFINITION_EMBEDDER_MAX_BYTES = 1024;
+
+/**
+ * Largest decoded size (payload + content type + attribute names and values, in bytes) of an entity the
+ * indexer keeps. A vector of 4000 dims with a 65,536-character document and 64 full `str` attributes fits;
+ * anything larger is skipped and counted in its collection's `stats.rejected` (a compressed calldata of a
+ * few hundred bytes can otherwise make every node hold megabytes).
+ */
+export const ENTITY_DECODED_MAX_BYTES = 512 * 1024;

@@ -117,6 +117,8 @@ export const collectionSchema = z.object({
   embedder: z.record(z.string(), z.unknown()).optional(),
   definition_key: z.string(),
   conflicts: z.array(z.string()),
+  /** This node saw the name pass to another owner (a lapsed definition replaced, or ChangeOwner). */
+  owner_change: z.object({ previous_owner: z.string(), at_block: z.number().int() }).optional(),
   stats: z.object({ live_entities: z.number().int(), rejected: z.number().int(), shadowed: z.number().int() }),
   sync_state: syncState,
   as_of_block: asOfBlock,

@@ -10,6 +10,10 @@ export interface StatusResult {
   sync_state: ServiceContext['indexer']['syncState'];
   last_error: string | null;
   collections: number;
+  /** Definitions of live entities skipped as invalid or over the bounds. */
+  rejected_definitions: number;
+  /** Collections whose name this node saw pass to another owner. */
+  owner_changes: { collection: string; previous_owner: string; owner: string; at_block: number }[];
   signer: { address: string; balance_wei: string } | null;
 }
 
@@ -29,6 +33,19 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
     sync_state: indexer.syncState,
     last_error: indexer.lastError ?? null,
     collections: indexer.collections.size,
+    rejected_definitions: indexer.counters?.definitionsRejected ?? 0,
+    owner_changes: [...indexer.collections.values()].flatMap((c) =>
+      c.ownerChange
+        ? [
+            {
+              collection: c.name,
+              previous_owner: c.ownerChange.previousOwner,
+              owner: c.owner,
+              at_block: c.ownerChange.atBlock,
+            },
+          ]
+        : [],
+    ),
     signer,
   };
 }

@@ -71,6 +71,9 @@ export function describeCollection(view: View, c: PublishedCollection<ReadableSt
     ...(d.embedder !== undefined ? { embedder: { ...d.embedder } } : {}),
     definition_key: c.definitionKey,
     conflicts: [...c.conflicts],
+    ...(c.ownerChange
+      ? { owner_change: { previous_owner: c.ownerChange.previousOwner, at_block: c.ownerChange.atBlock } }
+      : {}),
     stats: { ...c.stats },
     sync_state: view.sync_state,
     as_of_block: view.as_of_block,

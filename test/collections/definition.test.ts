@@ -5,6 +5,12 @@ import fc from 'fast-check';
 import {
   checkDefinitionUpdate,
   collectionNameSchema,
+  countsInCollection,
+  DEFINITION_ATTRIBUTES_MAX,
+  DEFINITION_DESCRIPTION_MAX_BYTES,
+  DEFINITION_EMBEDDER_MAX_BYTES,
+  DEFINITION_PAYLOAD_MAX_BYTES,
+  DEFINITION_WRITERS_MAX,
   encodeCollectionDefinition,
   InvalidArgumentError,
   InvalidCollectionDefinitionError,
@@ -324,6 +330,62 @@ describe('isWriterAllowed', () => {
     assert.equal(isWriterAllowed(closed, W2, '0x2222222222222222222222222222222222222222'), false);
     const open = validateCollectionDefinition({ ...base, open: true });
     assert.equal(isWriterAllowed(open, W2, '0x2222222222222222222222222222222222222222'), true);
+  });
+});
+
+describe('countsInCollection', () => {
+  const stranger = '0x2222222222222222222222222222222222222222';
+  test('closed: a permitted writer must have created it and must own it now', () => {
+    const closed = validateCollectionDefinition({ ...base, writers: [W1] });
+    assert.equal(countsInCollection(closed, W2, { owner: W1, creator: W2 }), true);
+    // handed in by ChangeOwner from outside: never counts
+    assert.equal(countsInCollection(closed, W2, { owner: W2, creator: stranger }), false);
+    // handed out to a stranger: no longer counts
+    assert.equal(countsInCollection(closed, W2, { owner: stranger, creator: W2 }), false);
+    assert.equal(countsInCollection(closed, W2, { owner: W2, creator: undefined }), false);
+  });
+  test('open: every writer counts', () => {
+    const open = validateCollectionDefinition({ ...base, open: true });
+    assert.equal(countsInCollection(open, W2, { owner: stranger, creator: undefined }), true);
+  });
+});
+
+describe('definition bounds', () => {
+  const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  test('boundary: every bounded field accepts its limit and refuses one more', () => {
+    const cases: [string, (n: number) => unknown, number][] = [
+      ['description', (n) => ({ ...base, description: 'é'.repeat(n / 2) }), DEFINITION_DESCRIPTION_MAX_BYTES],
+      [
+        'writers',
+        (n) => ({ ...base, writers: Array.from({ length: n }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`) }),
+        DEFINITION_WRITERS_MAX,
+      ],
+      [
+        'attributes',
+        (n) => ({ ...base, attributes: Object.fromEntries(Array.from({ length: n }, (_, i) => [`a${i}`, 'str'])) }),
+        DEFINITION_ATTRIBUTES_MAX,
+      ],
+      [
+        'embedder',
+        // {"model":"…"} is 12 bytes of json around the model
+        (n) => ({ ...base, embedder: { model: 'm'.repeat(n - 12) } }),
+        DEFINITION_EMBEDDER_MAX_BYTES,
+      ],
+    ];
+    for (const [field, make, limit] of cases) {
+      assert.doesNotThrow(() => parseCollectionDefinition(enc(make(limit))), field);
+      assert.throws(
+        () => parseCollectionDefinition(enc(make(limit + 2))),
+        InvalidCollectionDefinitionError,
+        `${field} over its limit`,
+      );
+    }
+  });
+  test('error: a payload over the limit is refused before it is parsed', () => {
+    const padded = new Uint8Array(DEFINITION_PAYLOAD_MAX_BYTES + 1).fill(0x20);
+    padded.set(enc(base));
+    assert.throws(() => parseCollectionDefinition(padded), /payload is 65537 bytes/);
+    assert.doesNotThrow(() => parseCollectionDefinition(padded.subarray(0, DEFINITION_PAYLOAD_MAX_BYTES)));
   });
 });
 

@@ -3,7 +3,9 @@
 // independently of the indexer (no journal, no incremental state, no tail decoding).
 import { hexToBytes, numberToHex, type Hex } from 'viem';
 import {
+  COLLECTION_NAME_REGEX,
   decodeVectorEntity,
+  ENTITY_DECODED_MAX_BYTES,
   isWriterAllowed,
   parseCollectionDefinition,
   type CollectionDefinition,
@@ -86,6 +88,19 @@ const toRaw = (row: Row): RawEntity => ({
   expiresAt: BigInt(row.expiresAt),
 });
 
+// Decoded bytes as DESIGN counts them: payload, content type, attribute names and values (numbers 8 bytes).
+const decodedBytes = (row: Row) =>
+  (row.value ? (row.value.length - 2) / 2 : 0) +
+  Buffer.byteLength(row.contentType ?? '') +
+  (row.stringAttributes ?? []).reduce((n, a) => n + Buffer.byteLength(a.key) + Buffer.byteLength(a.value), 0) +
+  (row.numericAttributes ?? []).reduce((n, a) => n + Buffer.byteLength(a.key) + 8, 0);
+
+// §4.2: closed collections take entities a permitted writer created and a permitted writer owns.
+const permitted = (definition: CollectionDefinition, definitionOwner: string, row: Row) =>
+  definition.open ||
+  (isWriterAllowed(definition, definitionOwner, row.creator) &&
+    isWriterAllowed(definition, definitionOwner, row.owner));
+
 /** What every collection must hold at `block`, by the rules, from the node's answer at that block. */
 export async function expectedCollections(
   devnet: Devnet,
@@ -96,7 +111,7 @@ export async function expectedCollections(
   const vectors = await allAt(devnet, 'arkivector_type = "vector"', block);
   const names = [
     ...new Set(definitions.map((d) => attr(d, 'arkivector_collection')).filter((n): n is string => n !== undefined)),
-  ].filter((n) => !only || only(n));
+  ].filter((n) => COLLECTION_NAME_REGEX.test(n) && (!only || only(n)));
   const out: Record<string, ExpectedCollection> = {};
   for (const name of names) {
     const candidates = definitions
@@ -110,6 +125,7 @@ export async function expectedCollections(
       );
     let winner: { row: Row; definition: CollectionDefinition } | undefined;
     for (const row of candidates) {
+      if (decodedBytes(row) > ENTITY_DECODED_MAX_BYTES) continue;
       try {
         winner = { row, definition: parseCollectionDefinition(row.value ? hexToBytes(row.value) : new Uint8Array()) };
         break;
@@ -122,7 +138,11 @@ export async function expectedCollections(
     let rejected = 0;
     for (const row of vectors) {
       if (attr(row, 'arkivector_collection') !== name) continue;
-      if (!isWriterAllowed(winner.definition, winner.row.owner, row.owner)) continue;
+      if (!permitted(winner.definition, winner.row.owner, row)) continue;
+      if (decodedBytes(row) > ENTITY_DECODED_MAX_BYTES) {
+        rejected++;
+        continue;
+      }
       const decoded = decodeVectorEntity(toRaw(row), { name, definition: winner.definition });
       if (!decoded.ok) {
         rejected++;

@@ -11,6 +11,11 @@ import { InvalidArgumentError, type CodecIssue } from '../errors.ts';
 import {
   ATTRIBUTE_NAME_REGEX,
   COLLECTION_NAME_REGEX,
+  DEFINITION_ATTRIBUTES_MAX,
+  DEFINITION_DESCRIPTION_MAX_BYTES,
+  DEFINITION_EMBEDDER_MAX_BYTES,
+  DEFINITION_PAYLOAD_MAX_BYTES,
+  DEFINITION_WRITERS_MAX,
   DIM_MAX,
   DIM_MIN,
   HNSW_DEFAULT_EF_CONSTRUCTION,
@@ -110,6 +115,10 @@ const attributesSchema = z
   .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), {
     error: 'attributes must be an object of name to type',
   })
+  .refine((obj) => Object.keys(obj).length <= DEFINITION_ATTRIBUTES_MAX, {
+    error: `attributes must declare at most ${DEFINITION_ATTRIBUTES_MAX} attributes`,
+    abort: true,
+  })
   .superRefine((obj, ctx) => {
     // Object.keys sees an own "__proto__" key from JSON.parse, which z.record would drop silently.
     for (const key of Object.keys(obj)) {
@@ -192,11 +201,17 @@ export const collectionDefinitionSchema = z.object(
       .array(z.string().regex(ADDRESS, { error: 'writer must be a 0x address of 40 hex digits' }), {
         error: 'writers must be an array of addresses',
       })
+      .max(DEFINITION_WRITERS_MAX, { error: `writers must list at most ${DEFINITION_WRITERS_MAX} addresses` })
       .default([])
       .transform((ws) => [...new Set(ws.map((w) => w.toLowerCase() as `0x${string}`))]),
     index: indexParamsSchema.prefault({}),
     default_ttl: ttlSchema.optional(),
-    description: z.string({ error: 'description must be a string' }).optional(),
+    description: z
+      .string({ error: 'description must be a string' })
+      .refine((d) => utf8ByteLength(d) <= DEFINITION_DESCRIPTION_MAX_BYTES, {
+        error: `description must be at most ${DEFINITION_DESCRIPTION_MAX_BYTES} utf-8 bytes`,
+      })
+      .optional(),
     embedder: z
       .looseObject(
         {
@@ -208,6 +223,9 @@ export const collectionDefinitionSchema = z.object(
           error: 'embedder must be an object with a model',
         },
       )
+      .refine((e) => utf8ByteLength(JSON.stringify(e)) <= DEFINITION_EMBEDDER_MAX_BYTES, {
+        error: `embedder must be at most ${DEFINITION_EMBEDDER_MAX_BYTES} utf-8 bytes of json`,
+      })
       .optional(),
   },
   { error: 'collection definition must be a json object' },
@@ -262,6 +280,10 @@ export function validateCollectionDefinition(value: unknown): CollectionDefiniti
  * @example parseCollectionDefinition(new TextEncoder().encode('{"dim":4,"metric":"l2"}')).open // false
  */
 export function parseCollectionDefinition(bytes: Uint8Array): CollectionDefinition {
+  if (bytes.length > DEFINITION_PAYLOAD_MAX_BYTES)
+    throw definitionError([
+      { path: '', message: `payload is ${bytes.length} bytes, more than ${DEFINITION_PAYLOAD_MAX_BYTES}` },
+    ]);
   let text: string;
   try {
     text = utf8Decode(bytes);
@@ -359,6 +381,30 @@ export function isWriterAllowed(definition: CollectionDefinition, definitionOwne
   if (definition.open) return true;
   const w = writer.toLowerCase();
   return w === definitionOwner.toLowerCase() || definition.writers.includes(w as `0x${string}`);
+}
+
+/**
+ * Whether a vector entity counts in a collection (DESIGN.md §4.2). Open: always. Closed: a permitted
+ * writer (the definition's owner or one in `writers`) created it AND a permitted writer owns it now. The
+ * creator matters because ChangeOwner lets anyone hand an entity to the owner: without it, a stranger
+ * could inject into a closed collection and, with a newer last-modified block, shadow a legitimate id.
+ * An unknown creator never counts in a closed collection.
+ * @param definition the collection definition
+ * @param definitionOwner the owner of the definition entity
+ * @param entity the vector entity's current owner and creator
+ * @example countsInCollection(def, alice, { owner: alice, creator: mallory }) // false when closed
+ */
+export function countsInCollection(
+  definition: CollectionDefinition,
+  definitionOwner: string,
+  entity: { owner: string; creator: string | undefined },
+): boolean {
+  if (definition.open) return true;
+  return (
+    entity.creator !== undefined &&
+    isWriterAllowed(definition, definitionOwner, entity.creator) &&
+    isWriterAllowed(definition, definitionOwner, entity.owner)
+  );
 }
 
 /**
