@@ -180,8 +180,11 @@ describe('indexer: differential against the devnet', () => {
     };
 
     await check('after bootstrap');
-    const deadline = Date.now() + 240_000;
-    for (let step = 0; ops < 2_000 && Date.now() < deadline && step < 2_000; step++) {
+    // The run is bounded by count (a step that is not refused adds at least one operation, so 4,000 steps
+    // reach 2,000 operations); the time bound is only a safety net against a hang, far above a run on a loaded machine
+    // (~100 s alone, ~5 min beside the rest of the suite on 2 cores), so load alone never fails the test.
+    const deadline = Date.now() + 20 * 60_000;
+    for (let step = 0; ops < 2_000 && Date.now() < deadline && step < 4_000; step++) {
       const who = r.int(4);
       const wallet = wallets[who];
       const live = await liveVectors();
@@ -282,7 +285,7 @@ describe('indexer: differential against the devnet', () => {
       }
       await check(`step ${step}`);
     }
-    assert.ok(ops >= 2_000, `only ${ops} operations within the time bound`);
+    assert.ok(ops >= 2_000, `only ${ops} operations before the 20-minute safety bound`);
     assert.ok(reorgs > 0 && blocksChecked > 100, `reorgs ${reorgs}, blocks checked ${blocksChecked}`);
     const final = indexedCollections(indexer);
     assert.ok(Object.keys(final.c1.records).length > 0 && Object.keys(final.c2.records).length > 0);
