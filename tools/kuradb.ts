@@ -1,12 +1,18 @@
 // KuraDB-compatible tools (--compat kuradb): `list_rag` and `search_rag` with KuraDB's names, arguments,
 // answer shapes and error strings, so agents built for KuraDB (Agenvoy) can use arkivector unchanged.
 import { z } from 'zod';
-import { listRag, RAG_LIMIT_MAX, searchRag, searchRagArgs, type SearchRagResult } from '../src/service/index.ts';
+import {
+  listRag,
+  RAG_LIMIT_MAX,
+  searchRag,
+  searchRagArgs,
+  searchRagInput,
+  type SearchRagResult,
+} from '../src/service/index.ts';
 import { validate } from '../src/service/validate.ts';
 import { defineTool } from './defineTool.ts';
 
 const group = z.object({ source: z.string(), matches: z.array(z.object({ chunk: z.number(), content: z.string() })) });
-const searchRagSchema = z.object(searchRagArgs);
 
 // KuraDB answers are the JSON itself, in the text block too.
 const asJson = (answer: object) => JSON.stringify(answer);
@@ -37,6 +43,6 @@ export const searchRagTool = defineTool<SearchRagResult>({
   needs: 'read',
   compat: 'kuradb',
   errorStyle: 'message',
-  call: (ctx, args) => searchRag(ctx, validate(searchRagSchema, args)),
+  call: (ctx, args) => searchRag(ctx, validate(searchRagInput, args)),
   render: asJson,
 });

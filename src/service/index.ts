@@ -14,6 +14,7 @@ export {
   RagArgumentError,
   searchRag,
   searchRagArgs,
+  searchRagInput,
   type SearchRagResult,
 } from './searchRag.ts';
 export { status, type StatusResult } from './status.ts';

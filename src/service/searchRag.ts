@@ -24,6 +24,12 @@ export const searchRagArgs = {
     .describe(`Max chunks per mode (1-${RAG_LIMIT_MAX}); other values fall back to ${RAG_LIMIT_DEFAULT}`),
 };
 
+/**
+ * What search_rag accepts: the listed shape, except that `limit` takes any value and falls back to the
+ * default when it is not an integer from 1 to RAG_LIMIT_MAX (KuraDB's rule: `1.5` and `"5"` give 10).
+ */
+export const searchRagInput = z.object({ ...searchRagArgs, limit: z.unknown().optional() });
+
 type Group = { source: string; matches: { chunk: number; content: string }[] };
 export interface SearchRagResult {
   keyword?: Group[];
@@ -52,18 +58,22 @@ function group(records: readonly VectorRecord[]): Group[] {
 
 export async function searchRag(
   ctx: ServiceContext,
-  params: { db: string; q: string; mode?: 'keyword' | 'semantic' | 'both'; limit?: number },
+  params: { db: string; q: string; mode?: 'keyword' | 'semantic' | 'both'; limit?: unknown },
 ): Promise<SearchRagResult> {
   const db = params.db.trim();
   const q = params.q.trim();
-  if (!q) throw new RagArgumentError('q is required');
   const limit =
-    Number.isInteger(params.limit) && params.limit! >= 1 && params.limit! <= RAG_LIMIT_MAX
-      ? params.limit!
+    typeof params.limit === 'number' &&
+    Number.isInteger(params.limit) &&
+    params.limit >= 1 &&
+    params.limit <= RAG_LIMIT_MAX
+      ? params.limit
       : RAG_LIMIT_DEFAULT;
   const mode = params.mode ?? 'both';
+  // KuraDB checks the database before the query text.
   const known = (await readView(ctx))().collections.get(db);
   if (!known) throw new RagArgumentError(`"${db}" not exist`);
+  if (!q) throw new RagArgumentError('q is required');
   // Semantic needs an embedder: asked for explicitly it fails; as half of "both" it simply does not run.
   const runSemantic = mode === 'semantic' || (mode === 'both' && ctx.embedder !== undefined);
   if (runSemantic && !ctx.embedder)

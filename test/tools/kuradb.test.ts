@@ -159,11 +159,24 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
     );
   });
 
+  test('search_rag: a limit that is not an integer from 1 to 100 (1.5, "5", null) falls back to 10', async () => {
+    for (const limit of [1.5, '5', null, true]) {
+      const result = await client.callTool({
+        name: 'search_rag',
+        arguments: { db: 'agenvoy', q: 'plants', mode: 'keyword', limit },
+      });
+      assert.equal(result.isError, undefined, `limit ${JSON.stringify(limit)}: ${text(result)}`);
+    }
+  });
+
   test("errors: KuraDB's exact strings", async () => {
     const empty = await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: '   ' } });
     assert.deepEqual([empty.isError, text(empty)], [true, 'invalid argument: q is required']);
     const missing = await client.callTool({ name: 'search_rag', arguments: { db: 'nope', q: 'cats' } });
     assert.deepEqual([missing.isError, text(missing)], [true, 'invalid argument: "nope" not exist']);
+    // KuraDB checks the database before the query text.
+    const both = await client.callTool({ name: 'search_rag', arguments: { db: 'nope', q: '' } });
+    assert.deepEqual([both.isError, text(both)], [true, 'invalid argument: "nope" not exist']);
     const badMode = await client.callTool({
       name: 'search_rag',
       arguments: { db: 'agenvoy', q: 'cats', mode: 'fuzzy' },
