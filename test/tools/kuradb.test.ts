@@ -56,31 +56,39 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
     await alice.createEntity(definitionArgs('agenvoy', kb));
     await alice.mutateEntities({ creates: chunks.map((c) => vectorArgs('agenvoy', c, kb)) });
     client = new Client({ name: 'agenvoy-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          'bin/arkivector.js',
-          'serve',
-          '--stdio',
-          '--compat',
-          'kuradb',
-          '--rpc',
-          devnet.url,
-          '--embedder',
-          embedder.url,
-          '--embedder-model',
-          'fake',
-          '--log-level',
-          'warn',
-        ],
-        stderr: 'ignore',
-      }),
-    );
-    const ready = await client.callTool({
-      name: 'arkivector_count',
-      arguments: { collection: 'agenvoy', min_block: devnet.headNumber },
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        'bin/arkivector.js',
+        'serve',
+        '--stdio',
+        '--compat',
+        'kuradb',
+        '--rpc',
+        devnet.url,
+        '--embedder',
+        embedder.url,
+        '--embedder-model',
+        'fake',
+        '--log-level',
+        'warn',
+      ],
+      stderr: 'pipe',
     });
+    // The node's own words, should it stop before answering (they name the reason; nothing else reads them).
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    const ready = await (async () => {
+      try {
+        await client.connect(transport);
+        return await client.callTool({
+          name: 'arkivector_count',
+          arguments: { collection: 'agenvoy', min_block: devnet.headNumber },
+        });
+      } catch (error) {
+        throw new Error(`${(error as Error).message}; the node's stderr:\n${stderr}`);
+      }
+    })();
     assert.notEqual(ready.isError, true, text(ready));
   });
   after(async () => {
