@@ -107,6 +107,24 @@ describe('REST: collections and text writes', () => {
     });
     assert.deepEqual([theirs.status, theirs.body.code], [409, 'conflict']);
     assert.match(String(theirs.body.detail), /owned by/);
+    // The shell's `collection create --embedder-model NAME` without --dim: the node's model gives dim.
+    const named = await call(withEmbedder, '/v1/collections', {
+      name: 'named',
+      metric: 'l2',
+      embedder: { model: 'memory-model' },
+    });
+    assert.deepEqual(
+      [named.status, named.body.dim, named.body.embedder],
+      [200, 4, { model: 'memory-model', dim: 4 }],
+      JSON.stringify(named.body),
+    );
+    const foreign = await call(withEmbedder, '/v1/collections', {
+      name: 'foreign',
+      metric: 'l2',
+      embedder: { model: 'someone-elses' },
+    });
+    assert.deepEqual([foreign.status, foreign.body.code], [400, 'invalid_argument']);
+    assert.deepEqual(foreign.body.errors, [{ path: 'dim', message: 'required' }]);
   });
 
   test('text entities: embedded by the node, found by text on REST', async () => {
