@@ -8,11 +8,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setImmediate as macrotask } from 'node:timers/promises';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
-import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import { search } from '../../src/service/index.ts';
+import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { type EmbedderFixture, startEmbedder, wordEmbedding } from '../helpers/embedder.ts';
 import { definitionArgs } from '../helpers/writes.ts';
 
@@ -182,6 +184,36 @@ describe('REST: collections and text writes', () => {
     });
     assert.deepEqual([refused.status, refused.body.code], [400, 'dimension_mismatch']);
     assert.match(String(refused.body.detail), /entities\[1\]: the embedder memory-model gives 4 dimensions/);
+  });
+
+  test('a text search with min_block waits for a collection created elsewhere before checking its model', async () => {
+    // Freeze this node's view, then create the collection behind its back (another node's write).
+    await withEmbedder.indexer.stop();
+    let pending: Promise<unknown> | undefined;
+    try {
+      const hash = await walletClient(devnet, 2).createEntity(
+        definitionArgs('elsewhere', { ...recorded, embedder: { model: 'memory-model' } }),
+      );
+      const receipt = await publicClient(devnet).waitForTransactionReceipt({ hash: hash.txHash });
+      pending = search(withEmbedder.ctx, {
+        collection: 'elsewhere',
+        text: 'cat',
+        min_block: Number(receipt.blockNumber),
+      });
+      // Every microtask has run by the next macrotask: an answer given without waiting would be settled.
+      const state = await Promise.race([
+        pending.then(
+          () => 'answered',
+          (error: Error) => `failed: ${error.message}`,
+        ),
+        macrotask().then(() => 'waiting'),
+      ]);
+      assert.equal(state, 'waiting');
+    } finally {
+      withEmbedder.indexer.start();
+    }
+    const answer = (await pending) as { results: unknown[]; as_of_block: number };
+    assert.deepEqual(answer.results, []);
   });
 
   test('without an embedder: dim is required, and a text write is embedder_not_configured', async () => {
