@@ -34,6 +34,11 @@ export interface PublishedCollection<S extends IndexedStore = IndexedStore> {
   /** Other live definitions of the same name, ignored. */
   readonly conflicts: readonly Hex[];
   readonly stats: CollectionStats;
+  /**
+   * Block in which the entity now stored for `id` was last created or updated (undefined unless it is
+   * `key`). Answers for the last commit: call it in the same synchronous step as reading the store.
+   */
+  lastModifiedAt(id: string, key: string): number | undefined;
 }
 
 interface CollectionState<S extends IndexedStore> {
@@ -377,6 +382,10 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
           store: s.store,
           conflicts: s.conflicts,
           stats: { live_entities: s.winners.size, rejected: s.rejected, shadowed: s.shadowed },
+          lastModifiedAt: (id: string, key: string) => {
+            const winner = s.winners.get(id);
+            return winner?.key === key ? winner.lastModifiedAtBlock : undefined;
+          },
         },
       ]),
     );
