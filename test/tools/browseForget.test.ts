@@ -161,7 +161,8 @@ describe('browse and forget memories (MCP and REST)', () => {
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === 'arkivector_list_entities');
     assert.equal(tool?.annotations?.readOnlyHint, true);
-    const limit = (tool?.inputSchema.properties as Record<string, { minimum?: number; maximum?: number }>).limit;
+    assert.ok(tool);
+    const limit = (tool.inputSchema.properties as Record<string, { minimum?: number; maximum?: number }>).limit;
     assert.equal(limit.minimum, 1);
     assert.equal(limit.maximum, 100);
   });
