@@ -357,6 +357,39 @@ describe('browse and forget memories (MCP and REST)', () => {
     assert.equal(again.transactions, 0);
   });
 
+  test(`a delete by filter of more than ${DELETES_PER_TX} entities goes out in batches of ${DELETES_PER_TX}`, async () => {
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${gateway.httpUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.equal(response.status, 200, await response.clone().text());
+    };
+    await post('/v1/collections', { name: 'bulk', ...MEMORIES });
+    const n = DELETES_PER_TX + 1;
+    for (let start = 0; start < n; start += 100)
+      await post('/v1/collections/bulk/entities', {
+        entities: Array.from({ length: Math.min(100, n - start) }, (_, i) => ({
+          id: `m${start + i}`,
+          vector: [1, (start + i) / n, 0],
+          attributes: { topic: 'old' },
+        })),
+      });
+    const dry = ok<Deleted>(await call('arkivector_delete', { collection: 'bulk', where: "topic = 'old'" }));
+    assert.equal(dry.results.length, n);
+    assert.equal(dry.transactions, 2);
+    const real = ok<Deleted>(
+      await call('arkivector_delete', { collection: 'bulk', where: "topic = 'old'", dry_run: false }),
+    );
+    assert.equal(real.tx_hashes.length, 2);
+    assert.equal(real.transactions, 2);
+    const left = ok<{ count: number }>(
+      await call('arkivector_count', { collection: 'bulk', min_block: real.block_number! }),
+    );
+    assert.equal(left.count, 0);
+  });
+
   test('deletes are batched within the chain’s per-transaction limit (property)', () => {
     fc.assert(
       fc.property(
