@@ -27,6 +27,8 @@ type Listed = { record: Omit<VectorRecord, 'vector' | 'halfvec'>; block: number 
 interface Listing {
   entries: readonly Listed[];
   keptUntil: number;
+  /** The indexer's reorg count when it was taken: after a reorg its block may hold other entities. */
+  reorgs: number;
 }
 
 /** What a cursor carries: version, block, position (last-modified block and key of the last entity
@@ -132,13 +134,15 @@ function after(entries: readonly Listed[], order: Order, block: number, key: str
   return lo;
 }
 
+const reorgsOf = (ctx: ServiceContext) => ctx.indexer.counters?.reorgs ?? 0;
+
 function keep(ctx: ServiceContext, id: string, entries: readonly Listed[]): void {
   const map = kept(ctx);
   const now = Date.now();
   for (const [k, l] of map) if (l.keptUntil <= now) map.delete(k);
   map.delete(id);
   while (map.size >= LIST_PINNED_MAX) map.delete(map.keys().next().value!);
-  map.set(id, { entries, keptUntil: now + LIST_PINNED_TTL_MS });
+  map.set(id, { entries, keptUntil: now + LIST_PINNED_TTL_MS, reorgs: reorgsOf(ctx) });
 }
 
 export async function listEntities(ctx: ServiceContext, params: unknown): Promise<ListEntitiesResult> {
@@ -159,7 +163,7 @@ export async function listEntities(ctx: ServiceContext, params: unknown): Promis
       throw badCursor('it continues another listing: repeat the collection, where, filter and order of its first page');
     const id = `${q}:${cursor.b}`;
     const listing = kept(ctx).get(id);
-    if (listing && listing.keptUntil > Date.now()) entries = listing.entries;
+    if (listing && listing.keptUntil > Date.now() && listing.reorgs === reorgsOf(ctx)) entries = listing.entries;
     else if (cursor.b === view.as_of_block) {
       entries = listingOf(c, filters, args.order);
       keep(ctx, id, entries);

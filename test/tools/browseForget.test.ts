@@ -390,6 +390,30 @@ describe('browse and forget memories (MCP and REST)', () => {
     assert.equal(left.count, 0);
   });
 
+  test('after a reorg, a kept listing is not served: its cursor expires instead of showing dropped entities', async () => {
+    for (const id of ['r1', 'r2', 'r3']) await remember([{ id, topic: 'reorg', text: `memory ${id}` }]);
+    const first = await list({ where: "topic = 'reorg'", limit: 1, min_block: devnet.headNumber });
+    assert.equal(first.total, 3);
+    assert.ok(first.next_cursor);
+    // The last two blocks (r2, r3) are replaced by empty ones; the new chain is one block longer.
+    devnet.reorg(2, { replay: false });
+    const fresh = await list({ where: "topic = 'reorg'", min_block: devnet.headNumber });
+    assert.deepEqual(
+      fresh.entities.map((e) => e.id),
+      ['r1'],
+    );
+    const p = problem(
+      await call('arkivector_list_entities', {
+        collection: 'memories',
+        where: "topic = 'reorg'",
+        limit: 1,
+        cursor: first.next_cursor,
+      }),
+    );
+    assert.equal(p.code, 'invalid_argument');
+    assert.match(p.detail, /cursor expired/);
+  });
+
   test('deletes are batched within the chain’s per-transaction limit (property)', () => {
     fc.assert(
       fc.property(
