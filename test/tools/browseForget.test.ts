@@ -335,6 +335,12 @@ describe('browse and forget memories (MCP and REST)', () => {
       })
     ).json()) as Deleted;
     assert.deepEqual(restDry, dry);
+    // REST also takes several refs (a dry run unless dry_run=false).
+    const restRefs = (await (
+      await fetch(`${gateway.httpUrl}/v1/collections/memories/entities?ref=tea&ref=sushi`, { method: 'DELETE' })
+    ).json()) as Deleted;
+    assert.equal(restRefs.dry_run, true);
+    assert.deepEqual(restRefs.results.map((r) => r.id).sort(), ['sushi', 'tea']);
     // refs and where together are refused.
     const both = problem(
       await call('arkivector_delete', { collection: 'memories', where: trip, refs: ['porto'], dry_run: false }),
