@@ -68,6 +68,9 @@ const cursorExpired = (block: number) =>
 
 const badCursor = (why: string) => new InvalidArgumentError(`cursor: ${why}`, [{ path: 'cursor', message: why }]);
 
+const foreignCursor = () =>
+  badCursor('it continues another listing: repeat the collection, where, filter and order of its first page');
+
 export function encodeCursor(cursor: Omit<Cursor, 'v'>): string {
   return Buffer.from(JSON.stringify({ v: 1, ...cursor })).toString('base64url');
 }
@@ -149,6 +152,11 @@ export async function listEntities(ctx: ServiceContext, params: unknown): Promis
   const args = validate(listEntitiesSchema, params);
   const cursor = args.cursor === undefined ? undefined : decodeCursor(args.cursor);
   const filters = { where: args.where, filter: args.filter };
+  // A cursor of another query is refused before any wait for its block.
+  if (cursor) {
+    const now = collectionIn((await readView(ctx))(), args.collection);
+    if (cursor.q !== fingerprint(now, { ...filters, order: args.order })) throw foreignCursor();
+  }
   // A later page needs the node at (or past) the cursor's block: behind a load balancer, a node that is
   // behind waits for it like for min_block.
   const minBlock = Math.max(args.min_block ?? 0, cursor?.b ?? 0);
@@ -159,8 +167,7 @@ export async function listEntities(ctx: ServiceContext, params: unknown): Promis
   let entries: readonly Listed[];
   let start = 0;
   if (cursor) {
-    if (cursor.q !== q)
-      throw badCursor('it continues another listing: repeat the collection, where, filter and order of its first page');
+    if (cursor.q !== q) throw foreignCursor();
     const id = `${q}:${cursor.b}`;
     const listing = kept(ctx).get(id);
     if (listing && listing.keptUntil > Date.now() && listing.reorgs === reorgsOf(ctx)) entries = listing.entries;
