@@ -41,6 +41,11 @@ export interface PublishedCollection<S extends IndexedStore = IndexedStore> {
    * another owner's, or a ChangeOwner of the definition): the owner before and the block of the change.
    */
   readonly ownerChange?: { readonly previousOwner: Address; readonly atBlock: number };
+  /**
+   * Block in which the entity now stored for `id` was last created or updated (undefined unless it is
+   * `key`). Answers for the last commit: call it in the same synchronous step as reading the store.
+   */
+  lastModifiedAt(id: string, key: string): number | undefined;
 }
 
 interface CollectionState<S extends IndexedStore> {
@@ -423,6 +428,10 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
           store: s.store,
           conflicts: s.conflicts,
           stats: { live_entities: s.winners.size, rejected: s.rejected, shadowed: s.shadowed },
+          lastModifiedAt: (id: string, key: string) => {
+            const winner = s.winners.get(id);
+            return winner?.key === key ? winner.lastModifiedAtBlock : undefined;
+          },
         },
       ]),
     );

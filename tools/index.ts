@@ -10,3 +10,4 @@ export { renderCount } from './count.ts';
 export { renderUpsert } from './upsert.ts';
 export { renderDelete } from './delete.ts';
 export { renderCreateCollection } from './createCollection.ts';
+export { renderListEntities } from './listEntities.ts';

@@ -7,6 +7,7 @@ import { deleteTool } from './delete.ts';
 import { getTool } from './get.ts';
 import { listRagTool, searchRagTool } from './kuradb.ts';
 import { listCollectionsTool } from './listCollections.ts';
+import { listEntitiesTool } from './listEntities.ts';
 import { searchTool } from './search.ts';
 import { upsertTool } from './upsert.ts';
 
@@ -15,6 +16,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   searchTool,
   getTool,
   countTool,
+  listEntitiesTool,
   listRagTool,
   searchRagTool,
   createCollectionTool,

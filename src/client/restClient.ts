@@ -78,6 +78,45 @@ export class RestClient {
     return this.#call('POST', `v1/collections/${encodeURIComponent(collection)}/search`, body);
   }
 
+  /** One page of `GET /v1/collections/{c}/entities` (`filter` is sent as JSON text). */
+  listEntities(
+    collection: string,
+    params: {
+      where?: string;
+      filter?: unknown;
+      limit?: number;
+      cursor?: string;
+      order?: string;
+      include_document?: boolean;
+      min_block?: number;
+    },
+  ): Promise<Json> {
+    return this.#call(
+      'GET',
+      `v1/collections/${encodeURIComponent(collection)}/entities${query({
+        ...params,
+        filter: params.filter === undefined ? undefined : JSON.stringify(params.filter),
+        include_document: params.include_document === undefined ? undefined : String(params.include_document),
+      })}`,
+    );
+  }
+
+  /** Delete by filter (`DELETE /v1/collections/{c}/entities`); a dry run unless `dry_run` is false. */
+  deleteWhere(
+    collection: string,
+    params: { where?: string; filter?: unknown; dry_run: boolean; wait?: string },
+  ): Promise<Json> {
+    return this.#call(
+      'DELETE',
+      `v1/collections/${encodeURIComponent(collection)}/entities${query({
+        where: params.where,
+        filter: params.filter === undefined ? undefined : JSON.stringify(params.filter),
+        dry_run: String(params.dry_run),
+        wait: params.wait,
+      })}`,
+    );
+  }
+
   async #call(method: string, path: string, body?: unknown): Promise<Json> {
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
     if (body !== undefined) headers['content-type'] = 'application/json';

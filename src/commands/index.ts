@@ -3,6 +3,8 @@
 import type { FlagName } from '../config.ts';
 import { createSpec, listSpec, runCollection, showSpec } from './collection.ts';
 import { type CommandSpec, commandHelp, DEFAULT_GATEWAY_URL, type Io } from './command.ts';
+import { entitiesSpec, runEntities } from './entities.ts';
+import { forgetSpec, runForget } from './forget.ts';
 import { putSpec, runPut } from './put.ts';
 import { runSearch, searchSpec } from './search.ts';
 
@@ -12,6 +14,9 @@ export const CLIENT_COMMANDS: Record<string, (args: string[], io: Io) => Promise
   collection: runCollection,
   put: runPut,
   search: runSearch,
+  entities: runEntities,
+  list: runEntities,
+  forget: runForget,
 };
 
 /** Runs a client command; resolves to its exit code. */
@@ -96,6 +101,10 @@ talk to a running gateway (REST; --url, default ${DEFAULT_GATEWAY_URL}; token fr
   put COLLECTION [ID]   upsert an entity (--vector, --document, --attr), or JSON lines from stdin
   search COLLECTION [TEXT]
                         search by text or --vector, with --where, -k
+  entities COLLECTION   list entities, newest first, with --where, a page at a time or --all
+                        (also: list COLLECTION)
+  forget COLLECTION --where EXPR [--yes]
+                        delete the signer's entities passing a filter (dry run unless --yes)
   help [COMMAND]        this help, or a command's
 
 exit codes of the client commands: 0 ok, 1 the gateway refused (problem), 2 usage error, 3 no gateway answered`;
@@ -110,6 +119,9 @@ export async function helpFor(words: string[]): Promise<string | undefined> {
   const specs: Record<string, CommandSpec> = {
     put: putSpec,
     search: searchSpec,
+    entities: entitiesSpec,
+    list: entitiesSpec,
+    forget: forgetSpec,
     'collection list': listSpec,
     'collection show': showSpec,
     'collection create': createSpec,

@@ -63,6 +63,8 @@ export type BlockChanges = { remove: readonly string[]; upsert: readonly VectorR
 
 /** What a slot keeps of a record: everything but the vector, which lives in the slab. */
 type StoredRecord = Omit<VectorRecord, 'vector' | 'halfvec'>;
+/** A record as listings see it: everything but the vector. */
+export type RecordSummary = Readonly<StoredRecord>;
 
 /**
  * A record read out of the store: it owns a copy of its vector (the slab slot may be reused later);
@@ -671,6 +673,19 @@ export class CollectionStore {
     let n = 0;
     for (let s = 0; s < this.slotCount; s++) if (this.slotRecord[s] !== undefined && predicate(s)) n++;
     return n;
+  }
+
+  /**
+   * The live records passing a filter, without their vectors (listings and deletes by filter).
+   * @param params `{ where?, filter? }`
+   * @returns the store's own record objects, in slot order: read them, never change them
+   * @throws InvalidFilterError
+   */
+  select(params: FilterParams = {}): RecordSummary[] {
+    const accept = this.acceptor(params);
+    const out: RecordSummary[] = [];
+    for (let s = 0; s < this.slotCount; s++) if (accept(s)) out.push(this.slotRecord[s]!);
+    return out;
   }
 
   private acceptor(params: FilterParams): (slot: number) => boolean {

@@ -13,6 +13,7 @@ import {
   get,
   getCollection,
   listCollections,
+  listEntities,
   search,
   SignerNotConfiguredError,
   status,
@@ -128,6 +129,18 @@ const queryInteger = (value: string | undefined): unknown =>
   value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : value;
 const queryBoolean = (value: string | undefined): unknown =>
   value === 'true' ? true : value === 'false' ? false : value;
+
+/** A JSON query parameter (`filter`); text that is not JSON is invalid_argument with its name as path. */
+function queryJson(value: string | undefined, name: string): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new ArkivectorError('invalid_argument', `${name}: not valid JSON`, {
+      meta: { errors: [{ path: name, message: 'invalid JSON' }] },
+    });
+  }
+}
 
 /** A path parameter of the route (Hono has already percent-decoded it). */
 const pathParam = (c: Ctx, name: string): string => c.req.param(name) ?? '';
@@ -280,6 +293,24 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
     ),
   );
 
+  route('GET', '/v1/collections/:c/entities', 'read', async (c) =>
+    c.json(
+      await listEntities(
+        ctx,
+        defined({
+          collection: pathParam(c, 'c'),
+          where: c.req.query('where'),
+          filter: queryJson(c.req.query('filter'), 'filter'),
+          limit: queryInteger(c.req.query('limit')),
+          cursor: c.req.query('cursor'),
+          order: c.req.query('order'),
+          include_document: queryBoolean(c.req.query('include_document')),
+          min_block: queryInteger(c.req.query('min_block')),
+        }),
+      ),
+    ),
+  );
+
   // Writes: the write scope is checked first (route guard), then the service refuses without a signer.
   route('POST', '/v1/collections', 'write', async (c) => c.json(await createCollection(ctx, await jsonBody(c))));
   route('POST', '/v1/collections/:c/entities', 'write', async (c) =>
@@ -298,6 +329,25 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       ),
     ),
   );
+
+  // Delete by filter (or several refs): the arguments of arkivector_delete as query parameters, dry run
+  // unless dry_run=false, like the tool.
+  route('DELETE', '/v1/collections/:c/entities', 'write', async (c) => {
+    const refs = c.req.queries('ref');
+    return c.json(
+      await deleteEntities(
+        ctx,
+        defined({
+          collection: pathParam(c, 'c'),
+          refs,
+          where: c.req.query('where'),
+          filter: queryJson(c.req.query('filter'), 'filter'),
+          dry_run: queryBoolean(c.req.query('dry_run')),
+          wait: c.req.query('wait'),
+        }),
+      ),
+    );
+  });
 
   route('POST', '/mcp', 'read', async (c) => {
     const grant = c.get('grant');

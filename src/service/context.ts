@@ -17,6 +17,8 @@ export interface ReadableStore extends IndexedStore {
     search_mode: SearchMode;
   };
   count(params?: Filtered): number;
+  /** The live records passing a filter, without vectors (the store's own objects: read only). */
+  select(params?: Filtered): readonly Omit<VectorRecord, 'vector' | 'halfvec'>[];
   keywordSearch(params: { text: string; k: number } & Filtered): { results: { record: VectorRecord; score: number }[] };
   hybridSearch(params: { vector: ArrayLike<number>; text: string; k: number } & Filtered): {
     results: { record: VectorRecord; score: number; distance?: number }[];

@@ -5,6 +5,7 @@ export { deleteEntities, type DeleteResult } from './delete.ts';
 export { get, type GetParameters, type GetResult } from './get.ts';
 export { getCollection } from './getCollection.ts';
 export { keepDefinitionsAlive, KEEPALIVE_EXTEND_BLOCKS, KEEPALIVE_HORIZON_BLOCKS } from './keepDefinitionsAlive.ts';
+export { listEntities, type ListEntitiesResult } from './listEntities.ts';
 export { listCollections, type ListCollectionsResult } from './listCollections.ts';
 export { listRag, type ListRagResult } from './listRag.ts';
 export { search, type SearchParameters, type SearchResult } from './search.ts';

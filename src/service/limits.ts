@@ -14,3 +14,18 @@ export const DOCUMENT_MAX_CHARS = 65_536;
 /** TTL of written entities when neither the request nor the collection's default_ttl says. */
 export const DEFAULT_WRITE_TTL = { days: 30 } as const;
 export const RECEIPT_TIMEOUT_MS_DEFAULT = 60_000;
+/** Entities per page of arkivector_list_entities / GET …/entities. */
+export const LIST_LIMIT_MIN = 1;
+export const LIST_LIMIT_MAX = 100;
+export const LIST_LIMIT_DEFAULT = 20;
+/** Longest cursor accepted (a real one is about 150 characters). */
+export const CURSOR_MAX_CHARS = 512;
+/**
+ * Listings kept per node so that later pages answer from the first page's block after the node has
+ * moved on; the oldest goes first, and none outlives the TTL. A cursor whose listing is gone (and whose
+ * block is not the node's current one) is answered "cursor expired".
+ */
+export const LIST_PINNED_MAX = 16;
+export const LIST_PINNED_TTL_MS = 10 * 60_000;
+/** Most entities one delete by filter removes (the rest are reported as `remaining`: call again). */
+export const DELETE_BY_FILTER_MAX = 5_000;

@@ -2,7 +2,7 @@
 // only when asked for.
 import type { CollectionDefinition, VectorRecord } from '../collections/index.ts';
 
-export function typedAttributes(record: VectorRecord, definition: CollectionDefinition) {
+export function typedAttributes(record: Omit<VectorRecord, 'vector' | 'halfvec'>, definition: CollectionDefinition) {
   const out: Record<string, { type: CollectionDefinition['attributes'][string]; value: string | number | boolean }> =
     {};
   for (const name of Object.keys(record.attributes).sort()) {
@@ -12,7 +12,11 @@ export function typedAttributes(record: VectorRecord, definition: CollectionDefi
   return out;
 }
 
-export function entityOf(record: VectorRecord, definition: CollectionDefinition, includeDocument: boolean) {
+export function entityOf(
+  record: Omit<VectorRecord, 'vector' | 'halfvec'>,
+  definition: CollectionDefinition,
+  includeDocument: boolean,
+) {
   return {
     key: record.key,
     id: record.id,

@@ -4,7 +4,11 @@ import { z } from 'zod';
 import { DIM_MAX, ttlSchema } from '../collections/index.ts';
 import { QUERY_VALUE_MAX } from '../engine/limits.ts';
 import {
+  CURSOR_MAX_CHARS,
   DOCUMENT_MAX_CHARS,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  LIST_LIMIT_MIN,
   REF_MAX_CHARS,
   SEARCH_K_DEFAULT,
   SEARCH_K_MAX,
@@ -221,11 +225,26 @@ export const deleteArgs = {
     .array(z.string().min(1).max(REF_MAX_CHARS))
     .min(1)
     .max(UPSERT_MAX_ENTITIES)
-    .describe('Ids or 0x keys of entities this signer owns'),
+    .optional()
+    .describe('Ids or 0x keys of entities this signer owns (or give where/filter instead)'),
+  where: whereArg.describe(
+    "Delete every entity passing this Arkiv filter that this signer owns, e.g. topic = str('trip'); instead of refs",
+  ),
+  filter: filterArg.describe('JSON filter of the entities to delete (ANDed with where); instead of refs'),
   dry_run: z.boolean().default(true).describe('true (default): only report what would be deleted'),
   wait: waitArg,
 };
-export const deleteSchema = z.object(deleteArgs);
+export const deleteSchema = z.object(deleteArgs).superRefine((args, issues) => {
+  const byFilter = args.where !== undefined || args.filter !== undefined;
+  if (byFilter === (args.refs !== undefined))
+    issues.addIssue({
+      code: 'custom',
+      path: byFilter ? ['refs'] : [],
+      message: byFilter
+        ? 'give refs or where/filter, not both'
+        : 'give refs (ids or keys) or where/filter (the entities to delete)',
+    });
+});
 
 export const createCollectionArgs = {
   name: z.string().min(1).max(63).describe('Collection name: 1-63 characters of a-z, 0-9, ".", "_", "-"'),
@@ -276,6 +295,22 @@ export const deleteResultShape = {
   dry_run: z.boolean(),
   results: z.array(z.object({ id: z.string(), key: z.string(), op: z.literal('delete') })),
   ...writeOutcome,
+  transactions: z
+    .number()
+    .int()
+    .optional()
+    .describe('Transactions this delete sent (dry run: would send); deletes by filter are batched'),
+  matched: z.number().int().optional().describe('Delete by filter: live entities passing the filter'),
+  skipped: z
+    .array(z.object({ reason: z.enum(['not_owner']), count: z.number().int() }))
+    .optional()
+    .describe('Delete by filter: matching entities left alone, by reason (not_owner: another writer owns it)'),
+  remaining: z
+    .number()
+    .int()
+    .optional()
+    .describe('Delete by filter: entities of this signer beyond the per-call maximum, not deleted: call again'),
+  as_of_block: asOfBlock.optional(),
 };
 export const createCollectionResultShape = {
   name: z.string(),
@@ -288,3 +323,48 @@ export const createCollectionResultShape = {
 export type UpsertResult = z.infer<z.ZodObject<typeof upsertResultShape>>;
 export type DeleteResult = z.infer<z.ZodObject<typeof deleteResultShape>>;
 export type CreateCollectionResult = z.infer<z.ZodObject<typeof createCollectionResultShape>>;
+
+const orderArg = z
+  .enum(['newest', 'oldest'])
+  .default('newest')
+  .describe('newest (default): last modified first; oldest: first modified first (ties: entity key)');
+
+export const listEntitiesArgs = {
+  collection: collectionArg,
+  where: whereArg,
+  filter: filterArg,
+  limit: z
+    .number()
+    .int()
+    .min(LIST_LIMIT_MIN)
+    .max(LIST_LIMIT_MAX)
+    .default(LIST_LIMIT_DEFAULT)
+    .describe(`Entities per page, ${LIST_LIMIT_MIN}-${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT})`),
+  cursor: z
+    .string()
+    .min(1)
+    .max(CURSOR_MAX_CHARS)
+    .optional()
+    .describe(
+      'next_cursor of the previous page (repeat the same where, filter and order); the page answers from the same block',
+    ),
+  order: orderArg,
+  include_document: z.boolean().default(false).describe("Return each entity's document"),
+  min_block: minBlockArg,
+};
+export const listEntitiesSchema = z.object(listEntitiesArgs);
+export type ListEntitiesParameters = z.input<typeof listEntitiesSchema>;
+
+export const listEntitiesResultShape = {
+  as_of_block: asOfBlock,
+  sync_state: syncState,
+  order: z.enum(['newest', 'oldest']),
+  total: z.number().int().describe('Entities passing the filter at as_of_block'),
+  entities: z.array(
+    entitySchema.extend({
+      last_modified_block: z.number().int().describe('Block in which the entity was last created or updated'),
+    }),
+  ),
+  next_cursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page'),
+};
+export type ListEntitiesResult = z.infer<z.ZodObject<typeof listEntitiesResultShape>>;

@@ -107,6 +107,31 @@ const upsertArgs = args({
   wait: fc.oneof(fc.constantFrom('indexed', 'receipt', 'none'), anything),
 });
 const deleteArgs = args({ collection, refs: fc.oneof(fc.array(ref, { maxLength: 3 }), anything), dry_run: anything });
+// Cursors: hostile text, base64url of arbitrary JSON, and well-formed ones for blocks the node never had.
+const cursor = fc.oneof(
+  hostileString,
+  anything.map((v) => Buffer.from(JSON.stringify(v) ?? '').toString('base64url')),
+  fc
+    .record({
+      v: fc.constantFrom(1, 2),
+      b: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.constantFrom(-1, 2 ** 60)),
+      m: fc.integer({ min: 0, max: 50 }),
+      k: fc.constantFrom(`0x${'ab'.repeat(32)}`, 'cat'),
+      q: fc.constantFrom('0123456789abcdef', 'zz'),
+    })
+    .map((c) => Buffer.from(JSON.stringify(c)).toString('base64url')),
+);
+const listEntitiesArgs = args({
+  collection,
+  where,
+  filter,
+  limit: k,
+  cursor,
+  order: fc.oneof(fc.constantFrom('newest', 'oldest'), anything),
+  include_document: fc.oneof(fc.boolean(), anything),
+  min_block: minBlock,
+});
+const deleteWhereArgs = args({ collection, where, filter, dry_run: anything });
 const createArgs = args({
   name: collection,
   dim: k,
@@ -186,6 +211,7 @@ describe(`fuzz: the MCP and REST surface (${RUNS} argument sets each, seed ${SEE
     ['arkivector_search', searchArgs],
     ['arkivector_get', getArgs],
     ['arkivector_count', countArgs],
+    ['arkivector_list_entities', listEntitiesArgs],
     ['arkivector_upsert', upsertArgs],
     ['arkivector_delete', deleteArgs],
     ['list_rag', args({})],
@@ -286,6 +312,33 @@ describe(`fuzz: the MCP and REST surface (${RUNS} argument sets each, seed ${SEE
         path: `/v1/collections/${seg(a.collection)}/entities/${seg(a.ref)}?dry_run=${seg(a.dry_run)}`,
       }),
       args({ collection, ref, dry_run: anything }),
+    ],
+    [
+      'GET',
+      '/v1/collections/:c/entities',
+      (a) => ({
+        path: `/v1/collections/${seg(a.collection)}/entities?${[
+          'where',
+          'filter',
+          'limit',
+          'cursor',
+          'order',
+          'include_document',
+          'min_block',
+        ]
+          .filter((name) => a[name] !== undefined)
+          .map((name) => `${name}=${seg(a[name])}`)
+          .join('&')}`,
+      }),
+      listEntitiesArgs,
+    ],
+    [
+      'DELETE',
+      '/v1/collections/:c/entities',
+      (a) => ({
+        path: `/v1/collections/${seg(a.collection)}/entities?where=${seg(a.where)}&filter=${seg(a.filter)}&dry_run=${seg(a.dry_run)}`,
+      }),
+      deleteWhereArgs,
     ],
     ['GET', '/v1/status', () => ({ path: '/v1/status' }), args({})],
   ];

@@ -9,7 +9,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadAccessPolicy } from '../../src/http/index.ts';
 import { assertProblem, call, startChain, type Chain, type Node } from './fixture.ts';
 
-const READ_TOOLS = ['arkivector_count', 'arkivector_get', 'arkivector_list_collections', 'arkivector_search'];
+const READ_TOOLS = [
+  'arkivector_count',
+  'arkivector_get',
+  'arkivector_list_collections',
+  'arkivector_list_entities',
+  'arkivector_search',
+];
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'arkivector-http-test', version: '0.0.0' });

@@ -78,12 +78,13 @@ describe('MCP over stdio: arkivector serve --stdio', () => {
     await devnet?.stop();
   });
 
-  test('tools/list: the four read tools with read-only annotations and output schemas; no upsert without a signer', async () => {
+  test('tools/list: the read tools with read-only annotations and output schemas; no upsert without a signer', async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'arkivector_count',
       'arkivector_get',
       'arkivector_list_collections',
+      'arkivector_list_entities',
       'arkivector_search',
     ]);
     for (const tool of tools) {

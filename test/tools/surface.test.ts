@@ -45,6 +45,7 @@ test('tools/list surface matches the snapshot (with signer and --compat kuradb)'
         'arkivector_delete',
         'arkivector_get',
         'arkivector_list_collections',
+        'arkivector_list_entities',
         'arkivector_search',
         'arkivector_upsert',
         'list_rag',

@@ -423,6 +423,7 @@ describe('write path: upsert, delete, create collection', () => {
         'arkivector_count',
         'arkivector_get',
         'arkivector_list_collections',
+        'arkivector_list_entities',
         'arkivector_search',
       ]);
       assert.deepEqual(await toolsFor('write-secret'), [
@@ -431,6 +432,7 @@ describe('write path: upsert, delete, create collection', () => {
         'arkivector_delete',
         'arkivector_get',
         'arkivector_list_collections',
+        'arkivector_list_entities',
         'arkivector_search',
         'arkivector_upsert',
       ]);
