@@ -100,6 +100,8 @@ describe('agent memory over stdio, from an empty chain', () => {
     assert.match(instructions, /omit dim/);
     assert.match(instructions, /document only/);
     assert.match(instructions, /min_block[^\n]*another/);
+    assert.match(instructions, /arkivector_list_entities[^\n]*cursor/);
+    assert.match(instructions, /arkivector_delete[^\n]*dry run/);
   });
 
   test('list (empty) -> create without dim -> create again (same answer) -> conflict', async () => {
