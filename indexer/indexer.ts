@@ -20,7 +20,7 @@ import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
-import type { IndexedStore, StoreFactory } from './storeContract.ts';
+import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
 import { ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
 import { TrackedEntities, boundedEntity, classify, type TrackedEntity } from './trackedEntities.ts';
 

@@ -13,7 +13,7 @@ import {
   type RawEntity,
   type VectorRecord,
 } from '../src/collections/index.ts';
-import type { IndexedStore, StoreFactory } from './storeContract.ts';
+import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
 import type { TrackedEntities, TrackedEntity } from './trackedEntities.ts';
 
 export interface CollectionStats {

@@ -358,7 +358,7 @@ export class CollectionStore {
   }
 
   /**
-   * Stages one block's changes (the indexer's contract, indexer/storeContract.ts): does the expensive
+   * Stages one block's changes (the indexer's contract, storeContract.ts): does the expensive
    * work, yielding to the event loop, and resolves to a synchronous commit that makes the block
    * visible, so the indexer can commit several collections in one tick. Nothing is visible before
    * the commit. A stage not committed before the next `prepare` is rolled back.
