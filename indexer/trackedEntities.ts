@@ -114,12 +114,11 @@ export class TrackedEntities {
   readonly #definitionsPerName = new Map<string, number>();
   readonly #vectorsPerName = new Map<string, Set<Hex>>();
   #current: JournalEntry | undefined;
+  readonly #onChange: EntityChangeListener;
 
   /** @param journalDepth how many recent blocks can be rolled back */
-  constructor(
-    private readonly onChange: EntityChangeListener,
-    journalDepth = 256,
-  ) {
+  constructor(onChange: EntityChangeListener, journalDepth = 256) {
+    this.#onChange = onChange;
     this.#depth = journalDepth;
   }
 
@@ -203,7 +202,7 @@ export class TrackedEntities {
     else this.#entities.delete(key);
     this.#count(previous, -1);
     this.#count(next, 1);
-    this.onChange(previous, next);
+    this.#onChange(previous, next);
   }
 
   /** Whether the journal reaches back to `block`. */
@@ -224,7 +223,7 @@ export class TrackedEntities {
       else this.#entities.delete(key);
       this.#count(now, -1);
       this.#count(previous, 1);
-      this.onChange(now, previous);
+      this.#onChange(now, previous);
     }
   }
 }
