@@ -1,7 +1,16 @@
 // Zod schemas of the operations' arguments and answers, shared by the MCP tools (input/output schemas)
 // and the REST routes (request validation), so both surfaces accept and return exactly the same shapes.
 import { z } from 'zod';
-import { DIM_MAX, ttlSchema } from '../collections/index.ts';
+import {
+  ATTRIBUTE_TYPES,
+  COLLECTION_NAME_MAX_CHARS,
+  DIM_MAX,
+  ID_MAX_BYTES,
+  ID_MIN_BYTES,
+  METRICS,
+  ttlSchema,
+} from '../collections/index.ts';
+import { SYNC_STATES } from '../../indexer/syncState.ts';
 import { QUERY_VALUE_MAX } from '../engine/limits.ts';
 import {
   DOCUMENT_MAX_CHARS,
@@ -14,7 +23,7 @@ import {
   WHERE_MAX_CHARS,
 } from './limits.ts';
 
-export const collectionArg = z.string().min(1).max(63).describe('Collection name, e.g. "notes"');
+export const collectionArg = z.string().min(1).max(COLLECTION_NAME_MAX_CHARS).describe('Collection name, e.g. "notes"');
 export const minBlockArg = z
   .number()
   .int()
@@ -88,12 +97,10 @@ export type CountParameters = z.input<typeof countSchema>;
 export const listArgs = { min_block: minBlockArg };
 export const listSchema = z.object(listArgs);
 
-const syncState = z
-  .enum(['starting', 'catching_up', 'live', 'stalled'])
-  .describe('How far this node is behind the chain');
+const syncState = z.enum(SYNC_STATES).describe('How far this node is behind the chain');
 const asOfBlock = z.number().int().describe('The chain block this answer reflects');
 const attributeValue = z.object({
-  type: z.enum(['str', 'i32', 'uint', 'f32', 'bool']),
+  type: z.enum(ATTRIBUTE_TYPES),
   value: z.union([z.string(), z.number(), z.boolean()]),
 });
 
@@ -101,7 +108,7 @@ export const collectionSchema = z.object({
   name: z.string(),
   column: z.string(),
   dim: z.number().int(),
-  metric: z.enum(['cosine', 'l2', 'ip']),
+  metric: z.enum(METRICS),
   index: z.object({
     type: z.literal('hnsw'),
     opclass: z.string(),
@@ -178,8 +185,8 @@ const waitArg = z
 export const upsertEntitySchema = z.object({
   id: z
     .string()
-    .min(1)
-    .max(256)
+    .min(ID_MIN_BYTES)
+    .max(ID_MAX_BYTES)
     .describe('Entity id, unique in the collection; an existing id of this signer is updated'),
   vector: z.array(z.number()).min(1).max(DIM_MAX).describe("Embedding with the collection's dimension"),
   document: z
@@ -221,9 +228,9 @@ export const deleteArgs = {
 export const deleteSchema = z.object(deleteArgs);
 
 export const createCollectionSchema = z.object({
-  name: z.string().min(1).max(63),
+  name: z.string().min(1).max(COLLECTION_NAME_MAX_CHARS),
   dim: z.number().int(),
-  metric: z.enum(['cosine', 'l2', 'ip']),
+  metric: z.enum(METRICS),
   attributes: z.record(z.string(), z.string()).optional(),
   open: z.boolean().optional(),
   writers: z.array(z.string()).optional(),
