@@ -81,15 +81,12 @@ export function boundedEntity(entity: TrackedEntity, unreadPayloadBytes = 0): Tr
   };
 }
 
-export const TYPE_ATTRIBUTE = 'arkivector_type';
-export const COLLECTION_ATTRIBUTE = 'arkivector_collection';
-
 /** Which arkivector entity (if any) a set of string attributes describes. */
 export function classify(
   stringAttributes: ReadonlyMap<string, string>,
 ): { kind: EntityKind; collection: string } | undefined {
-  const type = stringAttributes.get(TYPE_ATTRIBUTE);
-  const collection = stringAttributes.get(COLLECTION_ATTRIBUTE);
+  const type = stringAttributes.get(ATTR_TYPE);
+  const collection = stringAttributes.get(ATTR_COLLECTION);
   // A name outside the schema's grammar can never be served, and would have to be quoted into queries.
   if (
     (type !== 'collection' && type !== 'vector') ||
