@@ -1,8 +1,8 @@
 // One collection in memory (DESIGN.md §5): live records, an HNSW graph over their float32 vectors,
 // per-attribute indexes, a keyword index over documents, and the planner on top. The chain indexer
-// stages each block with `prepare` and commits it synchronously (storeContract.ts); tests and tools
-// that own a store alone use `apply`. The service calls the read methods (search, count, get,
-// records, keywordSearch, hybridSearch); snapshots go through save/load.
+// stages each block with `prepare` and commits it synchronously (storeContract.ts); the tests and the
+// benchmark, which own a store alone, use `apply`. The service calls the read methods (search, count,
+// get, records, keywordSearch, hybridSearch); snapshots go through save/load.
 //
 // The store composes its phases the way pgvector splits an index: the state they share
 // (slotTable.ts: slots, labels, slab, maps), attribute columns and indexes (attributeColumns.ts),
