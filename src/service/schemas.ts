@@ -12,6 +12,7 @@ import {
 } from '../collections/index.ts';
 import { SYNC_STATES } from '../../indexer/syncState.ts';
 import { QUERY_VALUE_MAX } from '../engine/limits.ts';
+import { SEARCH_MODES } from '../engine/planner.ts';
 import {
   DOCUMENT_MAX_CHARS,
   REF_MAX_CHARS,
@@ -163,7 +164,7 @@ export const searchResultShape = {
   open_collection: z
     .boolean()
     .describe('Whether any writer may add to this collection (true) or only its owner and writers'),
-  search_mode: z.enum(['exact', 'hnsw']).describe('exact scan or HNSW graph search'),
+  search_mode: z.enum(SEARCH_MODES).describe('exact scan or HNSW graph search'),
   mode: z.enum(['vector', 'semantic', 'keyword', 'hybrid']),
   results: z.array(searchResultSchema),
 };
