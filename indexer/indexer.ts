@@ -20,11 +20,13 @@ import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
-import type { IndexedStore, StoreFactory } from './storeContract.ts';
+import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
 import { ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
+import { INDEXER_DEFAULTS } from './defaults.ts';
+import type { SyncState } from './syncState.ts';
 import { TrackedEntities, boundedEntity, classify, type TrackedEntity } from './trackedEntities.ts';
 
-export type SyncState = 'starting' | 'catching_up' | 'live' | 'stalled';
+export type { SyncState } from './syncState.ts';
 
 export interface IndexerLogger extends ResolverLogger {
   info(fields: Record<string, unknown>, message: string): void;
@@ -143,11 +145,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   constructor(options: IndexerOptions<S>) {
     super();
     this.#options = {
-      confirmations: 0,
-      liveLag: 5,
-      blockTimeSeconds: 2,
-      batchSize: 50,
-      snapshotEveryBlocks: 500,
+      ...INDEXER_DEFAULTS,
       ...options,
     };
     this.#logger = options.logger ?? noopLogger;

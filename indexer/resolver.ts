@@ -10,10 +10,10 @@ import {
   DEFINITION_PAYLOAD_MAX_BYTES,
   parseCollectionDefinition,
   type CollectionDefinition,
-  type RawEntity,
+  ATTR_ID,
   type VectorRecord,
 } from '../src/collections/index.ts';
-import type { IndexedStore, StoreFactory } from './storeContract.ts';
+import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
 import type { TrackedEntities, TrackedEntity } from './trackedEntities.ts';
 
 export interface CollectionStats {
@@ -117,7 +117,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       if (!entity) continue;
       if (entity.kind === 'collection') this.#dirtyCollections.add(entity.collection);
       else {
-        const id = entity.stringAttributes.get('arkivector_id') ?? '';
+        const id = entity.stringAttributes.get(ATTR_ID) ?? '';
         let ids = this.#dirtyIds.get(entity.collection);
         if (!ids) this.#dirtyIds.set(entity.collection, (ids = new Set()));
         ids.add(id);
@@ -136,7 +136,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       if (!keys.size) this.#definitions.delete(entity.collection);
       return;
     }
-    const id = entity.stringAttributes.get('arkivector_id') ?? '';
+    const id = entity.stringAttributes.get(ATTR_ID) ?? '';
     let ids = this.#vectors.get(entity.collection);
     if (!ids) this.#vectors.set(entity.collection, (ids = new Map()));
     let keys = ids.get(id);
@@ -215,7 +215,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     const result: ReturnType<typeof decodeVectorEntity> =
       entity.oversize !== undefined
         ? { ok: false, reason: TOO_BIG(entity.oversize) }
-        : decodeVectorEntity(entity as unknown as RawEntity, { name, definition });
+        : decodeVectorEntity(entity, { name, definition });
     this.#decoded.set(entity, { definition, result });
     if (!result.ok) {
       this.#reportOnce(

@@ -3,7 +3,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Address, Hex } from 'viem';
-import type { IndexedStore } from './storeContract.ts';
+import type { IndexedStore } from '../src/engine/index.ts';
 import type { TrackedEntity } from './trackedEntities.ts';
 
 const SNAPSHOT_FORMAT = 1;

@@ -81,15 +81,12 @@ export function boundedEntity(entity: TrackedEntity, unreadPayloadBytes = 0): Tr
   };
 }
 
-export const TYPE_ATTRIBUTE = 'arkivector_type';
-export const COLLECTION_ATTRIBUTE = 'arkivector_collection';
-
 /** Which arkivector entity (if any) a set of string attributes describes. */
 export function classify(
   stringAttributes: ReadonlyMap<string, string>,
 ): { kind: EntityKind; collection: string } | undefined {
-  const type = stringAttributes.get(TYPE_ATTRIBUTE);
-  const collection = stringAttributes.get(COLLECTION_ATTRIBUTE);
+  const type = stringAttributes.get(ATTR_TYPE);
+  const collection = stringAttributes.get(ATTR_COLLECTION);
   // A name outside the schema's grammar can never be served, and would have to be quoted into queries.
   if (
     (type !== 'collection' && type !== 'vector') ||
@@ -114,12 +111,11 @@ export class TrackedEntities {
   readonly #definitionsPerName = new Map<string, number>();
   readonly #vectorsPerName = new Map<string, Set<Hex>>();
   #current: JournalEntry | undefined;
+  readonly #onChange: EntityChangeListener;
 
   /** @param journalDepth how many recent blocks can be rolled back */
-  constructor(
-    private readonly onChange: EntityChangeListener,
-    journalDepth = 256,
-  ) {
+  constructor(onChange: EntityChangeListener, journalDepth = 256) {
+    this.#onChange = onChange;
     this.#depth = journalDepth;
   }
 
@@ -203,7 +199,7 @@ export class TrackedEntities {
     else this.#entities.delete(key);
     this.#count(previous, -1);
     this.#count(next, 1);
-    this.onChange(previous, next);
+    this.#onChange(previous, next);
   }
 
   /** Whether the journal reaches back to `block`. */
@@ -224,7 +220,7 @@ export class TrackedEntities {
       else this.#entities.delete(key);
       this.#count(now, -1);
       this.#count(previous, 1);
-      this.onChange(now, previous);
+      this.#onChange(now, previous);
     }
   }
 }

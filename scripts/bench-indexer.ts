@@ -13,7 +13,7 @@ import { createHttpTransport } from '../src/chain/transport.ts';
 import { startDevnet } from '../src/devnet/index.ts';
 import { engineStores } from '../src/engine/storeFactory.ts';
 import { ChainIndexer } from '../indexer/indexer.ts';
-import { mulberry32 } from '../test/helpers/writes.ts';
+import { mulberry32 } from './generators.ts';
 
 const { values } = parseArgs({
   options: {

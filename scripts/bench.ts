@@ -20,7 +20,7 @@ import {
 } from '../src/collections/index.ts';
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../src/engine/exact.ts';
 import { CollectionStore, EF_SEARCH_SCALE, METRIC_OPS } from '../src/engine/index.ts';
-import { mulberry32 } from '../test/helpers/writes.ts';
+import { clustered, mulberry32 } from './generators.ts';
 
 // ---- arguments ----
 
@@ -64,41 +64,12 @@ function rss(): number {
   return process.memoryUsage().rss;
 }
 
-function normal(rand: () => number): number {
-  const u = Math.max(rand(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
-}
-
-/** perf.md §1 `clustered`. */
-function generate(n: number, dim: number, seed: number): { vectors: Float32Array[]; cluster: Int32Array } {
-  const LATENT = 64;
-  const CENTRES = 16;
-  const s = mulberry32(12345);
-  const centres = Array.from({ length: CENTRES }, () => Float64Array.from({ length: LATENT }, () => normal(s)));
-  const proj = Float64Array.from({ length: LATENT * dim }, () => normal(s) / 8); // N(0, 1/64)
-  const rand = mulberry32(seed);
-  const vectors: Float32Array[] = [];
-  const cluster = new Int32Array(n);
-  const z = new Float64Array(LATENT);
-  for (let i = 0; i < n; i++) {
-    const c = Math.floor(rand() * CENTRES);
-    cluster[i] = c;
-    for (let j = 0; j < LATENT; j++) z[j] = centres[c]![j]! + 0.5 * normal(rand);
-    const v = new Float32Array(dim);
-    let norm = 0;
-    for (let d = 0; d < dim; d++) {
-      let x = 0;
-      for (let j = 0; j < LATENT; j++) x += z[j]! * proj[j * dim + d]!;
-      x += 0.1 * normal(rand);
-      v[d] = x;
-      norm += x * x;
-    }
-    norm = Math.sqrt(norm);
-    for (let d = 0; d < dim; d++) v[d] = v[d]! / norm;
-    vectors.push(v);
-    progress(`generate ${n} × ${dim}`, i + 1, n);
-  }
-  return { vectors, cluster };
+/** perf.md §1 `clustered`: a 64-d latent Gaussian mixture, 16 centres, projected linearly. */
+function generate(n: number, dim: number, seed: number): { vectors: Float32Array[]; cluster: number[] } {
+  return clustered(n, dim, seed, {
+    latent: 64,
+    onProgress: (done, total) => progress(`generate ${n} × ${dim}`, done, total),
+  });
 }
 
 function toArray(v: Float32Array): number[] {

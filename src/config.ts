@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
 import { z } from 'zod';
+import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
 import { DEVNET_DEFAULTS } from './devnet/index.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';
 import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
@@ -192,8 +193,8 @@ export function parseServeConfig(
     dataDir,
     collections,
     collectionOwners: parseOwners((get('collection-owner') as string[] | undefined) ?? []),
-    confirmations: check(intFlag('confirmations', 0, 1000), str('confirmations') ?? 0),
-    liveLag: check(intFlag('live-lag', 0, 100_000), str('live-lag') ?? 5),
+    confirmations: check(intFlag('confirmations', 0, 1000), str('confirmations') ?? INDEXER_DEFAULTS.confirmations),
+    liveLag: check(intFlag('live-lag', 0, 100_000), str('live-lag') ?? INDEXER_DEFAULTS.liveLag),
     startBlock:
       startBlock === undefined ? undefined : check(intFlag('start-block', 0, Number.MAX_SAFE_INTEGER), startBlock),
     embedder: embedderUrl ? { url: embedderUrl, model: embedderModel! } : undefined,
@@ -207,7 +208,7 @@ export function parseServeConfig(
     minBlockTimeoutMs:
       check(z.coerce.number().min(0).max(600), str('min-block-timeout') ?? MIN_BLOCK_TIMEOUT_MS_DEFAULT / 1000) * 1000,
     privateKeyFile: str('private-key-file'),
-    blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? 2),
+    blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? DEVNET_DEFAULTS.blockTime),
     demo: get('no-demo') !== true,
     devnetState:
       rpc === undefined ? (devnetState ?? (dataDir ? join(dataDir, DEVNET_STATE_FILE) : undefined)) : undefined,

@@ -19,6 +19,7 @@ import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { RATE_LIMIT_DEFAULT_PER_MINUTE } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
+import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
 import { ChainIndexer } from '../indexer/indexer.ts';
 import { ttyProgress } from '../indexer/progress.ts';
 import { serveStdio } from '../tools/index.ts';
@@ -140,7 +141,7 @@ export async function startGateway(
       chainId,
       confirmations: config.confirmations,
       liveLag: config.liveLag,
-      blockTimeSeconds: devnet ? config.blockTime : 2,
+      blockTimeSeconds: devnet ? config.blockTime : INDEXER_DEFAULTS.blockTimeSeconds,
       collections: config.collections,
       pinnedOwners: config.collectionOwners,
       startBlock: config.startBlock,

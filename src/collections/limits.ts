@@ -21,8 +21,9 @@ export const HNSW_DEFAULT_EF_SEARCH = 40;
 export const HNSW_MIN_EF_SEARCH = 1;
 export const HNSW_MAX_EF_SEARCH = 1000;
 
-/** Collection names: `notes`, `demo.docs`. */
-export const COLLECTION_NAME_REGEX = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+/** Collection names: `notes`, `demo.docs`; at most this many characters. */
+export const COLLECTION_NAME_MAX_CHARS = 63;
+export const COLLECTION_NAME_REGEX = new RegExp(`^[a-z0-9][a-z0-9._-]{0,${COLLECTION_NAME_MAX_CHARS - 1}}$`);
 /** User attribute names (a subset of Arkiv's `^[\p{L}_][\p{L}\p{N}_]*$`). */
 export const ATTRIBUTE_NAME_REGEX = /^[a-z_][a-z0-9_]{0,31}$/;
 /** Attribute names with this prefix belong to arkivector itself. */

@@ -15,6 +15,8 @@ export type {
   SearchParams,
 } from './collectionStore.ts';
 export { engineStores } from './storeFactory.ts';
+export type { IndexedStore, StoreChanges, StoreFactory } from './storeContract.ts';
+export { SEARCH_MODES } from './planner.ts';
 export { QUERY_VALUE_MAX } from './limits.ts';
 export { EngineError, InvalidFilterError } from './errors.ts';
 export type { EngineErrorCode } from './errors.ts';

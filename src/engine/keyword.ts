@@ -94,33 +94,33 @@ function exactAverages(mini: MiniSearch<{ id: number; text: string }>): void {
  * discarded posting changed the document frequency mid-search, and searches rewrote the index).
  */
 export class KeywordIndex {
-  private mini: MiniSearch<{ id: number; text: string }>;
+  #mini: MiniSearch<{ id: number; text: string }>;
 
   constructor(mini?: MiniSearch<{ id: number; text: string }>) {
-    this.mini = mini ?? new MiniSearch<{ id: number; text: string }>(OPTIONS);
-    exactAverages(this.mini);
+    this.#mini = mini ?? new MiniSearch<{ id: number; text: string }>(OPTIONS);
+    exactAverages(this.#mini);
   }
 
   /** Whether a snapshot holds lazily discarded documents (written before removals carried their text). */
   get dirty(): boolean {
-    return (this.mini as unknown as Internals)._dirtCount > 0;
+    return (this.#mini as unknown as Internals)._dirtCount > 0;
   }
 
   /** Documents indexed (pending ones included). */
   get size(): number {
-    return this.mini.documentCount;
+    return this.#mini.documentCount;
   }
 
   /** Indexes a document; empty documents are skipped. */
   add(slot: number, text: string): void {
     if (text.length === 0) return;
-    if (this.mini.has(slot)) this.mini.discard(slot);
-    this.mini.add({ id: slot, text });
+    if (this.#mini.has(slot)) this.#mini.discard(slot);
+    this.#mini.add({ id: slot, text });
   }
 
   /** Removes a document; `text` must be the text it was added with. */
   remove(slot: number, text: string): void {
-    if (this.mini.has(slot)) this.mini.remove({ id: slot, text });
+    if (this.#mini.has(slot)) this.#mini.remove({ id: slot, text });
   }
 
   /**
@@ -139,7 +139,7 @@ export class KeywordIndex {
     tieKey: (slot: number) => string,
   ): { slots: number[]; scores: number[] } {
     // MiniSearch returns every match sorted by score: extend the top k over the tie at its end.
-    const hits = this.mini.search(text, { filter: (r) => accept(r.id as number) });
+    const hits = this.#mini.search(text, { filter: (r) => accept(r.id as number) });
     let end = Math.min(k, hits.length);
     while (end > 0 && end < hits.length && hits[end]!.score === hits[end - 1]!.score) end++;
     const top = hits
@@ -151,7 +151,7 @@ export class KeywordIndex {
   }
 
   toJSON(): unknown {
-    return this.mini.toJSON();
+    return this.#mini.toJSON();
   }
 
   static fromJSON(json: string): KeywordIndex {

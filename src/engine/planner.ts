@@ -33,7 +33,9 @@ import type { HnswGraph } from './hnsw/graph.ts';
 import { exactThreshold, HNSW_MAX_WIDEN_EF } from './hnsw/params.ts';
 import type { MetricOps } from './metrics.ts';
 
-export type SearchMode = 'exact' | 'hnsw';
+/** How a vector search was answered: an exact scan or the HNSW graph. */
+export const SEARCH_MODES = ['exact', 'hnsw'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /** What the planner reads from the store for one query. */
 export type PlannerContext = IndexSource & {

@@ -1,8 +1,8 @@
-// The StoreFactory the chain indexer uses (indexer/storeContract.ts): creates and loads the engine's
+// The StoreFactory the chain indexer uses (storeContract.ts): creates and loads the engine's
 // CollectionStore for each collection it resolves. Wired in by src/gateway.ts.
 
 import type { CollectionDefinition } from '../collections/index.ts';
-import type { StoreFactory } from '../../indexer/storeContract.ts';
+import type { StoreFactory } from './storeContract.ts';
 import { CollectionStore } from './collectionStore.ts';
 
 /**

@@ -21,49 +21,49 @@ export class VectorSlab {
   /** Chunk c holds slots [c·SLAB_CHUNK_SLOTS, (c + 1)·SLAB_CHUNK_SLOTS), dim floats each. */
   readonly chunks: Float32Array[] = [];
   /** The same memory as raw bits, for the fast halfvec encoder. */
-  private readonly bitChunks: Uint32Array[] = [];
+  readonly #bitChunks: Uint32Array[] = [];
   /** 1/‖v‖ per slot (0 for a zero vector). */
   invNorms: Float32Array;
   /** 1 where a committed record lives; scans skip the rest (free slots, slots of a staged block). */
   live: Uint8Array;
-  private slots = 0;
+  #slots = 0;
 
   constructor(dim: number) {
     this.dim = dim;
     this.invNorms = new Float32Array(INITIAL_SLOTS);
     this.live = new Uint8Array(INITIAL_SLOTS);
-    this.setChunk(0, new Float32Array(INITIAL_SLOTS * dim));
-    this.slots = INITIAL_SLOTS;
+    this.#setChunk(0, new Float32Array(INITIAL_SLOTS * dim));
+    this.#slots = INITIAL_SLOTS;
   }
 
   /** Addressable slots. */
   get capacity(): number {
-    return this.slots;
+    return this.#slots;
   }
 
-  private setChunk(c: number, chunk: Float32Array): void {
+  #setChunk(c: number, chunk: Float32Array): void {
     this.chunks[c] = chunk;
-    this.bitChunks[c] = new Uint32Array(chunk.buffer, chunk.byteOffset, chunk.length);
+    this.#bitChunks[c] = new Uint32Array(chunk.buffer, chunk.byteOffset, chunk.length);
   }
 
   /** Makes slots 0 … min − 1 addressable. */
   grow(min: number): void {
-    if (min <= this.slots) return;
+    if (min <= this.#slots) return;
     const dim = this.dim;
-    if (this.slots < SLAB_CHUNK_SLOTS) {
-      const first = Math.min(SLAB_CHUNK_SLOTS, Math.max(min, this.slots * 2));
+    if (this.#slots < SLAB_CHUNK_SLOTS) {
+      const first = Math.min(SLAB_CHUNK_SLOTS, Math.max(min, this.#slots * 2));
       const chunk = new Float32Array(first * dim);
       chunk.set(this.chunks[0]!);
-      this.setChunk(0, chunk);
-      this.slots = first;
+      this.#setChunk(0, chunk);
+      this.#slots = first;
     }
-    while (this.slots < min) {
-      this.setChunk(this.slots >>> SLAB_CHUNK_SHIFT, new Float32Array(SLAB_CHUNK_SLOTS * dim));
-      this.slots += SLAB_CHUNK_SLOTS;
+    while (this.#slots < min) {
+      this.#setChunk(this.#slots >>> SLAB_CHUNK_SHIFT, new Float32Array(SLAB_CHUNK_SLOTS * dim));
+      this.#slots += SLAB_CHUNK_SLOTS;
     }
     // 5 bytes a slot: doubling these leaves little behind.
-    if (this.slots > this.invNorms.length) {
-      const cap = Math.max(this.slots, this.invNorms.length * 2);
+    if (this.#slots > this.invNorms.length) {
+      const cap = Math.max(this.#slots, this.invNorms.length * 2);
       const invNorms = new Float32Array(cap);
       invNorms.set(this.invNorms);
       this.invNorms = invNorms;
@@ -105,7 +105,7 @@ export class VectorSlab {
   /** Writes the slot's binary16 bytes into `out` at `offset`. */
   writeHalfvec(slot: number, out: Uint8Array, offset: number): void {
     const c = slot >>> SLAB_CHUNK_SHIFT;
-    writeHalf(this.chunks[c]!, this.bitChunks[c]!, (slot & CHUNK_MASK) * this.dim, this.dim, out, offset);
+    writeHalf(this.chunks[c]!, this.#bitChunks[c]!, (slot & CHUNK_MASK) * this.dim, this.dim, out, offset);
   }
 }
 

@@ -64,189 +64,192 @@ export function parseGoUint(digits: string): bigint | { error: string } {
 }
 
 class Parser {
-  private index = 0;
-  private depth = 0;
-  private terms = 0;
+  #index = 0;
+  #depth = 0;
+  #terms = 0;
+  readonly #text: string;
+  readonly #tokens: Token[];
+  readonly #dialect: Dialect;
 
-  constructor(
-    private readonly text: string,
-    private readonly tokens: Token[],
-    private readonly dialect: Dialect,
-  ) {}
+  constructor(text: string, tokens: Token[], dialect: Dialect) {
+    this.#text = text;
+    this.#tokens = tokens;
+    this.#dialect = dialect;
+  }
 
   parseTopLevel(): QueryExpr {
-    const first = this.peek();
-    if (first.type === 'eof') this.fail(first);
+    const first = this.#peek();
+    if (first.type === 'eof') this.#fail(first);
     if (first.type === 'all' || first.type === 'star') {
-      this.next();
+      this.#next();
       this.expectEnd();
       return { type: 'all' };
     }
-    const expr = this.parseOr();
+    const expr = this.#parseOr();
     this.expectEnd();
     return expr;
   }
 
   expectEnd(): void {
-    const t = this.peek();
-    if (t.type !== 'eof') this.fail(t);
+    const t = this.#peek();
+    if (t.type !== 'eof') this.#fail(t);
   }
 
-  private parseOr(): QueryExpr {
-    const items = [this.parseAnd()];
-    while (this.isOp(this.peek(), 'or', 'OR', 'or')) {
-      this.next();
-      items.push(this.parseAnd());
+  #parseOr(): QueryExpr {
+    const items = [this.#parseAnd()];
+    while (this.#isOp(this.#peek(), 'or', 'OR', 'or')) {
+      this.#next();
+      items.push(this.#parseAnd());
     }
     return items.length === 1 ? items[0]! : { type: 'or', items };
   }
 
-  private parseAnd(): QueryExpr {
-    const items = [this.parseTerm()];
-    while (this.isOp(this.peek(), 'and', 'AND', 'and')) {
-      this.next();
-      items.push(this.parseTerm());
+  #parseAnd(): QueryExpr {
+    const items = [this.#parseTerm()];
+    while (this.#isOp(this.#peek(), 'and', 'AND', 'and')) {
+      this.#next();
+      items.push(this.#parseTerm());
     }
     return items.length === 1 ? items[0]! : { type: 'and', items };
   }
 
-  private parseTerm(): QueryExpr {
-    const t0 = this.peek();
-    const t1 = this.peek(1);
-    if (++this.terms > FILTER_TERMS_MAX) this.error(t0, `more than ${FILTER_TERMS_MAX} conditions`);
+  #parseTerm(): QueryExpr {
+    const t0 = this.#peek();
+    const t1 = this.#peek(1);
+    if (++this.#terms > FILTER_TERMS_MAX) this.#error(t0, `more than ${FILTER_TERMS_MAX} conditions`);
 
     if (t0.type === 'lparen') {
-      this.next();
-      return this.parseParenBody();
+      this.#next();
+      return this.#parseParenBody();
     }
     if ((t0.type === 'not' || isKeyword(t0, 'NOT', 'not')) && t1.type === 'lparen') {
-      this.next();
-      this.next();
-      return { type: 'not', expr: this.parseParenBody() };
+      this.#next();
+      this.#next();
+      return { type: 'not', expr: this.#parseParenBody() };
     }
     // `!name` (what the SDK's not() builds) fails here, at the token after `!`.
-    if (t0.type === 'not') this.fail(t1, 'expected "("');
-    if (t0.type !== 'ident' && t0.type !== 'meta') this.fail(t0);
+    if (t0.type === 'not') this.#fail(t1, 'expected "("');
+    if (t0.type !== 'ident' && t0.type !== 'meta') this.#fail(t0);
 
     const attribute = t0.text;
     const position = t0.start;
     const compareOp = COMPARE_TOKENS[t1.type];
 
     if (compareOp === '=' || compareOp === '!=') {
-      this.skip(2);
+      this.#skip(2);
       return { type: 'compare', op: compareOp, attribute, value: this.parseValue(), position };
     }
     if (isKeyword(t1, 'IN', 'in')) {
-      this.skip(2);
-      return { type: 'in', negated: false, attribute, values: this.parseValues(), position };
+      this.#skip(2);
+      return { type: 'in', negated: false, attribute, values: this.#parseValues(), position };
     }
     if (isKeyword(t1, 'NOT', 'not')) {
-      const t2 = this.peek(2);
+      const t2 = this.#peek(2);
       if (isKeyword(t2, 'IN', 'in')) {
-        this.skip(3);
-        return { type: 'in', negated: true, attribute, values: this.parseValues(), position };
+        this.#skip(3);
+        return { type: 'in', negated: true, attribute, values: this.#parseValues(), position };
       }
       // The node's grammar lists `NOT GLOB`, but participle (lookahead 1) has already committed to
       // the `NOT IN` production after two tokens and never tries Glob, so the node rejects it.
-      if (this.dialect === 'where' && t0.type === 'ident' && isKeyword(t2, 'GLOB', 'glob')) {
-        this.skip(3);
-        return { type: 'glob', negated: true, attribute, pattern: this.parsePattern(), position };
+      if (this.#dialect === 'where' && t0.type === 'ident' && isKeyword(t2, 'GLOB', 'glob')) {
+        this.#skip(3);
+        return { type: 'glob', negated: true, attribute, pattern: this.#parsePattern(), position };
       }
-      this.fail(t2, 'expected IN');
+      this.#fail(t2, 'expected IN');
     }
     // Range and glob operators take only plain identifiers, never meta attributes.
     if (t0.type === 'ident') {
       if (compareOp !== undefined) {
-        this.skip(2);
+        this.#skip(2);
         return { type: 'compare', op: compareOp, attribute, value: this.parseValue(), position };
       }
       if (t1.type === 'glob' || t1.type === 'notglob' || isKeyword(t1, 'GLOB', 'glob')) {
-        this.skip(2);
-        return { type: 'glob', negated: t1.type === 'notglob', attribute, pattern: this.parsePattern(), position };
+        this.#skip(2);
+        return { type: 'glob', negated: t1.type === 'notglob', attribute, pattern: this.#parsePattern(), position };
       }
     }
-    this.fail(t1);
+    this.#fail(t1);
   }
 
-  private parseParenBody(): QueryExpr {
+  #parseParenBody(): QueryExpr {
     // Checked before descending, so hostile nesting never reaches the stack's limit.
-    if (++this.depth > FILTER_DEPTH_MAX)
-      this.error(this.tokens[this.index - 1]!, `groups nested deeper than ${FILTER_DEPTH_MAX}`);
-    const expr = this.parseOr();
-    this.depth--;
-    const close = this.peek();
-    if (close.type !== 'rparen') this.fail(close, 'expected ")"');
-    this.next();
+    if (++this.#depth > FILTER_DEPTH_MAX)
+      this.#error(this.#tokens[this.#index - 1]!, `groups nested deeper than ${FILTER_DEPTH_MAX}`);
+    const expr = this.#parseOr();
+    this.#depth--;
+    const close = this.#peek();
+    if (close.type !== 'rparen') this.#fail(close, 'expected ")"');
+    this.#next();
     return expr;
   }
 
-  private parsePattern(): string {
-    const t = this.peek();
-    if (t.type !== 'string') this.fail(t, 'expected a string pattern');
-    this.next();
+  #parsePattern(): string {
+    const t = this.#peek();
+    if (t.type !== 'string') this.#fail(t, 'expected a string pattern');
+    this.#next();
     return t.value;
   }
 
   parseValue(): Literal {
-    const t = this.peek();
+    const t = this.#peek();
     switch (t.type) {
       case 'string':
-        this.next();
+        this.#next();
         return { kind: 'string', value: t.value };
       case 'entitykey':
       case 'address':
-        this.next();
+        this.#next();
         return { kind: 'string', value: t.text, hex: true };
       case 'number':
-        this.next();
-        return this.numberLiteral(t);
+        this.#next();
+        return this.#numberLiteral(t);
       case 'decimal':
-        this.next();
-        return this.decimalLiteral(t);
+        this.#next();
+        return this.#decimalLiteral(t);
       case 'ident':
-        if (this.isTypedStart(0)) return this.parseTyped();
-        if (this.isBareBool(t)) {
-          this.next();
+        if (this.#isTypedStart(0)) return this.#parseTyped();
+        if (this.#isBareBool(t)) {
+          this.#next();
           return { kind: 'typed', type: 'bool', value: t.text === 'true', text: t.text };
         }
         break;
       default:
         break;
     }
-    return this.fail(t, 'expected a value');
+    return this.#fail(t, 'expected a value');
   }
 
-  private parseValues(): Literal[] {
-    const open = this.peek();
-    if (open.type !== 'lparen') this.fail(open, 'expected "("');
-    this.next();
-    const cls = this.valueClass();
-    if (cls === undefined) this.fail(this.peek(), 'expected a value');
+  #parseValues(): Literal[] {
+    const open = this.#peek();
+    if (open.type !== 'lparen') this.#fail(open, 'expected "("');
+    this.#next();
+    const cls = this.#valueClass();
+    if (cls === undefined) this.#fail(this.#peek(), 'expected a value');
     // Participle converts the captured numbers only once the whole list has parsed, so a list
     // mixing kinds reports the mix before any out-of-range number.
     const items: Array<Literal | Token> = [];
-    while (this.valueClass() === cls) {
-      const t = this.peek();
+    while (this.#valueClass() === cls) {
+      const t = this.#peek();
       if (t.type === 'number') {
-        this.next();
+        this.#next();
         items.push(t);
       } else {
         items.push(this.parseValue());
       }
     }
-    const close = this.peek();
-    if (close.type !== 'rparen') this.fail(close);
-    this.next();
-    return items.map((item) => ('kind' in item ? item : this.numberLiteral(item)));
+    const close = this.#peek();
+    if (close.type !== 'rparen') this.#fail(close);
+    this.#next();
+    return items.map((item) => ('kind' in item ? item : this.#numberLiteral(item)));
   }
 
   /** `flag = true`: the where dialect reads bare true/false as bool(true)/bool(false). */
-  private isBareBool(t: Token): boolean {
-    return this.dialect === 'where' && t.type === 'ident' && (t.text === 'true' || t.text === 'false');
+  #isBareBool(t: Token): boolean {
+    return this.#dialect === 'where' && t.type === 'ident' && (t.text === 'true' || t.text === 'false');
   }
 
-  private valueClass(): ValueClass | undefined {
-    const t = this.peek();
+  #valueClass(): ValueClass | undefined {
+    const t = this.#peek();
     switch (t.type) {
       case 'string':
       case 'entitykey':
@@ -256,8 +259,8 @@ class Parser {
       case 'decimal':
         return 'numeric';
       case 'ident':
-        if (this.isBareBool(t)) return 'bool';
-        if (!this.isTypedStart(0)) return undefined;
+        if (this.#isBareBool(t)) return 'bool';
+        if (!this.#isTypedStart(0)) return undefined;
         if (t.text === 'str') return 'string';
         if (t.text === 'bool') return 'bool';
         return 'numeric';
@@ -266,29 +269,29 @@ class Parser {
     }
   }
 
-  private isTypedStart(offset: number): boolean {
-    const t = this.peek(offset);
+  #isTypedStart(offset: number): boolean {
+    const t = this.#peek(offset);
     return (
-      this.dialect === 'where' &&
+      this.#dialect === 'where' &&
       t.type === 'ident' &&
       (TYPED_NAMES as readonly string[]).includes(t.text) &&
-      this.peek(offset + 1).type === 'lparen'
+      this.#peek(offset + 1).type === 'lparen'
     );
   }
 
-  private parseTyped(): Literal {
-    const head = this.next();
+  #parseTyped(): Literal {
+    const head = this.#next();
     const type = head.text as TypedLiteralType;
-    this.next(); // "("
-    const arg = this.peek();
-    if (arg.type === 'rparen' || arg.type === 'eof') this.fail(arg, 'expected a value');
-    this.next();
-    const close = this.peek();
-    if (close.type !== 'rparen') this.fail(close, 'expected ")"');
-    this.next();
-    const text = this.text.slice(head.start, close.end);
+    this.#next(); // "("
+    const arg = this.#peek();
+    if (arg.type === 'rparen' || arg.type === 'eof') this.#fail(arg, 'expected a value');
+    this.#next();
+    const close = this.#peek();
+    if (close.type !== 'rparen') this.#fail(close, 'expected ")"');
+    this.#next();
+    const text = this.#text.slice(head.start, close.end);
     const bad = (why: string): never =>
-      this.error(arg, `invalid ${type}() argument ${JSON.stringify(arg.text)}: ${why}`);
+      this.#error(arg, `invalid ${type}() argument ${JSON.stringify(arg.text)}: ${why}`);
     switch (type) {
       case 'str':
         if (arg.type !== 'string') bad('expected a quoted string');
@@ -319,44 +322,44 @@ class Parser {
     }
   }
 
-  private numberLiteral(t: Token): Literal {
+  #numberLiteral(t: Token): Literal {
     const value = parseGoUint(t.text);
-    if (typeof value !== 'bigint') this.error(t, `invalid integer ${JSON.stringify(t.text)}: ${value.error}`);
+    if (typeof value !== 'bigint') this.#error(t, `invalid integer ${JSON.stringify(t.text)}: ${value.error}`);
     return { kind: 'number', value, text: t.text };
   }
 
-  private decimalLiteral(t: Token): Literal {
+  #decimalLiteral(t: Token): Literal {
     const value = Number(t.text);
-    if (!Number.isFinite(value)) this.error(t, `number ${t.text} is out of range`);
+    if (!Number.isFinite(value)) this.#error(t, `number ${t.text} is out of range`);
     return { kind: 'decimal', value, text: t.text };
   }
 
-  private isOp(t: Token, type: TokenType, upper: string, lower: string): boolean {
+  #isOp(t: Token, type: TokenType, upper: string, lower: string): boolean {
     return t.type === type || isKeyword(t, upper, lower);
   }
 
-  private peek(offset = 0): Token {
-    return this.tokens[Math.min(this.index + offset, this.tokens.length - 1)]!;
+  #peek(offset = 0): Token {
+    return this.#tokens[Math.min(this.#index + offset, this.#tokens.length - 1)]!;
   }
 
-  private next(): Token {
-    const t = this.peek();
-    if (this.index < this.tokens.length - 1) this.index++;
+  #next(): Token {
+    const t = this.#peek();
+    if (this.#index < this.#tokens.length - 1) this.#index++;
     return t;
   }
 
-  private skip(n: number): void {
-    for (let i = 0; i < n; i++) this.next();
+  #skip(n: number): void {
+    for (let i = 0; i < n; i++) this.#next();
   }
 
-  private fail(t: Token, expected?: string): never {
+  #fail(t: Token, expected?: string): never {
     const shown = t.type === 'eof' ? '<EOF>' : t.text;
     const hint = expected === undefined ? '' : ` (${expected})`;
-    return this.error(t, `unexpected token ${JSON.stringify(shown)}${hint}`);
+    return this.#error(t, `unexpected token ${JSON.stringify(shown)}${hint}`);
   }
 
-  private error(t: Token, message: string): never {
-    throw new QuerySyntaxError(this.text, t.start, message);
+  #error(t: Token, message: string): never {
+    throw new QuerySyntaxError(this.#text, t.start, message);
   }
 }
 

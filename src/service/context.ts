@@ -2,7 +2,7 @@
 // per answer, synchronously, so an answer never mixes two blocks), chain facts, and optional embedder
 // and signer. Built once by `arkivector serve`; tests build it around a real indexer and devnet.
 import type { VectorRecord } from '../collections/index.ts';
-import type { IndexedStore } from '../../indexer/storeContract.ts';
+import type { IndexedStore } from '../engine/index.ts';
 import type { PublishedCollection } from '../../indexer/resolver.ts';
 import type { SyncState } from '../../indexer/indexer.ts';
 import type { ChainWriter } from '../chain/writer.ts';

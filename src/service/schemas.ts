@@ -1,8 +1,18 @@
 // Zod schemas of the operations' arguments and answers, shared by the MCP tools (input/output schemas)
 // and the REST routes (request validation), so both surfaces accept and return exactly the same shapes.
 import { z } from 'zod';
-import { DIM_MAX, ttlSchema } from '../collections/index.ts';
+import {
+  ATTRIBUTE_TYPES,
+  COLLECTION_NAME_MAX_CHARS,
+  DIM_MAX,
+  ID_MAX_BYTES,
+  ID_MIN_BYTES,
+  METRICS,
+  ttlSchema,
+} from '../collections/index.ts';
+import { SYNC_STATES } from '../../indexer/syncState.ts';
 import { QUERY_VALUE_MAX } from '../engine/limits.ts';
+import { SEARCH_MODES } from '../engine/planner.ts';
 import {
   CURSOR_MAX_CHARS,
   DOCUMENT_MAX_CHARS,
@@ -18,7 +28,7 @@ import {
   WHERE_MAX_CHARS,
 } from './limits.ts';
 
-export const collectionArg = z.string().min(1).max(63).describe('Collection name, e.g. "notes"');
+export const collectionArg = z.string().min(1).max(COLLECTION_NAME_MAX_CHARS).describe('Collection name, e.g. "notes"');
 export const minBlockArg = z
   .number()
   .int()
@@ -92,12 +102,10 @@ export type CountParameters = z.input<typeof countSchema>;
 export const listArgs = { min_block: minBlockArg };
 export const listSchema = z.object(listArgs);
 
-const syncState = z
-  .enum(['starting', 'catching_up', 'live', 'stalled'])
-  .describe('How far this node is behind the chain');
+const syncState = z.enum(SYNC_STATES).describe('How far this node is behind the chain');
 const asOfBlock = z.number().int().describe('The chain block this answer reflects');
 const attributeValue = z.object({
-  type: z.enum(['str', 'i32', 'uint', 'f32', 'bool']),
+  type: z.enum(ATTRIBUTE_TYPES),
   value: z.union([z.string(), z.number(), z.boolean()]),
 });
 
@@ -105,7 +113,7 @@ export const collectionSchema = z.object({
   name: z.string(),
   column: z.string(),
   dim: z.number().int(),
-  metric: z.enum(['cosine', 'l2', 'ip']),
+  metric: z.enum(METRICS),
   index: z.object({
     type: z.literal('hnsw'),
     opclass: z.string(),
@@ -160,7 +168,7 @@ export const searchResultShape = {
   open_collection: z
     .boolean()
     .describe('Whether any writer may add to this collection (true) or only its owner and writers'),
-  search_mode: z.enum(['exact', 'hnsw']).describe('exact scan or HNSW graph search'),
+  search_mode: z.enum(SEARCH_MODES).describe('exact scan or HNSW graph search'),
   mode: z.enum(['vector', 'semantic', 'keyword', 'hybrid']),
   results: z.array(searchResultSchema),
 };
@@ -182,8 +190,8 @@ const waitArg = z
 export const upsertEntitySchema = z.object({
   id: z
     .string()
-    .min(1)
-    .max(256)
+    .min(ID_MIN_BYTES)
+    .max(ID_MAX_BYTES)
     .describe('Entity id, unique in the collection; an existing id of this signer is updated'),
   vector: z
     .array(z.number())
@@ -247,7 +255,11 @@ export const deleteSchema = z.object(deleteArgs).superRefine((args, issues) => {
 });
 
 export const createCollectionArgs = {
-  name: z.string().min(1).max(63).describe('Collection name: 1-63 characters of a-z, 0-9, ".", "_", "-"'),
+  name: z
+    .string()
+    .min(1)
+    .max(COLLECTION_NAME_MAX_CHARS)
+    .describe(`Collection name: 1-${COLLECTION_NAME_MAX_CHARS} characters of a-z, 0-9, ".", "_", "-"`),
   dim: z
     .number()
     .int()
@@ -255,7 +267,7 @@ export const createCollectionArgs = {
     .describe(
       `Vector dimension, 1-${DIM_MAX}; omit it on a node with an embedder to use the embedder's dimension (the collection then records the embedder and takes text)`,
     ),
-  metric: z.enum(['cosine', 'l2', 'ip']).describe('Distance: cosine (usual for text embeddings), l2 or ip'),
+  metric: z.enum(METRICS).describe('Distance: cosine (usual for text embeddings), l2 or ip'),
   attributes: z
     .record(z.string(), z.string())
     .optional()

@@ -1,5 +1,6 @@
 // One consistent view of the node for one answer: waits for `min_block` first, then reads the block
 // number, sync state and collections together, synchronously, so the answer reflects exactly one block.
+import { METRIC_OPS } from '../engine/index.ts';
 import { ArkivectorError } from '../errors.ts';
 import type { PublishedCollection } from '../../indexer/resolver.ts';
 import type { ReadableStore, ServiceContext } from './context.ts';
@@ -46,8 +47,6 @@ export function collectionIn(view: View, name: string): PublishedCollection<Read
   return collection;
 }
 
-const OPCLASS = { cosine: 'halfvec_cosine_ops', l2: 'halfvec_l2_ops', ip: 'halfvec_ip_ops' } as const;
-
 /** The Collection object of DESIGN.md §7. */
 export function describeCollection(view: View, c: PublishedCollection<ReadableStore>): Collection {
   const d = c.definition;
@@ -58,7 +57,7 @@ export function describeCollection(view: View, c: PublishedCollection<ReadableSt
     metric: d.metric,
     index: {
       type: 'hnsw',
-      opclass: OPCLASS[d.metric],
+      opclass: METRIC_OPS[d.metric].opclass,
       m: d.index.m,
       ef_construction: d.index.ef_construction,
       ef_search: d.index.ef_search,

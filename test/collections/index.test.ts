@@ -13,6 +13,7 @@ test('exports: the public surface changes only on purpose', () => {
     'ATTR_TYPE',
     'BLOCK_TIME_SECONDS',
     'COLLECTION_CONTENT_TYPE',
+    'COLLECTION_NAME_MAX_CHARS',
     'COLLECTION_NAME_REGEX',
     'CodecError',
     'DEFINITION_ATTRIBUTES_MAX',

@@ -25,7 +25,13 @@ const definition = validateCollectionDefinition({
 const notes = { name: 'notes', definition };
 const OWNER = '0x1111111111111111111111111111111111111111';
 
-function toRaw(e: EncodedVectorEntity, over: Partial<RawEntity> = {}): RawEntity {
+/** A RawEntity whose attribute maps the tests may edit (the codec only reads them). */
+type EditableRaw = RawEntity & {
+  stringAttributes: Map<string, string>;
+  numericAttributes: Map<string, bigint | number>;
+};
+
+function toRaw(e: EncodedVectorEntity, over: Partial<EditableRaw> = {}): EditableRaw {
   return {
     key: `0x${'ab'.repeat(32)}`,
     owner: OWNER,
@@ -271,7 +277,7 @@ describe('decodeVectorEntity', () => {
   });
 
   test('error: attributes of the wrong kind or with bad values', () => {
-    const cases: [(raw: RawEntity) => void, RegExp][] = [
+    const cases: [(raw: EditableRaw) => void, RegExp][] = [
       [(r) => r.numericAttributes.set('topic', 1), /attribute topic is declared str but stored as numeric/],
       [(r) => r.stringAttributes.set('stars', '5'), /attribute stars is declared i32 but stored as string/],
       [

@@ -153,7 +153,7 @@ describe('CollectionStore: apply and reads', () => {
     // Delete 3/4 in one block: more than REBUILD_DELETED_RATIO of what stays.
     await store.apply({ remove: vectors.map((_, i) => keyOf(i)).filter((_, i) => i % 4 !== 0), upsert: [] });
     assert.equal(store.size, 10000);
-    const stats = (store as unknown as { graph: { deleted: number; elementCount: number } }).graph;
+    const stats = store.graphStats;
     assert.equal(stats.deleted, 0);
     assert.equal(stats.elementCount, 10000);
     for (let i = 0; i < 40; i += 4) {

@@ -1,4 +1,5 @@
-// Shared fixtures for the engine tests: seeded PRNG, clustered vectors, VectorRecord builders.
+// Shared fixtures for the engine tests: VectorRecord builders, and the seeded generators of
+// scripts/generators.ts (shared with the benchmarks).
 import {
   type CollectionDefinition,
   decodeVectorPayload,
@@ -6,43 +7,7 @@ import {
   type AttributeValue,
   type VectorRecord,
 } from '../../src/collections/index.ts';
-export { mulberry32 } from '../helpers/writes.ts';
-import { mulberry32 } from '../helpers/writes.ts';
-
-export function gaussian(rand: () => number): number {
-  const u = Math.max(rand(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
-}
-
-/** Clustered unit vectors: `clusters` centres, each point = centre + spread·noise, normalised. */
-export function clustered(
-  n: number,
-  dim: number,
-  seed: number,
-  clusters = 16,
-  spread = 0.5,
-): { vectors: Float32Array[]; cluster: number[] } {
-  const centres = mulberry32(12345);
-  const c: number[][] = [];
-  for (let i = 0; i < clusters; i++) c.push(Array.from({ length: dim }, () => gaussian(centres)));
-  const rand = mulberry32(seed);
-  const vectors: Float32Array[] = [];
-  const cluster: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const ci = Math.floor(rand() * clusters);
-    const v = new Float32Array(dim);
-    let norm = 0;
-    for (let j = 0; j < dim; j++) {
-      v[j] = c[ci]![j]! + spread * gaussian(rand);
-      norm += v[j]! * v[j]!;
-    }
-    norm = Math.sqrt(norm);
-    for (let j = 0; j < dim; j++) v[j] = v[j]! / norm;
-    vectors.push(v);
-    cluster.push(ci);
-  }
-  return { vectors, cluster };
-}
+export { clustered, mulberry32 } from '../../scripts/generators.ts';
 
 export function definition(
   dim: number,

@@ -170,7 +170,7 @@ describe('CollectionStore: vectors kept in the slab', () => {
     const store = new CollectionStore('slab', definition(dim));
     await store.apply({ remove: [], upsert: vectors.map((v, i) => makeRecord(i, v)) });
     await store.apply({ remove: vectors.map((_, i) => keyOf(i)).filter((_, i) => i % 3 !== 0), upsert: [] });
-    const graph = (store as unknown as { graph: { deleted: number } }).graph;
+    const graph = store.graphStats;
     assert.equal(graph.deleted, 0, 'rebuilt');
     // Reuse freed slots with vectors that belonged to deleted records, under new ids.
     await store.apply({ remove: [], upsert: [1, 2, 4, 5].map((i) => makeRecord(100000 + i, vectors[i]!)) });

@@ -20,18 +20,6 @@ export function vectorArgs(
   return { payload: encoded.payload, contentType: encoded.contentType, attributes: encoded.attributes, expiresIn };
 }
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Resolves when `indexer` reaches `wanted`, failing after `ms`. */
 export function stateReached(
   indexer: Pick<ChainIndexer, 'syncState' | 'on' | 'off'>,

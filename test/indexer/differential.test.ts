@@ -19,7 +19,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer } from '../../indexer/indexer.ts';
 import { publicClient, rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
-import { mulberry32 } from '../helpers/writes.ts';
+import { mulberry32 } from '../../scripts/generators.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 
 function rng(seed: number) {

@@ -12,7 +12,7 @@ import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer, type IndexerOptions, type SyncState } from '../../indexer/indexer.ts';
-import type { StoreFactory } from '../../indexer/storeContract.ts';
+import type { StoreFactory } from '../../src/engine/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';

@@ -19,8 +19,8 @@ export type RawEntity = {
   creator?: string | undefined;
   contentType: string | undefined;
   payload: Uint8Array | undefined;
-  stringAttributes: Map<string, string>;
-  numericAttributes: Map<string, bigint | number>;
+  stringAttributes: ReadonlyMap<string, string>;
+  numericAttributes: ReadonlyMap<string, bigint | number>;
   expiresAt: bigint | number;
 };
 

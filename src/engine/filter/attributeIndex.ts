@@ -16,19 +16,19 @@ export class AttributeIndex {
   total = 0;
   // Sorted distinct keys and prefix sums of their posting sizes, rebuilt lazily after a change:
   // range counts then cost two binary searches.
-  private sorted: Key[] | undefined;
-  private prefix: Float64Array | undefined;
+  #sorted: Key[] | undefined;
+  #prefix: Float64Array | undefined;
 
   add(key: Key, slot: number): void {
     let set = this.postings.get(key);
     if (set === undefined) {
       set = new Set();
       this.postings.set(key, set);
-      this.sorted = undefined;
+      this.#sorted = undefined;
     }
     set.add(slot);
     this.total++;
-    this.prefix = undefined;
+    this.#prefix = undefined;
   }
 
   remove(key: Key, slot: number): void {
@@ -37,9 +37,9 @@ export class AttributeIndex {
     this.total--;
     if (set.size === 0) {
       this.postings.delete(key);
-      this.sorted = undefined;
+      this.#sorted = undefined;
     }
-    this.prefix = undefined;
+    this.#prefix = undefined;
   }
 
   countEq(key: Key): number {
@@ -48,18 +48,18 @@ export class AttributeIndex {
 
   /** Distinct keys in ascending order (bytewise for strings, numeric for numbers). */
   sortedKeys(): Key[] {
-    if (this.sorted === undefined) this.sorted = [...this.postings.keys()].sort(compareKeys);
-    return this.sorted;
+    if (this.#sorted === undefined) this.#sorted = [...this.postings.keys()].sort(compareKeys);
+    return this.#sorted;
   }
 
-  private prefixSums(): Float64Array {
-    if (this.prefix === undefined) {
+  #prefixSums(): Float64Array {
+    if (this.#prefix === undefined) {
       const keys = this.sortedKeys();
       const p = new Float64Array(keys.length + 1);
       for (let i = 0; i < keys.length; i++) p[i + 1] = p[i]! + this.postings.get(keys[i]!)!.size;
-      this.prefix = p;
+      this.#prefix = p;
     }
-    return this.prefix;
+    return this.#prefix;
   }
 
   /** First index whose key is ≥ key (`strict`: > key). */
@@ -79,7 +79,7 @@ export class AttributeIndex {
   /** Slots whose key lies in sorted positions [from, to). */
   countRange(from: number, to: number): number {
     if (to <= from) return 0;
-    const p = this.prefixSums();
+    const p = this.#prefixSums();
     return p[to]! - p[from]!;
   }
 }

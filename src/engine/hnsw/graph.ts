@@ -19,10 +19,10 @@ export class HnswGraph {
   readonly dim: number;
   readonly ops: MetricOps;
   readonly params: GraphParams;
-  private readonly native: Native;
+  readonly #native: Native;
   /** hnswlib takes number[] only; one reused buffer avoids an allocation per call (it copies it). */
-  private readonly scratch: number[];
-  private currentEf = -1;
+  readonly #scratch: number[];
+  #currentEf = -1;
   /** Labels marked deleted whose slots hnswlib has not reused yet. */
   deleted = 0;
 
@@ -30,8 +30,8 @@ export class HnswGraph {
     this.ops = ops;
     this.dim = dim;
     this.params = params;
-    this.native = native;
-    this.scratch = new Array<number>(dim).fill(0);
+    this.#native = native;
+    this.#scratch = new Array<number>(dim).fill(0);
   }
 
   /**
@@ -64,23 +64,23 @@ export class HnswGraph {
 
   /** hnswlib's `writeIndex`: graph, vectors and deleted marks. */
   async write(path: string): Promise<void> {
-    await this.native.writeIndex(path);
+    await this.#native.writeIndex(path);
   }
 
   /** Elements hnswlib holds, deleted ones included. */
   get elementCount(): number {
-    return this.native.getCurrentCount();
+    return this.#native.getCurrentCount();
   }
 
   get capacity(): number {
-    return this.native.getMaxElements();
+    return this.#native.getMaxElements();
   }
 
   /** Makes room for `extra` inserts (after reusing deleted slots), growing by at least ×1.5. */
   reserve(extra: number): void {
-    const need = this.native.getCurrentCount() + Math.max(0, extra - this.deleted);
-    const max = this.native.getMaxElements();
-    if (need > max) this.native.resizeIndex(Math.max(need, Math.ceil(max * 1.5)));
+    const need = this.#native.getCurrentCount() + Math.max(0, extra - this.deleted);
+    const max = this.#native.getMaxElements();
+    if (need > max) this.#native.resizeIndex(Math.max(need, Math.ceil(max * 1.5)));
   }
 
   /**
@@ -89,19 +89,19 @@ export class HnswGraph {
    * @param label a fresh uint32 label
    */
   add(vector: Float32Array, label: number): void {
-    const buf = this.scratch;
+    const buf = this.#scratch;
     for (let i = 0; i < buf.length; i++) buf[i] = vector[i]!;
     if (this.deleted > 0) {
-      this.native.addPoint(buf, label, true);
+      this.#native.addPoint(buf, label, true);
       this.deleted--;
     } else {
-      this.native.addPoint(buf, label);
+      this.#native.addPoint(buf, label);
     }
   }
 
   /** Marks a label deleted (O(1)); its slot is reused by a later `add`. */
   remove(label: number): void {
-    this.native.markDelete(label);
+    this.#native.markDelete(label);
     this.deleted++;
   }
 
@@ -114,15 +114,15 @@ export class HnswGraph {
    * @returns labels and pgvector distances, nearest first
    */
   search(query: ArrayLike<number>, k: number, ef: number, filter?: (label: number) => boolean): GraphHits {
-    if (this.native.getCurrentCount() === 0) return { labels: [], distances: [] };
-    if (ef !== this.currentEf) {
-      this.native.setEf(ef);
-      this.currentEf = ef;
+    if (this.#native.getCurrentCount() === 0) return { labels: [], distances: [] };
+    if (ef !== this.#currentEf) {
+      this.#native.setEf(ef);
+      this.#currentEf = ef;
     }
-    const buf = this.scratch;
+    const buf = this.#scratch;
     for (let i = 0; i < buf.length; i++) buf[i] = query[i]!;
-    const kk = Math.min(k, this.native.getMaxElements());
-    const res = filter === undefined ? this.native.searchKnn(buf, kk) : this.native.searchKnn(buf, kk, filter);
+    const kk = Math.min(k, this.#native.getMaxElements());
+    const res = filter === undefined ? this.#native.searchKnn(buf, kk) : this.#native.searchKnn(buf, kk, filter);
     const distances = res.distances;
     const fromHnsw = this.ops.fromHnsw;
     for (let i = 0; i < distances.length; i++) distances[i] = fromHnsw(distances[i]!);

@@ -1,6 +1,8 @@
-// What the indexer needs from a collection store (the engine's CollectionStore implements it): staged
-// changes with a synchronous commit, so one block becomes visible in every collection at once.
-import type { CollectionDefinition, VectorRecord } from '../src/collections/index.ts';
+// What the indexer needs from a collection store: staged changes with a synchronous commit, so one
+// block becomes visible in every collection at once. The engine declares it (CollectionStore
+// implements it, storeFactory.ts builds it) so the engine never imports from indexer/: the indexer
+// sits above the engine and takes the contract from src/engine/index.ts.
+import type { CollectionDefinition, VectorRecord } from '../collections/index.ts';
 
 export interface StoreChanges {
   /** Entity keys to drop. */

@@ -1,0 +1,122 @@
+// Attribute columns and indexes of one collection store: values by slot for the filter predicates
+// (declared attributes and the $key/$owner/$creator meta attributes) and a posting index per
+// attribute for the planner's enumeration and counts. Rebuilt from the live records when the
+// definition changes.
+
+import type { AttributeType, AttributeValue } from '../collections/index.ts';
+import { AttributeIndex } from './filter/attributeIndex.ts';
+import type { Column, RowSource } from './filter/predicate.ts';
+import type { Field, Key } from './filter/types.ts';
+import type { StoredRecord } from './recordView.ts';
+
+/** Meta attributes every collection can filter on, lowercased like the chain's hex. */
+export const META_NAMES = ['$key', '$owner', '$creator'] as const;
+
+function lower(s: string | undefined): string | undefined {
+  return s === undefined ? undefined : s.toLowerCase();
+}
+
+function attrKey(v: AttributeValue): Key {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+}
+
+export class AttributeColumns implements RowSource {
+  #columns = new Map<string, Column>();
+  #indexes = new Map<string, AttributeIndex>();
+  /** Slots a numeric column must hold: the vector slab's capacity. */
+  readonly #capacity: () => number;
+
+  /**
+   * Empty columns; `reset` declares them.
+   * @param capacity the current slot capacity, read whenever a column is created
+   */
+  constructor(capacity: () => number) {
+    this.#capacity = capacity;
+  }
+
+  #newColumn(kind: 'str' | 'num'): Column {
+    return kind === 'str' ? { kind, data: [] } : { kind, data: new Float64Array(this.#capacity()).fill(NaN) };
+  }
+
+  /**
+   * Replaces every column and index with empty ones for these attributes and the meta attributes;
+   * the caller refills them slot by slot.
+   * @param attributes the definition's declared attributes
+   */
+  reset(attributes: Readonly<Record<string, AttributeType>>): void {
+    const indexes = new Map<string, AttributeIndex>();
+    const columns = new Map<string, Column>();
+    for (const [name, type] of Object.entries(attributes)) {
+      indexes.set(name, new AttributeIndex());
+      columns.set(name, this.#newColumn(type === 'str' ? 'str' : 'num'));
+    }
+    for (const name of META_NAMES) {
+      indexes.set(name, new AttributeIndex());
+      columns.set(name, this.#newColumn('str'));
+    }
+    this.#indexes = indexes;
+    this.#columns = columns;
+  }
+
+  /** The current column of a field, created empty for an undeclared one (RowSource). */
+  column(field: Field): Column {
+    let col = this.#columns.get(field.name);
+    if (col === undefined) {
+      col = this.#newColumn(field.type === 'str' ? 'str' : 'num');
+      this.#columns.set(field.name, col);
+    }
+    return col;
+  }
+
+  /** The posting index of a field, created empty for an undeclared one. */
+  index(field: Field): AttributeIndex {
+    let idx = this.#indexes.get(field.name);
+    if (idx === undefined) {
+      idx = new AttributeIndex();
+      this.#indexes.set(field.name, idx);
+    }
+    return idx;
+  }
+
+  /** Writes a record's values into the columns (undefined clears the slot). */
+  set(slot: number, rec: StoredRecord | undefined): void {
+    for (const [name, col] of this.#columns) {
+      let v: Key | undefined;
+      if (rec !== undefined) {
+        if (name === '$key') v = rec.key.toLowerCase();
+        else if (name === '$owner') v = rec.owner.toLowerCase();
+        else if (name === '$creator') v = lower(rec.creator);
+        else {
+          const a = rec.attributes[name];
+          v = a === undefined ? undefined : attrKey(a);
+        }
+      }
+      if (col.kind === 'num') col.data[slot] = typeof v === 'number' ? v : NaN;
+      else col.data[slot] = typeof v === 'string' ? v : undefined;
+    }
+  }
+
+  /** Adds a slot's column values to the indexes, or removes them. */
+  indexSlot(slot: number, add: boolean): void {
+    for (const [name, idx] of this.#indexes) {
+      const col = this.#columns.get(name);
+      if (col === undefined) continue;
+      const key: Key | undefined = col.kind === 'num' ? col.data[slot] : col.data[slot];
+      if (key === undefined || Number.isNaN(key)) continue;
+      if (add) idx.add(key, slot);
+      else idx.remove(key, slot);
+    }
+  }
+
+  /** Grows the numeric columns to `cap` slots. */
+  grow(cap: number): void {
+    for (const col of this.#columns.values()) {
+      if (col.kind === 'num' && col.data.length < cap) {
+        // The slab grows a chunk at a time; columns double, so they are not copied at every chunk.
+        const data = new Float64Array(Math.max(cap, col.data.length * 2)).fill(NaN);
+        data.set(col.data);
+        col.data = data;
+      }
+    }
+  }
+}

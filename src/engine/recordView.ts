@@ -1,0 +1,67 @@
+// The record shapes of a collection store: what a slot keeps (everything but the vector, which lives
+// in the slab) and what readers get (a fresh object owning a copy of its vector).
+
+import type { AttributeValue, VectorRecord } from '../collections/index.ts';
+import { halfvecOf } from './vectorSlab.ts';
+
+/** What a slot keeps of a record: everything but the vector, which lives in the slab. */
+export type StoredRecord = Omit<VectorRecord, 'vector' | 'halfvec'>;
+
+/**
+ * A record read out of the store: it owns a copy of its vector (the slab slot may be reused later);
+ * the halfvec bytes are derived from that copy on first read, since few readers ask and encoding
+ * costs about twice the copy.
+ */
+export class RecordView implements VectorRecord {
+  key: string;
+  owner: string;
+  creator: string | undefined;
+  collection: string;
+  id: string;
+  expiresAt: bigint;
+  dim: number;
+  vector: Float32Array;
+  document: string;
+  attributes: Record<string, AttributeValue>;
+  #halfvec: Uint8Array | undefined;
+
+  constructor(r: StoredRecord, vector: Float32Array) {
+    this.key = r.key;
+    this.owner = r.owner;
+    this.creator = r.creator;
+    this.collection = r.collection;
+    this.id = r.id;
+    this.expiresAt = r.expiresAt;
+    this.dim = r.dim;
+    this.vector = vector;
+    this.document = r.document;
+    this.attributes = r.attributes;
+  }
+
+  get halfvec(): Uint8Array {
+    return (this.#halfvec ??= halfvecOf(this.vector));
+  }
+
+  set halfvec(bytes: Uint8Array) {
+    this.#halfvec = bytes;
+  }
+}
+
+/**
+ * The part of a record a slot keeps.
+ * @param rec an incoming record
+ * @returns a fresh object with the stored fields only: keeping the caller's record would pin its vector arrays
+ */
+export function storedRecord(rec: VectorRecord): StoredRecord {
+  return {
+    key: rec.key,
+    owner: rec.owner,
+    creator: rec.creator,
+    collection: rec.collection,
+    id: rec.id,
+    expiresAt: rec.expiresAt,
+    dim: rec.dim,
+    document: rec.document,
+    attributes: rec.attributes,
+  };
+}

@@ -1,0 +1,117 @@
+// The state every phase of a collection store works on (DESIGN.md §5): records in dense, reused
+// *slots*, the HNSW graph that knows them by *labels* (fresh per insert, because hnswlib reuses the
+// memory of deleted elements only for new labels), the vector slab, the attribute columns, the id and
+// key maps and the keyword index. The phases (staging.ts inserts, rebuild.ts compacts, snapshot.ts
+// saves and loads, collectionStore.ts reads) share it as pgvector's build/insert/scan/vacuum share an
+// index's pages; the fields are public to them and the table is not exported from the engine.
+//
+// `labelSlot` maps a label back to its slot and is −1 for labels readers must not see: deleted ones,
+// and those inserted by a block not yet committed (`pending`).
+
+import type { CollectionDefinition } from '../collections/index.ts';
+import { AttributeColumns } from './attributeColumns.ts';
+import { HnswGraph } from './hnsw/graph.ts';
+import { KeywordIndex } from './keyword.ts';
+import type { MetricOps } from './metrics.ts';
+import type { StoredRecord } from './recordView.ts';
+import { VectorSlab } from './vectorSlab.ts';
+
+/**
+ * An Int32Array of at least `min` entries holding `a`'s, the rest `fill`.
+ * @returns `a` itself when it is long enough, else a copy at least twice as long
+ */
+export function growInt32(a: Int32Array, min: number, fill: number): Int32Array {
+  if (a.length >= min) return a;
+  const b = new Int32Array(Math.max(min, a.length * 2, 64)).fill(fill);
+  b.set(a);
+  return b;
+}
+
+/** A new, empty graph with the definition's build parameters. */
+export function emptyGraph(ops: MetricOps, def: CollectionDefinition, capacity?: number): HnswGraph {
+  return HnswGraph.create(ops, def.dim, { m: def.index.m, efConstruction: def.index.ef_construction }, capacity);
+}
+
+export class SlotTable {
+  readonly ops: MetricOps;
+  graph: HnswGraph;
+
+  // Per slot.
+  records: (StoredRecord | undefined)[] = [];
+  readonly vectors: VectorSlab;
+  slotLabel: Int32Array = new Int32Array(64).fill(-1);
+  /** Attribute values by slot and their indexes, declared and meta, for the filter predicates. */
+  readonly columns: AttributeColumns;
+  freeSlots: number[] = [];
+  slotCount = 0;
+  live = 0;
+
+  // Per label.
+  labelSlot: Int32Array = new Int32Array(64).fill(-1);
+  nextLabel = 0;
+  /** A block is staged: its labels are in the graph but not visible. */
+  pending = false;
+
+  readonly byId = new Map<string, number>();
+  readonly byKey = new Map<string, number>();
+  keyword = new KeywordIndex();
+
+  constructor(ops: MetricOps, def: CollectionDefinition) {
+    this.ops = ops;
+    this.graph = emptyGraph(ops, def);
+    this.vectors = new VectorSlab(def.dim);
+    this.columns = new AttributeColumns(() => this.vectors.capacity);
+    this.columns.reset(def.attributes);
+  }
+
+  /** Re-declares the attribute columns for a new definition and refills them from the live records. */
+  reindexAttributes(def: CollectionDefinition): void {
+    this.columns.reset(def.attributes);
+    for (let s = 0; s < this.slotCount; s++) {
+      const rec = this.records[s];
+      if (rec === undefined) continue;
+      this.columns.set(s, rec);
+      this.columns.indexSlot(s, true);
+    }
+  }
+
+  ensureCapacity(n: number): void {
+    this.vectors.grow(n);
+    const cap = this.vectors.capacity;
+    this.slotLabel = growInt32(this.slotLabel, cap, -1);
+    this.columns.grow(cap);
+  }
+
+  /** Makes a slot live; its vector is already in the slab. */
+  place(slot: number, rec: StoredRecord, label: number): void {
+    this.records[slot] = rec;
+    this.vectors.live[slot] = 1;
+    this.slotLabel[slot] = label;
+    this.labelSlot[label] = slot;
+    this.columns.set(slot, rec);
+    this.columns.indexSlot(slot, true);
+    this.byId.set(rec.id, slot);
+    this.byKey.set(rec.key.toLowerCase(), slot);
+    this.live++;
+  }
+
+  /** Drops a live slot's record everywhere and frees the slot. */
+  remove(slot: number): void {
+    const rec = this.records[slot];
+    if (rec === undefined) return;
+    this.columns.indexSlot(slot, false);
+    const label = this.slotLabel[slot]!;
+    this.graph.remove(label);
+    this.labelSlot[label] = -1;
+    this.slotLabel[slot] = -1;
+    this.keyword.remove(slot, rec.document);
+    if (this.byId.get(rec.id) === slot) this.byId.delete(rec.id);
+    const key = rec.key.toLowerCase();
+    if (this.byKey.get(key) === slot) this.byKey.delete(key);
+    this.columns.set(slot, undefined);
+    this.records[slot] = undefined;
+    this.vectors.live[slot] = 0;
+    this.freeSlots.push(slot);
+    this.live--;
+  }
+}
