@@ -3,6 +3,7 @@
 import type { FlagName } from '../config.ts';
 import { createSpec, listSpec, runCollection, showSpec } from './collection.ts';
 import { type CommandSpec, commandHelp, DEFAULT_GATEWAY_URL, type Io } from './command.ts';
+import { ingestSpec, runIngest } from './ingest.ts';
 import { putSpec, runPut } from './put.ts';
 import { runSearch, searchSpec } from './search.ts';
 
@@ -10,6 +11,7 @@ export { EXIT } from './command.ts';
 
 export const CLIENT_COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   collection: runCollection,
+  ingest: runIngest,
   put: runPut,
   search: runSearch,
 };
@@ -96,6 +98,8 @@ talk to a running gateway (REST; --url, default ${DEFAULT_GATEWAY_URL}; token fr
   put COLLECTION [ID]   upsert an entity (--vector, --document, --attr), or JSON lines from stdin
   search COLLECTION [TEXT]
                         search by text or --vector, with --where, -k
+  ingest PATH… --collection NAME [--create] [--dry-run] [--prune] [--watch]
+                        keep a folder of text, Markdown, HTML and PDF in sync with a collection
   help [COMMAND]        this help, or a command's
 
 exit codes of the client commands: 0 ok, 1 the gateway refused (problem), 2 usage error, 3 no gateway answered`;
@@ -109,6 +113,7 @@ export async function helpFor(words: string[]): Promise<string | undefined> {
   if (!(command in CLIENT_COMMANDS)) return undefined;
   const specs: Record<string, CommandSpec> = {
     put: putSpec,
+    ingest: ingestSpec,
     search: searchSpec,
     'collection list': listSpec,
     'collection show': showSpec,
