@@ -9,3 +9,4 @@ export { renderGet } from './get.ts';
 export { renderCount } from './count.ts';
 export { renderUpsert } from './upsert.ts';
 export { renderDelete } from './delete.ts';
+export { renderCreateCollection } from './createCollection.ts';

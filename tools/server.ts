@@ -21,12 +21,13 @@ import { TOOLS } from './table.ts';
 export const SERVER_NAME = 'arkivector';
 export const SERVER_VERSION = '0.1.0';
 
-export const INSTRUCTIONS = `arkivector serves vector collections stored on the Arkiv chain.
-- Start with arkivector_list_collections: it gives each collection's dimension, metric and declared attributes.
+export const INSTRUCTIONS = `arkivector serves vector collections stored on the Arkiv chain; with a signer and an embedder it is an agent's durable memory.
+- Start with arkivector_list_collections: it gives each collection's dimension, metric, declared attributes and recorded embedder.
+- Memory flow: if the collection you need is missing, create it with arkivector_create_collection (omit dim when this node has an embedder: it takes the embedder's dimension; creating it again is harmless). Remember with arkivector_upsert, entities with an id and a document only (this node embeds the text). Recall with arkivector_search and text (mode semantic by default; keyword or hybrid also match words).
 - Every answer carries as_of_block (the chain block it reflects) and sync_state (starting, catching_up, live, stalled). Two nodes at the same as_of_block give the same answer.
-- After writing (through this node or any other), pass min_block = the write's block number to any read: the node waits until that block is indexed, or answers not_yet_indexed.
+- Read after write: a write answers block_number. Pass it as min_block to any read, on this node or another one following the same chain: the node waits until that block is indexed, or answers not_yet_indexed (try again later).
 - Filters: where uses Arkiv syntax over declared attributes (=, !=, <, <=, >, >=, ~ glob, IN (...), &&, ||, !(...)) with typed literals like str('x'), i32(-5), f32(0.5), bool(true), and $owner / $creator / $key; filter takes JSON ({"gte": {"stars": 4}}). != only matches entities that have the attribute.
-- Errors come back as a problem object with a stable code (e.g. dimension_mismatch, invalid_filter, collection_not_found).`;
+- Errors come back as a problem object with a stable code (e.g. dimension_mismatch, invalid_filter, collection_not_found; embedder_mismatch: the collection was embedded with another model than this node's, so text writes and text searches are refused there).`;
 
 export interface BuildServerDeps {
   ctx: ServiceContext;

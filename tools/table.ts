@@ -1,6 +1,7 @@
 // The tool table: every MCP tool of arkivector, in the order tools/list shows them. A new tool is one
 // defineTool entry in its own file plus one line here.
 import { countTool } from './count.ts';
+import { createCollectionTool } from './createCollection.ts';
 import type { ToolDefinition } from './defineTool.ts';
 import { deleteTool } from './delete.ts';
 import { getTool } from './get.ts';
@@ -16,6 +17,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   countTool,
   listRagTool,
   searchRagTool,
+  createCollectionTool,
   upsertTool,
   deleteTool,
 ] as ToolDefinition[];

@@ -41,6 +41,8 @@ export interface IndexerView {
 export interface Embedder {
   readonly model: string;
   embed(text: string): Promise<number[]>;
+  /** Embeds many texts in input order, batched for the endpoint (the HTTP client has it). */
+  embedMany?(texts: readonly string[]): Promise<number[][]>;
 }
 
 export interface ServiceContext {

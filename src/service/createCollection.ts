@@ -1,14 +1,25 @@
-// create collection: writes a collection definition entity owned by this node's signer.
-import { encodeCollectionEntity, ttlToBlocks, type CollectionDefinitionInput } from '../collections/index.ts';
+// create collection (MCP arkivector_create_collection and POST /v1/collections): writes a collection
+// definition entity owned by this node's signer. On a node with an embedder, `dim` may be omitted and
+// the embedder is recorded, so text writes and text searches can check the model later. Creating again
+// what this signer already created answers the existing collection; anything else under the name is a
+// conflict.
+import {
+  encodeCollectionEntity,
+  ttlToBlocks,
+  validateCollectionDefinition,
+  type CollectionDefinition,
+  type CollectionDefinitionInput,
+} from '../collections/index.ts';
 import { entityKey } from '../chain/protocol.ts';
 import { emptyStorageOps } from '../chain/storageTransaction.ts';
+import { embedderDimension } from '../embedder.ts';
 import type { ServiceContext } from './context.ts';
-import { ConflictError } from './errors.ts';
+import { ConflictError, InvalidArgumentError } from './errors.ts';
 import { createCollectionSchema, type CreateCollectionResult } from './schemas.ts';
 import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { claim, definitionName } from './inFlight.ts';
 import { validate } from './validate.ts';
-import { readView } from './view.ts';
+import { readView, type View } from './view.ts';
 
 /** Definitions live long; a write daemon extends its own before they expire. */
 const DEFINITION_TTL = { days: 365 } as const;
@@ -19,18 +30,24 @@ export async function createCollection(
   onProgress?: ProgressReporter,
 ): Promise<CreateCollectionResult> {
   const writer = requireWriter(ctx);
-  const { name, ttl, wait, ...definition } = validate(createCollectionSchema, params);
-  const entity = encodeCollectionEntity(name, definition as CollectionDefinitionInput);
+  const { name, ttl, wait, ...input } = validate(createCollectionSchema, params);
+  // The codec validates the definition's inner shapes (attributes, ttl, index, embedder) below.
+  const definition = await withEmbedder(ctx, input as Omit<CollectionDefinitionInput, 'dim'> & { dim?: number });
+  const entity = encodeCollectionEntity(name, definition);
+  const wanted = validateCollectionDefinition(definition);
   const view = await readView(ctx);
-  const ensureNew = () => {
-    const existing = view().collections.get(name);
-    if (existing)
-      throw new ConflictError(`collection ${name} already exists (owner ${existing.owner})`, {
-        collection: name,
-        owner: existing.owner,
-      });
-  };
-  ensureNew();
+  const existing = () => sameOrConflict(view(), name, wanted, writer.address);
+  const answer = (key: string, created: boolean, hashes: string[], block: number | null) => ({
+    name,
+    key,
+    created,
+    dim: wanted.dim,
+    ...(wanted.embedder ? { embedder: { ...wanted.embedder } } : {}),
+    tx_hashes: hashes,
+    block_number: block,
+  });
+  const found = existing();
+  if (found) return answer(found.key, false, [], found.block);
   const create = {
     btl: BigInt(ttlToBlocks(ttl ?? DEFINITION_TTL)),
     contentType: entity.contentType,
@@ -42,15 +59,67 @@ export async function createCollection(
   const release = await claim(writer, [definitionName(name)]);
   let submitted;
   try {
-    ensureNew();
+    const raced = existing();
+    if (raced) return answer(raced.key, false, [], raced.block);
     submitted = await submit(ctx, { ...emptyStorageOps(), creates: [create] }, wait, onProgress);
   } finally {
     release(submitted?.settled);
   }
-  return {
-    name,
-    key: entityKey(submitted.hash, entity.payload, 0),
-    tx_hashes: [submitted.hash],
-    block_number: submitted.block_number,
-  };
+  return answer(entityKey(submitted.hash, entity.payload, 0), true, [submitted.hash], submitted.block_number);
+}
+
+/**
+ * The definition to write: `dim` from the node's embedder when omitted, and the embedder recorded when it
+ * produces vectors of the collection's dimension (a collection of another dimension takes vectors only).
+ */
+async function withEmbedder(
+  ctx: ServiceContext,
+  input: Omit<CollectionDefinitionInput, 'dim'> & { dim?: number },
+): Promise<CollectionDefinitionInput> {
+  const { embedder } = ctx;
+  if (input.embedder !== undefined || !embedder) {
+    if (input.dim === undefined)
+      throw new InvalidArgumentError(
+        'dim: required on a node without an embedder (start it with --embedder URL --embedder-model NAME to omit dim)',
+        [{ path: 'dim', message: 'required' }],
+      );
+    return { ...input, dim: input.dim };
+  }
+  const dim = await embedderDimension(embedder);
+  if (input.dim !== undefined && input.dim !== dim) return { ...input, dim: input.dim };
+  return { ...input, dim, embedder: { model: embedder.model, dim } };
+}
+
+/** Sorted-key JSON: definitions read from chain may order `embedder`'s keys differently. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null)
+    return `{${Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
+/** The existing collection when it is this signer's with the same definition; conflict when it differs. */
+function sameOrConflict(
+  view: View,
+  name: string,
+  wanted: CollectionDefinition,
+  signer: string,
+): { key: string; block: number } | undefined {
+  const existing = view.collections.get(name);
+  if (!existing) return undefined;
+  if (existing.owner.toLowerCase() !== signer.toLowerCase())
+    throw new ConflictError(`collection ${name} already exists, owned by ${existing.owner}`, {
+      collection: name,
+      owner: existing.owner,
+    });
+  if (canonical(existing.definition) !== canonical(wanted))
+    throw new ConflictError(
+      `collection ${name} already exists with another definition (see arkivector_list_collections)`,
+      { collection: name, owner: existing.owner },
+    );
+  return { key: existing.definitionKey, block: view.as_of_block };
 }

@@ -34,11 +34,11 @@ export class NotYetIndexedError extends ArkivectorError {
 
 export class EmbedderNotConfiguredError extends ArkivectorError {
   override name = 'EmbedderNotConfiguredError';
-  constructor() {
-    super(
-      'embedder_not_configured',
-      'text search needs an embedder (--embedder URL); use mode "keyword" for BM25 over documents, or pass a vector',
-    );
+  /** `message`: what needed the embedder and the way around it (default: a text search). */
+  constructor(
+    message = 'text search needs an embedder (--embedder URL); use mode "keyword" for BM25 over documents, or pass a vector',
+  ) {
+    super('embedder_not_configured', message);
   }
 }
 

@@ -179,12 +179,19 @@ export const upsertEntitySchema = z.object({
     .min(1)
     .max(256)
     .describe('Entity id, unique in the collection; an existing id of this signer is updated'),
-  vector: z.array(z.number()).min(1).max(DIM_MAX).describe("Embedding with the collection's dimension"),
+  vector: z
+    .array(z.number())
+    .min(1)
+    .max(DIM_MAX)
+    .optional()
+    .describe("Embedding with the collection's dimension; omit it to have this node's embedder embed the document"),
   document: z
     .string()
     .max(DOCUMENT_MAX_CHARS)
     .optional()
-    .describe('Text stored with the vector (searchable with mode keyword)'),
+    .describe(
+      'Text stored with the vector (searchable with mode keyword); alone (no vector), it is embedded by this node',
+    ),
   attributes: z
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
     .optional()
@@ -218,20 +225,38 @@ export const deleteArgs = {
 };
 export const deleteSchema = z.object(deleteArgs);
 
-export const createCollectionSchema = z.object({
-  name: z.string().min(1).max(63),
-  dim: z.number().int(),
-  metric: z.enum(['cosine', 'l2', 'ip']),
-  attributes: z.record(z.string(), z.string()).optional(),
-  open: z.boolean().optional(),
-  writers: z.array(z.string()).optional(),
-  index: z.record(z.string(), z.unknown()).optional(),
-  default_ttl: z.record(z.string(), z.unknown()).optional(),
-  description: z.string().optional(),
-  embedder: z.record(z.string(), z.unknown()).optional(),
-  ttl: ttlSchema.optional(),
+export const createCollectionArgs = {
+  name: z.string().min(1).max(63).describe('Collection name: 1-63 characters of a-z, 0-9, ".", "_", "-"'),
+  dim: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      `Vector dimension, 1-${DIM_MAX}; omit it on a node with an embedder to use the embedder's dimension (the collection then records the embedder and takes text)`,
+    ),
+  metric: z.enum(['cosine', 'l2', 'ip']).describe('Distance: cosine (usual for text embeddings), l2 or ip'),
+  attributes: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('Filterable attributes and their types (str, i32, uint, f32, bool), e.g. {"topic": "str"}'),
+  open: z.boolean().optional().describe('true: any signer may add entities; false (default): owner and writers only'),
+  writers: z.array(z.string()).optional().describe('Addresses (0x...) that may write besides the owner'),
+  index: z.record(z.string(), z.unknown()).optional().describe('HNSW parameters {m, ef_construction, ef_search}'),
+  default_ttl: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Lifetime of entities written without a ttl, e.g. {"days": 365}; default 30 days'),
+  description: z.string().optional().describe('What the collection holds'),
+  embedder: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("Embedding model recorded in the definition, {model, dim}; default: this node's embedder, if any"),
+  ttl: ttlSchema
+    .optional()
+    .describe("Lifetime of the definition itself (default 365 days; this node's signer extends it)"),
   wait: waitArg,
-});
+};
+export const createCollectionSchema = z.object(createCollectionArgs);
 
 const writeOutcome = {
   tx_hashes: z.array(z.string()),
@@ -250,6 +275,14 @@ export const deleteResultShape = {
   results: z.array(z.object({ id: z.string(), key: z.string(), op: z.literal('delete') })),
   ...writeOutcome,
 };
+export const createCollectionResultShape = {
+  name: z.string(),
+  key: z.string().describe('Entity key of the definition'),
+  created: z.boolean().describe('false: an identical collection of this signer already existed (nothing written)'),
+  dim: z.number().int(),
+  embedder: z.record(z.string(), z.unknown()).optional().describe('The embedding model recorded, if any'),
+  ...writeOutcome,
+};
 export type UpsertResult = z.infer<z.ZodObject<typeof upsertResultShape>>;
 export type DeleteResult = z.infer<z.ZodObject<typeof deleteResultShape>>;
-export type CreateCollectionResult = { name: string; key: string } & z.infer<z.ZodObject<typeof writeOutcome>>;
+export type CreateCollectionResult = z.infer<z.ZodObject<typeof createCollectionResultShape>>;

@@ -1,9 +1,10 @@
 // search: nearest neighbours by vector, by embedded text, by keyword (BM25) or hybrid (RRF), with
 // Arkiv filters; the planner in the engine chooses exact or HNSW and reports it.
 import type { ServiceContext } from './context.ts';
-import { EmbedderMismatchError, EmbedderNotConfiguredError, InvalidArgumentError } from './errors.ts';
+import { EmbedderNotConfiguredError, InvalidArgumentError } from './errors.ts';
 import { typedAttributes } from './render.ts';
 import { searchSchema, type SearchParameters, type SearchResult } from './schemas.ts';
+import { textEmbedder } from './textEmbedder.ts';
 import { validate } from './validate.ts';
 import { collectionIn, readView } from './view.ts';
 
@@ -24,15 +25,13 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
     );
   if (mode !== 'vector' && !args.text)
     throw new InvalidArgumentError(`text: required for mode "${mode}"`, [{ path: 'text', message: 'required' }]);
-  // The embedding call is the only await after validation: it happens before the view is taken.
+  // The embedding call is the only await after validation: it happens before the answer's view is taken.
   let vector = args.vector;
   if ((mode === 'semantic' || mode === 'hybrid') && !vector) {
     if (!ctx.embedder) throw new EmbedderNotConfiguredError();
-    const view = (await readView(ctx))();
-    const wanted = collectionIn(view, args.collection).definition.embedder?.model;
-    if (wanted && wanted !== ctx.embedder.model)
-      throw new EmbedderMismatchError(args.collection, wanted, ctx.embedder.model);
-    vector = await ctx.embedder.embed(args.text!);
+    // The model check waits for min_block too: a collection created on another node may arrive with it.
+    const before = (await readView(ctx, args.min_block))();
+    vector = await textEmbedder(ctx, collectionIn(before, args.collection)).embed(args.text!);
   }
   const view = (await readView(ctx, args.min_block))();
   const c = collectionIn(view, args.collection);

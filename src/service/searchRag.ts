@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ArkivectorError } from '../errors.ts';
 import type { VectorRecord } from '../collections/index.ts';
 import type { ServiceContext } from './context.ts';
+import { textEmbedder } from './textEmbedder.ts';
 import { readView } from './view.ts';
 
 export const RAG_LIMIT_DEFAULT = 10;
@@ -68,7 +69,9 @@ export async function searchRag(
   const runSemantic = mode === 'semantic' || (mode === 'both' && ctx.embedder !== undefined);
   if (runSemantic && !ctx.embedder)
     throw new ArkivectorError('embedder_not_configured', 'semantic search needs an embedder (--embedder URL)');
-  const vector = runSemantic ? await ctx.embedder!.embed(q) : undefined;
+  // A collection recorded with another model refuses the semantic branch, also as half of "both":
+  // vectors of two models are not comparable, and a silent keyword-only answer would hide it.
+  const vector = runSemantic ? await textEmbedder(ctx, known).embed(q) : undefined;
   const view = (await readView(ctx))();
   const store = view.collections.get(db)?.store;
   if (!store) throw new RagArgumentError(`"${db}" not exist`);

@@ -1,17 +1,22 @@
 // upsert: writes 1-100 vector entities in one transaction; an id this signer already owns is updated,
-// an id owned by another writer is a conflict. The whole batch is validated before anything is signed.
+// an id owned by another writer is a conflict. An entity may carry a document without a vector: this
+// node's embedder embeds it (text write). The whole batch is validated and embedded before anything is
+// signed, and embedding happens outside the signer's write queue (it may be slow).
 import { ArkivectorError } from '../errors.ts';
 import { encodeVectorEntity, ttlToBlocks, type CollectionDefinition } from '../collections/index.ts';
 import { entityKey } from '../chain/protocol.ts';
 import { emptyStorageOps, type CreateOp } from '../chain/storageTransaction.ts';
 import type { ServiceContext } from './context.ts';
 import { ConflictError, ForbiddenError, InvalidArgumentError } from './errors.ts';
+import { embedTexts, textEmbedder } from './textEmbedder.ts';
 import { DEFAULT_WRITE_TTL } from './limits.ts';
 import { upsertSchema, type UpsertParameters, type UpsertResult } from './schemas.ts';
 import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { validate } from './validate.ts';
 import { claim, entityName } from './inFlight.ts';
 import { collectionIn, readView, type View } from './view.ts';
+import type { PublishedCollection } from '../../indexer/resolver.ts';
+import type { ReadableStore } from './context.ts';
 
 export type { UpsertResult };
 
@@ -72,10 +77,18 @@ export async function upsert(
         { path: `entities.${index}.id`, message: 'duplicate id' },
       ]);
     seen.add(entity.id);
+    if (!entity.vector && !entity.document?.trim())
+      throw new InvalidArgumentError(
+        `entities[${index}]: a vector, or a document for this node's embedder to embed, is required`,
+        [{ path: `entities.${index}.vector`, message: 'required when document is absent or empty' }],
+      );
   });
   const view = await readView(ctx);
-  // Fail fast (unknown collection, closed to this signer, bad values) before waiting behind other writes.
-  plan(view(), args, writer.address);
+  // Fail fast (unknown collection, closed to this signer, wrong embedder) before embedding.
+  writable(collectionIn(view(), args.collection), writer.address);
+  const filled = await embedDocuments(ctx, view(), args);
+  // Fail fast (bad values) before waiting behind other writes.
+  plan(view(), filled, writer.address);
   // The store is read after earlier writes of the same ids are indexed, so a second upsert of a new id
   // updates the entity the first created.
   const release = await claim(
@@ -85,7 +98,7 @@ export async function upsert(
   let submitted;
   let planned;
   try {
-    planned = plan(view(), args, writer.address);
+    planned = plan(view(), filled, writer.address);
     submitted = await submit(ctx, planned.ops, args.wait, onProgress);
   } finally {
     release(submitted?.settled);
@@ -103,9 +116,10 @@ export async function upsert(
   };
 }
 
-/** The storage operations of a validated upsert against one view: updates for ids this signer owns. */
-function plan(view: View, args: UpsertParameters, signer: string) {
-  const c = collectionIn(view, args.collection);
+type Entity = UpsertParameters['entities'][number];
+type Filled = Omit<UpsertParameters, 'entities'> & { entities: (Entity & { vector: number[] })[] };
+
+function writable(c: PublishedCollection<ReadableStore>, signer: string): void {
   if (!c.definition.open && signer !== c.owner && !c.definition.writers.includes(signer as `0x${string}`)) {
     throw new ForbiddenError(
       `collection ${c.name} is closed and this node's signer ${signer} is not among its writers`,
@@ -115,6 +129,40 @@ function plan(view: View, args: UpsertParameters, signer: string) {
       },
     );
   }
+}
+
+/** The batch with a vector for every entity: documents without one embedded by this node, in batches. */
+async function embedDocuments(ctx: ServiceContext, view: View, args: UpsertParameters): Promise<Filled> {
+  const texts = args.entities.flatMap((e, index) => (e.vector ? [] : [index]));
+  if (texts.length === 0) return args as Filled;
+  const c = collectionIn(view, args.collection);
+  const embedder = textEmbedder(
+    ctx,
+    c,
+    `entities[${texts[0]}] has a document but no vector, and this node has no embedder: pass vector, or start the node with --embedder URL --embedder-model NAME`,
+  );
+  const vectors = await embedTexts(
+    embedder,
+    texts.map((index) => args.entities[index].document!),
+  );
+  const entities = [...args.entities];
+  texts.forEach((index, n) => {
+    const vector = vectors[n];
+    if (vector.length !== c.definition.dim)
+      throw new ArkivectorError(
+        'dimension_mismatch',
+        `entities[${index}]: the embedder ${embedder.model} gives ${vector.length} dimensions, collection ${c.name} holds ${c.definition.dim}`,
+        { meta: { index, expected: c.definition.dim, got: vector.length, model: embedder.model } },
+      );
+    entities[index] = { ...entities[index], vector };
+  });
+  return { ...args, entities } as Filled;
+}
+
+/** The storage operations of a validated upsert against one view: updates for ids this signer owns. */
+function plan(view: View, args: Filled, signer: string) {
+  const c = collectionIn(view, args.collection);
+  writable(c, signer);
   const ops = emptyStorageOps();
   const steps: { id: string; op: 'create' | 'update'; key?: string; create?: number }[] = [];
   args.entities.forEach((entity, index) => {

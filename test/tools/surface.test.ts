@@ -41,6 +41,7 @@ test('tools/list surface matches the snapshot (with signer and --compat kuradb)'
       surface.map((t) => t.name),
       [
         'arkivector_count',
+        'arkivector_create_collection',
         'arkivector_delete',
         'arkivector_get',
         'arkivector_list_collections',

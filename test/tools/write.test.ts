@@ -427,6 +427,7 @@ describe('write path: upsert, delete, create collection', () => {
       ]);
       assert.deepEqual(await toolsFor('write-secret'), [
         'arkivector_count',
+        'arkivector_create_collection',
         'arkivector_delete',
         'arkivector_get',
         'arkivector_list_collections',
