@@ -83,9 +83,7 @@ export function runIngest(args: string[], io: Io): Promise<number> {
           remote,
           new Map(first.found.map((f) => [f.path, f.source])),
           print,
-          () => {
-            if (!json) io.stderr.write('ingest: watching for changes (Ctrl-C to stop)\n');
-          },
+          () => io.stderr.write('ingest: watching for changes (Ctrl-C to stop)\n'),
           (error) => io.stderr.write(`ingest: ${(error as Error).message}\n`),
         );
       }
