@@ -82,13 +82,6 @@ export class RestClient {
     return this.#call('POST', `v1/collections/${encodeURIComponent(collection)}/count`, body);
   }
 
-  deleteEntity(collection: string, ref: string, wait?: string): Promise<Json> {
-    return this.#call(
-      'DELETE',
-      `v1/collections/${encodeURIComponent(collection)}/entities/${encodeURIComponent(ref)}${query({ wait })}`,
-    );
-  }
-
   async #call(method: string, path: string, body?: unknown): Promise<Json> {
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
     if (body !== undefined) headers['content-type'] = 'application/json';

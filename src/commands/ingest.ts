@@ -4,7 +4,8 @@ import { progressPrinter, summaryLine } from '../ingest/progress.ts';
 import { IngestSetupError, ingestOnce, type IngestOptions, prepareCollection } from '../ingest/run.ts';
 import type { PassSummary } from '../ingest/sync.ts';
 import { WalkError } from '../ingest/walk.ts';
-import { type CommandSpec, type Io, runCommand, UsageError } from './command.ts';
+import { mcpDeleter } from '../ingest/mcpDeleter.ts';
+import { type CommandSpec, DEFAULT_GATEWAY_URL, type Io, runCommand, UsageError } from './command.ts';
 
 export const ingestSpec: CommandSpec = {
   name: 'ingest',
@@ -49,8 +50,13 @@ export function runIngest(args: string[], io: Io): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const printer = progressPrinter(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
+    const deleter = mcpDeleter(
+      (values.url as string | undefined) ?? (io.env.ARKIVECTOR_URL || DEFAULT_GATEWAY_URL),
+      io.env.ARKIVECTOR_TOKEN || undefined,
+    );
     const options: IngestOptions = {
       client,
+      deleter,
       collection,
       paths: positionals,
       root: values.root as string | undefined,
@@ -91,6 +97,7 @@ export function runIngest(args: string[], io: Io): Promise<number> {
       if (error instanceof IngestSetupError || error instanceof WalkError) throw new UsageError(error.message);
       throw error;
     } finally {
+      await deleter.close();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

@@ -4,6 +4,7 @@
 import type { RestClient } from '../client/restClient.ts';
 import { SEARCH_K_MAX } from '../service/limits.ts';
 import { INGEST_MAX_CHUNKS_PER_FILE } from './chunk.ts';
+import { politely } from './retry.ts';
 
 /** The attributes an ingested chunk carries (and `--create` declares). */
 export const INGEST_ATTRIBUTES = { source: 'str', chunk: 'i32', content_sha: 'str' } as const;
@@ -74,18 +75,15 @@ export class RemoteCollection {
   }
 
   async #count(filter: Json): Promise<number> {
-    const answer = await this.#client.count(this.#name, { filter });
+    const answer = await politely(() => this.#client.count(this.#name, { filter }));
     this.asOfBlock = Math.max(this.asOfBlock, answer.as_of_block ?? 0);
     return answer.count;
   }
 
   async #search(filter: Json): Promise<Json[]> {
-    const answer = await this.#client.search(this.#name, {
-      vector: this.#probe,
-      k: SEARCH_K_MAX,
-      filter,
-      include_document: false,
-    });
+    const answer = await politely(() =>
+      this.#client.search(this.#name, { vector: this.#probe, k: SEARCH_K_MAX, filter, include_document: false }),
+    );
     this.asOfBlock = Math.max(this.asOfBlock, answer.as_of_block ?? 0);
     return answer.results ?? [];
   }

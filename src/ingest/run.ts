@@ -1,5 +1,6 @@
 // `arkivector ingest`: keeps a folder and a collection in sync, once or (with --watch) as files change.
 import { GatewayProblemError, type RestClient } from '../client/restClient.ts';
+import type { Deleter } from './mcpDeleter.ts';
 import { INGEST_ATTRIBUTES, RemoteCollection } from './remote.ts';
 import { ingestPass, type PassSummary, type Progress } from './sync.ts';
 import { type FoundFile, walk } from './walk.ts';
@@ -9,6 +10,7 @@ export const INGEST_WATCH_DEBOUNCE_MS = 1000;
 
 export interface IngestOptions {
   client: RestClient;
+  deleter: Deleter;
   collection: string;
   paths: string[];
   root?: string;
@@ -71,6 +73,7 @@ export async function ingestOnce(
   const files = only ? walked.files.filter((f) => only.files.has(f.path)) : walked.files;
   const summary = await ingestPass({
     client: options.client,
+    deleter: options.deleter,
     collection: options.collection,
     remote,
     files,

@@ -7,16 +7,22 @@ import { UPSERT_MAX_ENTITIES } from '../service/limits.ts';
 import { chunkText, INGEST_MAX_CHUNKS_PER_FILE } from './chunk.ts';
 import { extractFile } from './extract.ts';
 import { type ChunkEntity, type FilePlan, planFile, planRemoval } from './plan.ts';
+import type { Deleter } from './mcpDeleter.ts';
 import type { RemoteCollection } from './remote.ts';
+import { politely } from './retry.ts';
 import type { FoundFile } from './walk.ts';
 
 /** Entities per upsert (one transaction): the gateway's own bound. */
 export const INGEST_BATCH_ENTITIES = UPSERT_MAX_ENTITIES;
+/** Entities queued before they are sent: whole files pack into full transactions, and a stop finishes this. */
+export const INGEST_QUEUE_ENTITIES = 10 * INGEST_BATCH_ENTITIES;
 /** Document characters per upsert, well under the gateway's 4 MiB request bound even for 4-byte UTF-8. */
 export const INGEST_BATCH_CHARS = 512 * 1024;
 
 export interface PassInput {
   client: RestClient;
+  /** Deletes many chunks per transaction. */
+  deleter: Deleter;
   collection: string;
   /** Undefined when the collection does not exist yet (a dry run before --create). */
   remote: RemoteCollection | undefined;
@@ -97,7 +103,9 @@ export async function ingestPass(input: PassInput): Promise<PassSummary> {
         continue;
       }
       try {
-        const answer = await input.client.upsert(input.collection, { entities: batch.entities, wait: 'indexed' });
+        const answer = await politely(() =>
+          input.client.upsert(input.collection, { entities: batch.entities, wait: 'indexed' }),
+        );
         summary.transactions += answer.tx_hashes?.length ?? 1;
         summary.block_number = answer.block_number ?? summary.block_number;
         progress.written += batch.entities.length;
@@ -107,24 +115,20 @@ export async function ingestPass(input: PassInput): Promise<PassSummary> {
         for (const plan of batch.plans) fail(plan, error);
       }
     }
-    for (const plan of plans) {
-      if (failedSources.has(plan.source)) continue;
-      for (const id of plan.deletes) {
-        if (countOnly) {
-          summary.transactions++;
-          continue;
-        }
-        try {
-          const answer = await input.client.deleteEntity(input.collection, id, 'indexed');
-          summary.transactions += answer.tx_hashes?.length ?? 1;
-          summary.block_number = answer.block_number ?? summary.block_number;
-          progress.deleted++;
-          report();
-        } catch (error) {
-          if (!(error instanceof GatewayProblemError)) throw error;
-          fail(plan, error);
-          break;
-        }
+    for (const batch of deleteBatches(plans.filter((p) => !failedSources.has(p.source)))) {
+      if (countOnly) {
+        summary.transactions++;
+        continue;
+      }
+      try {
+        const answer = await politely(() => input.deleter.delete(input.collection, batch.ids));
+        summary.transactions += answer.tx_hashes.length;
+        summary.block_number = answer.block_number ?? summary.block_number;
+        progress.deleted += batch.ids.length;
+        report();
+      } catch (error) {
+        if (!(error instanceof GatewayProblemError)) throw error;
+        for (const plan of batch.plans) fail(plan, error);
       }
     }
     for (const plan of plans) {
@@ -144,7 +148,7 @@ export async function ingestPass(input: PassInput): Promise<PassSummary> {
     summary.unchanged += plan.unchanged;
     queue.push(plan);
     queued += plan.creates.length + plan.updates.length;
-    if (queued >= INGEST_BATCH_ENTITIES) await flush();
+    if (queued >= INGEST_QUEUE_ENTITIES) await flush();
   };
 
   for (const file of input.files) {
@@ -218,5 +222,23 @@ function batches(plans: readonly FilePlan[]): Batch[] {
     }
   }
   if (current.entities.length) out.push(current);
+  return out;
+}
+
+/** Deletes of the queued files, up to INGEST_BATCH_ENTITIES per transaction, each file's in its own order. */
+function deleteBatches(plans: readonly FilePlan[]): { ids: string[]; plans: FilePlan[] }[] {
+  const out: { ids: string[]; plans: FilePlan[] }[] = [];
+  let current: { ids: string[]; plans: FilePlan[] } = { ids: [], plans: [] };
+  for (const plan of plans) {
+    for (const id of plan.deletes) {
+      if (current.ids.length >= INGEST_BATCH_ENTITIES) {
+        out.push(current);
+        current = { ids: [], plans: [] };
+      }
+      current.ids.push(id);
+      if (current.plans.at(-1) !== plan) current.plans.push(plan);
+    }
+  }
+  if (current.ids.length) out.push(current);
   return out;
 }

@@ -107,11 +107,11 @@ describe('arkivector ingest', () => {
 
   const nonce = () => publicClient(devnet).getTransactionCount({ address: signer });
 
-  /** (id → [source, chunk, document, content_sha]) of collection kb, from the chain at its head. */
-  async function onChain(): Promise<Map<string, [string, number, string, string]>> {
+  /** (id → [source, chunk, document, content_sha]) of a collection, from the chain at its head. */
+  async function onChain(name = 'kb'): Promise<Map<string, [string, number, string, string]>> {
     const head = Number(await publicClient(devnet).getBlockNumber());
-    const kb = (await expectedCollections(devnet, head, (n) => n === 'kb')).kb;
-    assert.ok(kb, 'collection kb is on chain');
+    const kb = (await expectedCollections(devnet, head, (n) => n === name))[name];
+    assert.ok(kb, `collection ${name} is on chain`);
     return new Map(
       Object.entries(kb.records).map(([id, r]) => {
         const a = r.attributes as Record<string, unknown>;
@@ -121,10 +121,10 @@ describe('arkivector ingest', () => {
   }
 
   /** What the chain must hold for the files now in the folder. */
-  async function expected(files: string[]): Promise<Map<string, [string, number, string, string]>> {
+  async function expected(files: string[], folder = docs): Promise<Map<string, [string, number, string, string]>> {
     const out = new Map<string, [string, number, string, string]>();
     for (const source of files) {
-      const extracted = await extractFile(join(docs, source));
+      const extracted = await extractFile(join(folder, source));
       assert.ok(extracted.ok, source);
       for (const c of chunkText(extracted.text)) out.set(chunkId(source, c.index), [source, c.index, c.text, c.sha]);
     }
@@ -205,6 +205,34 @@ describe('arkivector ingest', () => {
     );
     assert.deepEqual(await ragSources('windy'), []);
     assert.deepEqual(await ragSources('tulips'), [['new.md', 0]]);
+  });
+
+  test('beyond one search page: 60 files and a file of 120 chunks are listed, updated and pruned exactly', async () => {
+    const many = join(dir, 'many');
+    await mkdir(many);
+    const names = Array.from({ length: 60 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`);
+    for (const [i, name] of names.entries()) await writeFile(join(many, name), `Item ${i} of the list.`);
+    const big = (n: number, changed = -1) =>
+      Array.from({ length: n }, (_, i) => `# H${i}\n\nSection ${i} text${i === changed ? ' (edited)' : ''}.`).join(
+        '\n\n',
+      );
+    await writeFile(join(many, 'big.md'), big(120));
+    const first = await arkivector(['ingest', many, '--collection', 'kb2', '--create', '--json', ...url]);
+    expectExit(first, 0);
+    assert.deepEqual([JSON.parse(first.stdout).created, JSON.parse(first.stdout).transactions], [180, 2]);
+    assert.deepEqual(await onChain('kb2'), await expected(['big.md', ...names], many));
+
+    for (const gone of ['f05.txt', 'f33.txt', 'f58.txt']) await unlink(join(many, gone));
+    await writeFile(join(many, 'big.md'), big(55, 3));
+    const before = await nonce();
+    const run = await arkivector(['ingest', many, '--collection', 'kb2', '--prune', '--json', ...url]);
+    expectExit(run, 0);
+    const summary = JSON.parse(run.stdout);
+    assert.deepEqual([summary.created, summary.updated, summary.deleted], [0, 1, 3 + 65]);
+    assert.equal(summary.transactions, 2, 'one upsert and one delete of 68 chunks');
+    assert.equal((await nonce()) - before, 2);
+    const left = names.filter((n) => !['f05.txt', 'f33.txt', 'f58.txt'].includes(n));
+    assert.deepEqual(await onChain('kb2'), await expected(['big.md', ...left], many));
   });
 
   test('--watch applies changes as they happen and stops cleanly on SIGINT', async () => {
