@@ -22,7 +22,9 @@ describe('ingest progress', () => {
     const printer = progressPrinter(tty);
     printer.update({ ...progress, started_ms: Date.now() });
     printer.clear();
-    assert.match(drawn, /^\r\x1b\[Kingest: 10\/40 files .*\r\x1b\[K$/);
+    const erase = '\r\u001b[K';
+    assert.ok(drawn.startsWith(`${erase}ingest: 10/40 files `), JSON.stringify(drawn));
+    assert.ok(drawn.endsWith(erase) && drawn.indexOf(erase, 1) === drawn.length - erase.length);
 
     const pipe = new PassThrough();
     let piped = '';
