@@ -97,22 +97,36 @@ export async function ingestPass(input: PassInput): Promise<PassSummary> {
     queued = 0;
     if (!plans.length) return;
     const countOnly = input.dryRun;
+    const send = async (entities: ChunkEntity[]) => {
+      const answer = await politely(() => input.client.upsert(input.collection, { entities, wait: 'indexed' }));
+      summary.transactions += answer.tx_hashes?.length ?? 1;
+      summary.block_number = answer.block_number ?? summary.block_number;
+      progress.written += entities.length;
+      report();
+    };
     for (const batch of batches(plans)) {
       if (countOnly) {
         summary.transactions++;
         continue;
       }
       try {
-        const answer = await politely(() =>
-          input.client.upsert(input.collection, { entities: batch.entities, wait: 'indexed' }),
-        );
-        summary.transactions += answer.tx_hashes?.length ?? 1;
-        summary.block_number = answer.block_number ?? summary.block_number;
-        progress.written += batch.entities.length;
-        report();
+        await send(batch.entities);
       } catch (error) {
         if (!(error instanceof GatewayProblemError)) throw error;
-        for (const plan of batch.plans) fail(plan, error);
+        if (batch.plans.length === 1) {
+          fail(batch.plans[0], error);
+          continue;
+        }
+        // An upsert is refused whole: send each file of the batch alone, so one bad file fails alone.
+        for (const plan of batch.plans) {
+          const own = batch.entities.filter((e) => e.attributes.source === plan.source);
+          try {
+            await send(own);
+          } catch (retryError) {
+            if (!(retryError instanceof GatewayProblemError)) throw retryError;
+            fail(plan, retryError);
+          }
+        }
       }
     }
     for (const batch of deleteBatches(plans.filter((p) => !failedSources.has(p.source)))) {

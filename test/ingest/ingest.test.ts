@@ -235,6 +235,30 @@ describe('arkivector ingest', () => {
     assert.deepEqual(await onChain('kb2'), await expected(['big.md', ...left], many));
   });
 
+  test('a file the gateway refuses fails alone: the others are written, and the next run resumes', async () => {
+    const part = join(dir, 'partial');
+    await mkdir(part);
+    expectExit(await arkivector(['ingest', part, '--collection', 'kb3', '--create', '--json', ...url]), 0);
+    for (const n of ['a', 'b', 'c']) await writeFile(join(part, `${n}.md`), `Document ${n} about rivers.`);
+    // The packed upsert of all three fails, then a.md's own retry: the embedder refuses two requests.
+    embedder.faults.push({ status: 400 }, { status: 400 });
+    const run = await arkivector(['ingest', part, '--collection', 'kb3', '--json', ...url]);
+    expectExit(run, 1);
+    const summary = JSON.parse(run.stdout);
+    assert.deepEqual(
+      summary.failed.map((f: { source: string }) => f.source),
+      ['a.md'],
+    );
+    assert.match(summary.failed[0].reason, /^embedder_unavailable/);
+    assert.deepEqual([...(await onChain('kb3')).keys()].sort(), ['b.md#0', 'c.md#0']);
+
+    const again = await arkivector(['ingest', part, '--collection', 'kb3', '--json', ...url]);
+    expectExit(again, 0);
+    const resumed = JSON.parse(again.stdout);
+    assert.deepEqual([resumed.created, resumed.unchanged, resumed.transactions], [1, 2, 1]);
+    assert.deepEqual(await onChain('kb3'), await expected(['a.md', 'b.md', 'c.md'], part));
+  });
+
   test('--watch applies changes as they happen and stops cleanly on SIGINT', async () => {
     const child = spawn(
       process.execPath,
