@@ -1,4 +1,5 @@
 // `arkivector ingest`: keeps folders of documents and a collection in sync through a running gateway.
+import { lstat } from 'node:fs/promises';
 import { INGEST_CHUNK_MAX_CHARS, INGEST_CHUNK_OVERLAP_CHARS } from '../ingest/chunk.ts';
 import { progressPrinter, summaryLine } from '../ingest/progress.ts';
 import { IngestSetupError, ingestOnce, type IngestOptions, prepareCollection } from '../ingest/run.ts';
@@ -39,6 +40,11 @@ export function runIngest(args: string[], io: Io): Promise<number> {
     if (!collection) throw new UsageError('ingest needs --collection NAME');
     if (!positionals.length) throw new UsageError('ingest needs at least one PATH');
     if (values.watch && values['dry-run']) throw new UsageError('--watch and --dry-run do not go together');
+    // A mistyped path is a usage error, found before the gateway is asked anything.
+    for (const path of positionals)
+      await lstat(path).catch((error: NodeJS.ErrnoException) => {
+        throw new UsageError(`${path}: ${error.code ?? error.message}`);
+      });
     const controller = new AbortController();
     let stops = 0;
     const onSignal = () => {

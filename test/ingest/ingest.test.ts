@@ -141,6 +141,18 @@ describe('arkivector ingest', () => {
     return (body.keyword ?? []).flatMap((g) => g.matches.map((m): [string, number] => [g.source, m.chunk]));
   }
 
+  test('usage errors: no --collection, a missing path, a missing collection without --create', async () => {
+    const none = await arkivector(['ingest', docs, ...url]);
+    expectExit(none, 2);
+    assert.match(none.stderr, /needs --collection NAME/);
+    const missing = await arkivector(['ingest', join(dir, 'nope'), '--collection', 'kb', ...url]);
+    expectExit(missing, 2);
+    assert.match(missing.stderr, /nope: ENOENT/);
+    const absent = await arkivector(['ingest', docs, '--collection', 'absent', ...url]);
+    expectExit(absent, 2);
+    assert.match(absent.stderr, /collection "absent" does not exist: pass --create/);
+  });
+
   test('ingest --create writes one entity per chunk; search_rag finds the right source and chunk', async () => {
     const run = await arkivector(['ingest', docs, '--collection', 'kb', '--create', '--json', ...url]);
     expectExit(run, 0);
