@@ -69,25 +69,30 @@ export async function createCollection(
 }
 
 /**
- * The definition to write: `dim` from the node's embedder when omitted, and the embedder recorded when it
- * produces vectors of the collection's dimension (a collection of another dimension takes vectors only).
+ * The definition to write: `dim` from the node's embedder when omitted (and `embedder` absent or naming
+ * the node's model), and the node's embedder recorded when it produces vectors of the collection's
+ * dimension (a collection of another dimension takes vectors only). An explicit `embedder` with a `dim`
+ * is written as given.
  */
 async function withEmbedder(
   ctx: ServiceContext,
   input: Omit<CollectionDefinitionInput, 'dim'> & { dim?: number },
 ): Promise<CollectionDefinitionInput> {
   const { embedder } = ctx;
-  if (input.embedder !== undefined || !embedder) {
-    if (input.dim === undefined)
-      throw new InvalidArgumentError(
-        'dim: required on a node without an embedder (start it with --embedder URL --embedder-model NAME to omit dim)',
-        [{ path: 'dim', message: 'required' }],
-      );
-    return { ...input, dim: input.dim };
-  }
-  const dim = await embedderDimension(embedder);
+  const given = input.embedder as { model?: unknown } | undefined;
+  // dim comes from the node's embedder only when the definition would record that same model.
+  const fromNode = embedder !== undefined && (given === undefined || given.model === embedder.model);
+  if (input.dim === undefined && !fromNode)
+    throw new InvalidArgumentError(
+      embedder
+        ? `dim: required when embedder.model is not this node's model (${embedder.model})`
+        : 'dim: required on a node without an embedder (start it with --embedder URL --embedder-model NAME to omit dim)',
+      [{ path: 'dim', message: 'required' }],
+    );
+  if (!fromNode || (given !== undefined && input.dim !== undefined)) return { ...input, dim: input.dim! };
+  const dim = await embedderDimension(embedder!);
   if (input.dim !== undefined && input.dim !== dim) return { ...input, dim: input.dim };
-  return { ...input, dim, embedder: { model: embedder.model, dim } };
+  return { ...input, dim, embedder: { ...given, model: embedder!.model, dim } };
 }
 
 /** Sorted-key JSON: definitions read from chain may order `embedder`'s keys differently. */
