@@ -117,6 +117,10 @@ export class RestClient {
     );
   }
 
+  count(collection: string, body: Record<string, unknown>): Promise<Json> {
+    return this.#call('POST', `v1/collections/${encodeURIComponent(collection)}/count`, body);
+  }
+
   async #call(method: string, path: string, body?: unknown): Promise<Json> {
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
     if (body !== undefined) headers['content-type'] = 'application/json';

@@ -5,6 +5,7 @@ import { createSpec, listSpec, runCollection, showSpec } from './collection.ts';
 import { type CommandSpec, commandHelp, DEFAULT_GATEWAY_URL, type Io } from './command.ts';
 import { entitiesSpec, runEntities } from './entities.ts';
 import { forgetSpec, runForget } from './forget.ts';
+import { ingestSpec, runIngest } from './ingest.ts';
 import { putSpec, runPut } from './put.ts';
 import { runSearch, searchSpec } from './search.ts';
 
@@ -12,6 +13,7 @@ export { EXIT } from './command.ts';
 
 export const CLIENT_COMMANDS: Record<string, (args: string[], io: Io) => Promise<number>> = {
   collection: runCollection,
+  ingest: runIngest,
   put: runPut,
   search: runSearch,
   entities: runEntities,
@@ -105,6 +107,8 @@ talk to a running gateway (REST; --url, default ${DEFAULT_GATEWAY_URL}; token fr
                         (also: list COLLECTION)
   forget COLLECTION --where EXPR [--yes]
                         delete the signer's entities passing a filter (dry run unless --yes)
+  ingest PATH… --collection NAME [--create] [--dry-run] [--prune] [--watch]
+                        keep a folder of text, Markdown, HTML and PDF in sync with a collection
   help [COMMAND]        this help, or a command's
 
 exit codes of the client commands: 0 ok, 1 the gateway refused (problem), 2 usage error, 3 no gateway answered`;
@@ -118,6 +122,7 @@ export async function helpFor(words: string[]): Promise<string | undefined> {
   if (!(command in CLIENT_COMMANDS)) return undefined;
   const specs: Record<string, CommandSpec> = {
     put: putSpec,
+    ingest: ingestSpec,
     search: searchSpec,
     entities: entitiesSpec,
     list: entitiesSpec,

@@ -1,0 +1,183 @@
+// Splits a document's text into chunks that suit an embedding model: a heading starts a new chunk,
+// paragraphs are packed together up to a size bound, consecutive chunks of one section share a small
+// overlap, and nothing is split inside a word. Text without spaces (Chinese, Japanese) is split after
+// sentence punctuation, and only failing that between characters (never inside a surrogate pair).
+import { createHash } from 'node:crypto';
+
+/** Most characters (UTF-16 code units) in one chunk. */
+export const INGEST_CHUNK_MAX_CHARS = 1200;
+/** Characters a chunk repeats from the end of the previous chunk of the same section. */
+export const INGEST_CHUNK_OVERLAP_CHARS = 150;
+/** A file that makes more chunks is skipped (it would take more transactions than anyone means to spend). */
+export const INGEST_MAX_CHUNKS_PER_FILE = 5000;
+
+export interface Chunk {
+  /** 0-based position in the file. */
+  index: number;
+  text: string;
+  /** sha256 of the text, hex: equal hashes mean nothing to write. */
+  sha: string;
+}
+
+export interface ChunkOptions {
+  maxChars?: number;
+  overlapChars?: number;
+}
+
+export function contentSha(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
+  const max = options.maxChars ?? INGEST_CHUNK_MAX_CHARS;
+  const overlap = Math.min(options.overlapChars ?? INGEST_CHUNK_OVERLAP_CHARS, Math.floor(max / 4));
+  const texts: string[] = [];
+  for (const section of sections(text)) texts.push(...packSection(section, max, overlap));
+  return texts.map((t, index) => ({ index, text: t, sha: contentSha(t) }));
+}
+
+/** Sections start at Markdown ATX headings (outside fenced code); each is a list of paragraphs. */
+function sections(text: string): string[][] {
+  const lines = text.replace(/\r\n?/g, '\n').replace(/\f/g, '\n\n').split('\n');
+  const out: string[][] = [];
+  let paragraphs: string[] = [];
+  let paragraph: string[] = [];
+  let fenced = false;
+  const endParagraph = () => {
+    const p = paragraph.join('\n').trim();
+    if (p) paragraphs.push(p);
+    paragraph = [];
+  };
+  const endSection = () => {
+    endParagraph();
+    if (paragraphs.length) out.push(paragraphs);
+    paragraphs = [];
+  };
+  for (const line of lines) {
+    if (/^\s{0,3}(```|~~~)/.test(line)) fenced = !fenced;
+    if (!fenced && /^\s{0,3}#{1,6}(\s|$)/.test(line)) {
+      endSection();
+      paragraphs.push(line.trim());
+      continue;
+    }
+    if (!fenced && line.trim() === '') endParagraph();
+    else paragraph.push(line);
+  }
+  endSection();
+  return out;
+}
+
+/** Packs a section's paragraphs into chunks of at most `max` characters. */
+function packSection(paragraphs: string[], max: number, overlap: number): string[] {
+  const chunks: string[] = [];
+  let current = '';
+  // Pieces of one paragraph join with nothing (they keep their own spacing); paragraphs with a blank line.
+  const add = (piece: string, separator: string) => {
+    if (!current) {
+      current = piece;
+      return;
+    }
+    if (current.length + separator.length + piece.length <= max) {
+      current += separator + piece;
+      return;
+    }
+    chunks.push(current.trim());
+    const tail = overlapTail(current, overlap);
+    const joint = /\s$/.test(tail) || isCjk(tail.slice(-1)) || isCjk(piece.slice(0, 1)) ? '' : ' ';
+    current = tail && tail.length + joint.length + piece.length <= max ? `${tail}${joint}${piece}` : piece;
+  };
+  for (const paragraph of paragraphs) {
+    // Pieces of a long paragraph leave room for the overlap that the next chunk starts with.
+    const pieces = paragraph.length <= max ? [paragraph] : splitLong(paragraph, Math.max(1, max - overlap - 1));
+    for (const [i, piece] of pieces.entries()) add(piece, i === 0 ? '\n\n' : '');
+  }
+  if (current.trim()) chunks.push(current.trim());
+  return chunks;
+}
+
+/** The end of a chunk, at most `overlap` characters, starting at a word or sentence boundary. */
+function overlapTail(text: string, overlap: number): string {
+  if (overlap <= 0) return '';
+  const trimmed = text.trimEnd();
+  if (trimmed.length <= overlap) return '';
+  const window = trimmed.slice(trimmed.length - overlap);
+  // Latin text: start after the first whitespace in the window, so the first word is whole.
+  const space = window.search(/\s/);
+  if (space >= 0 && space < window.length - 1) return window.slice(space).trimStart();
+  // CJK text: start after sentence punctuation, else at a character boundary.
+  const stop = window.search(/[。！？!?]/);
+  if (stop >= 0 && stop < window.length - 1) return window.slice(stop + 1);
+  return isCjk(window) ? dropLeadingLowSurrogate(window) : '';
+}
+
+const SENTENCE = /[^.!?。！？]*(?:[.!?](?=\s|$)|[。！？])+\s*|[^.!?。！？]+$|[^.!?。！？]*[.!?]+(?=\S)/gy;
+
+/** Splits a paragraph over `max` into pieces of at most `max`: sentences, then words, then characters. */
+function splitLong(paragraph: string, max: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  const push = (unit: string) => {
+    if (current.length + unit.length <= max) {
+      current += unit;
+      return;
+    }
+    if (current) out.push(current);
+    current = unit;
+  };
+  for (const sentence of sentencesOf(paragraph)) {
+    if (sentence.length <= max) {
+      push(sentence);
+      continue;
+    }
+    for (const word of sentence.match(/\S+\s*|\s+/g) ?? []) {
+      if (word.length <= max) {
+        push(word);
+        continue;
+      }
+      // A run without spaces longer than a chunk: CJK text, or one giant token (a URL, base64); only
+      // here is there no word boundary to respect, so cut at code-point boundaries.
+      for (const piece of codePointSlices(word, max)) push(piece);
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+function sentencesOf(paragraph: string): string[] {
+  const out: string[] = [];
+  SENTENCE.lastIndex = 0;
+  let guard = paragraph.length + 1;
+  while (SENTENCE.lastIndex < paragraph.length && guard-- > 0) {
+    const start = SENTENCE.lastIndex;
+    const match = SENTENCE.exec(paragraph);
+    if (!match || match[0] === '') {
+      out.push(paragraph.slice(start));
+      break;
+    }
+    out.push(match[0]);
+  }
+  return out.length ? out : [paragraph];
+}
+
+function codePointSlices(text: string, max: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const ch of text) {
+    if (current.length + ch.length > max) {
+      out.push(current);
+      current = '';
+    }
+    current += ch;
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+function isCjk(text: string): boolean {
+  return /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(text);
+}
+
+function dropLeadingLowSurrogate(text: string): string {
+  const first = text.charCodeAt(0);
+  return first >= 0xdc00 && first <= 0xdfff ? text.slice(1) : text;
+}
