@@ -307,6 +307,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   async #step(): Promise<boolean> {
     const transport = this.#options.transport;
     if (this.#asOf === undefined) {
+      this.#progress.phase('connecting to the chain');
       this.#head = await getBlockNumber(transport);
       await this.#initialize(Math.max(0, this.#head - this.#options.confirmations));
       return true;
@@ -413,8 +414,17 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #initialize(target: number): Promise<void> {
-    if (this.#options.dataDir && (await this.#loadSnapshot())) return;
-    await this.#bootstrap(this.#options.startBlock ?? target);
+    if (this.#options.dataDir) {
+      this.#progress.phase('loading the snapshot');
+      if (await this.#loadSnapshot()) {
+        this.#progress.phase(`snapshot loaded at block ${this.#asOf}; following the chain from there`);
+        return;
+      }
+    }
+    const pinned = this.#options.startBlock ?? target;
+    this.#progress.phase(`bootstrap: reading the collections at block ${pinned}`);
+    await this.#bootstrap(pinned);
+    this.#progress.phase(`bootstrap done at block ${pinned}; following the chain`);
   }
 
   async #bootstrap(pinned: number): Promise<void> {

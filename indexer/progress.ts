@@ -1,32 +1,41 @@
-// Progress of long indexer work (bootstrap, catch-up) on a TTY: one line rewritten in place on stderr,
-// at most a few times a second. Silent when stderr is not a terminal (logs carry the same facts).
+// What the indexer is doing from start to `live` (connecting, loading a snapshot, bootstrap entities/s,
+// catch-up blocks/s): on a TTY one line rewritten in place on stderr, at most a few times a second;
+// otherwise log lines, a few seconds apart, so a service's logs show the same story.
 export interface ProgressSink {
+  /** A milestone: shown at once (connecting, loading a snapshot, snapshot loaded, bootstrap done). */
+  phase(text: string): void;
   bootstrap(entities: number, elapsedMs: number): void;
   catchUp(info: { block: number; target: number; blocksPerSecond: number; entitiesPerSecond: number }): void;
+  /** The node is live: clear the line. */
   done(): void;
 }
 
+const n = (x: number) => Math.round(x).toLocaleString('en-US');
+const bootstrapText = (entities: number, elapsedMs: number) =>
+  `bootstrap: ${n(entities)} entities read (${n((entities * 1000) / Math.max(1, elapsedMs))}/s)`;
+const catchUpText = ({ block, target, blocksPerSecond, entitiesPerSecond }: Parameters<ProgressSink['catchUp']>[0]) =>
+  `catch-up: block ${n(block)} / ${n(target)} (${n(blocksPerSecond)} blocks/s, ${n(entitiesPerSecond)} entities/s, ETA ${
+    blocksPerSecond > 0 ? `${n((target - block) / blocksPerSecond)} s` : '?'
+  })`;
+
+/** One line on a terminal, rewritten in place. */
 export function ttyProgress(stream: NodeJS.WriteStream = process.stderr, intervalMs = 250): ProgressSink {
   let last = 0;
   let shown = false;
-  const write = (text: string) => {
-    const now = Date.now();
-    if (now - last < intervalMs) return;
-    last = now;
+  const show = (text: string) => {
     shown = true;
     stream.write(`\r\x1b[2K${text}`);
   };
-  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const throttled = (text: string) => {
+    const now = Date.now();
+    if (now - last < intervalMs) return;
+    last = now;
+    show(text);
+  };
   return {
-    bootstrap(entities, elapsedMs) {
-      write(`bootstrap: ${n(entities)} entities read (${n((entities * 1000) / Math.max(1, elapsedMs))}/s)`);
-    },
-    catchUp({ block, target, blocksPerSecond, entitiesPerSecond }) {
-      const eta = blocksPerSecond > 0 ? `${n((target - block) / blocksPerSecond)} s` : '?';
-      write(
-        `catch-up: block ${n(block)} / ${n(target)} (${n(blocksPerSecond)} blocks/s, ${n(entitiesPerSecond)} entities/s, ETA ${eta})`,
-      );
-    },
+    phase: (text) => show(text),
+    bootstrap: (entities, elapsedMs) => throttled(bootstrapText(entities, elapsedMs)),
+    catchUp: (info) => throttled(catchUpText(info)),
     done() {
       if (shown) stream.write('\r\x1b[2K');
       shown = false;
@@ -34,4 +43,24 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr, interva
   };
 }
 
-export const silentProgress: ProgressSink = { bootstrap() {}, catchUp() {}, done() {} };
+/** Log lines (`progress`), for stderr that is not a terminal: milestones at once, rates every `intervalMs`. */
+export function logProgress(
+  logger: { info(fields: Record<string, unknown>, message: string): void },
+  intervalMs = 5_000,
+): ProgressSink {
+  let last = 0;
+  const throttled = (text: string) => {
+    const now = Date.now();
+    if (now - last < intervalMs) return;
+    last = now;
+    logger.info({ progress: text }, 'progress');
+  };
+  return {
+    phase: (text) => logger.info({ progress: text }, 'progress'),
+    bootstrap: (entities, elapsedMs) => throttled(bootstrapText(entities, elapsedMs)),
+    catchUp: (info) => throttled(catchUpText(info)),
+    done() {},
+  };
+}
+
+export const silentProgress: ProgressSink = { phase() {}, bootstrap() {}, catchUp() {}, done() {} };

@@ -21,7 +21,7 @@ import { RATE_LIMIT_DEFAULT_PER_MINUTE } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
 import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
 import { ChainIndexer } from '../indexer/indexer.ts';
-import { ttyProgress } from '../indexer/progress.ts';
+import { logProgress, ttyProgress } from '../indexer/progress.ts';
 import { serveStdio } from '../tools/index.ts';
 
 export interface Gateway {
@@ -147,7 +147,8 @@ export async function startGateway(
       startBlock: config.startBlock,
       dataDir: config.dataDir,
       logger,
-      progress: process.stderr.isTTY && !config.stdio ? ttyProgress() : undefined,
+      // One updating line on a terminal; log lines otherwise (stdio: the terminal belongs to the MCP host).
+      progress: process.stderr.isTTY && !config.stdio ? ttyProgress() : logProgress(logger),
     });
     indexer.start();
     closers.push(() => indexer.stop());
