@@ -7,6 +7,7 @@ import { fetch } from 'undici';
 import { redactUrl } from './chain/transport.ts';
 import { DIM_MAX } from './collections/limits.ts';
 import { EmbedderUnavailableError } from './service/errors.ts';
+import { readBounded } from './readBounded.ts';
 
 /** Seconds one attempt may take before it is abandoned (and retried). */
 export const EMBEDDER_TIMEOUT_MS = 30_000;
@@ -93,7 +94,11 @@ export function embedderEndpoint(options: EmbedderEndpointOptions): EmbedderEndp
         body: JSON.stringify({ model, input, encoding_format: 'float' }),
         signal: AbortSignal.timeout(timeoutMs),
       });
-      text = await readBounded(response.body, EMBEDDER_MAX_RESPONSE_BYTES);
+      text = await readBounded(
+        response.body,
+        EMBEDDER_MAX_RESPONSE_BYTES,
+        (limit) => new EmbedderUnavailableError(`the embedder's answer is larger than ${limit} bytes`),
+      );
     } catch (error) {
       if (error instanceof EmbedderUnavailableError) throw error;
       const name = (error as Error).name;
@@ -150,18 +155,6 @@ function retryAfterMs(header: string | null): number | undefined {
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(header);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-async function readBounded(body: AsyncIterable<Uint8Array> | null, limit: number): Promise<string> {
-  if (!body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > limit) throw new EmbedderUnavailableError(`the embedder's answer is larger than ${limit} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** `{data: [{index, embedding}]}` → vectors by `index`; anything else is garbage. */

@@ -5,6 +5,7 @@
 import { fetch } from 'undici';
 import { redactUrl } from '../chain/transport.ts';
 import type { Problem } from '../errors.ts';
+import { readBounded } from '../readBounded.ts';
 
 /** How long one request may take; an upsert waits for its block to be indexed, so this is generous. */
 export const CLIENT_TIMEOUT_MS = 120_000;
@@ -135,7 +136,11 @@ export class RestClient {
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
       status = response.status;
-      text = await readBounded(response.body, CLIENT_MAX_RESPONSE_BYTES);
+      text = await readBounded(
+        response.body,
+        CLIENT_MAX_RESPONSE_BYTES,
+        (limit) => new Error(`answer larger than ${limit} bytes`),
+      );
     } catch (error) {
       const name = (error as Error).name;
       const why = name === 'TimeoutError' ? `no answer within ${this.#timeoutMs / 1000} s` : causeOf(error);
@@ -161,18 +166,6 @@ export class RestClient {
 function query(params: Record<string, string | number | undefined>): string {
   const entries = Object.entries(params).filter(([, v]) => v !== undefined) as [string, string | number][];
   return entries.length ? `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)]))}` : '';
-}
-
-async function readBounded(body: AsyncIterable<Uint8Array> | null, limit: number): Promise<string> {
-  if (!body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > limit) throw new Error(`answer larger than ${limit} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The useful part of a fetch failure: `ECONNREFUSED`, `bad port`… rather than undici's "fetch failed". */
