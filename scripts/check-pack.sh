@@ -60,9 +60,10 @@ bin="$tmp/prefix/bin/arkivector"
 
 version="$(node -p "require('./package.json').version")"
 [[ "$("$bin" --version)" == "arkivector $version" ]] || fail "--version does not print arkivector $version"
-"$bin" help | grep -q '^  arkivector serve' || fail "help does not show the commands"
-for command in serve devnet; do
-  "$bin" "$command" --help | grep -q "^  arkivector $command" || fail "$command --help does not show its usage"
+help="$("$bin" help)"
+for command in serve devnet collection put search entities forget ingest; do
+  grep -q "^  $command " <<<"$help" || fail "help does not list $command"
+  "$bin" "$command" --help | grep -q "^usage: arkivector $command" || fail "$command --help does not show its usage"
   [[ "$("$bin" "$command" --version)" == "arkivector $version" ]] || fail "$command --version"
 done
 

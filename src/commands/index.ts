@@ -98,7 +98,7 @@ run a node:
 talk to a running gateway (REST; --url, default ${DEFAULT_GATEWAY_URL}; token from ARKIVECTOR_TOKEN):
   collection list       list collections
   collection show NAME  show one collection
-  collection create NAME --dim N [--attr NAME:TYPE …]
+  collection create NAME [--dim N] [--attr NAME:TYPE …]
                         create a collection
   put COLLECTION [ID]   upsert an entity (--vector, --document, --attr), or JSON lines from stdin
   search COLLECTION [TEXT]
