@@ -77,19 +77,27 @@ class Retryable extends Error {
   }
 }
 
+/**
+ * fetch refuses URLs with credentials: split them off into a Basic `authorization` header (some RPC
+ * providers put them in the URL). Used by this transport and by the signer's viem transport.
+ * @example urlCredentials('https://u:p@rpc.example/v1') // { endpoint: 'https://rpc.example/v1', authorization: 'Basic dTpw' }
+ */
+export function urlCredentials(url: string): { endpoint: string; authorization?: string } {
+  const target = new URL(url);
+  if (!target.username && !target.password) return { endpoint: target.toString() };
+  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+  target.username = '';
+  target.password = '';
+  return { endpoint: target.toString(), authorization };
+}
+
 export function createHttpTransport(options: TransportOptions): RpcTransport {
   const { url, timeoutMs = 30_000, attempts = 4, backoffMs = 200, maxBackoffMs = 5_000 } = options;
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
   const safeUrl = redactUrl(url);
-  // fetch refuses URLs with credentials; send them as Basic auth instead (some RPC providers use them).
-  const target = new URL(url);
+  const { endpoint, authorization } = urlCredentials(url);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (target.username || target.password) {
-    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
-    target.username = '';
-    target.password = '';
-  }
-  const endpoint = target.toString();
+  if (authorization) headers.authorization = authorization;
   let nextId = 1;
 
   async function post(body: unknown): Promise<unknown> {

@@ -12,6 +12,7 @@ import { bytesToHex, createPublicClient, createWalletClient, defineChain, http, 
 import { privateKeyToAccount } from 'viem/accounts';
 import { ARKIV_ADDRESS } from './protocol.ts';
 import { encodeStorageTransaction, type StorageOps } from './storageTransaction.ts';
+import { urlCredentials } from './transport.ts';
 
 export interface SentTransaction {
   hash: Hex;
@@ -64,10 +65,15 @@ export function createChainWriter(options: { rpcUrl: string; chainId: number; pr
     id: options.chainId,
     name: 'arkiv',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [options.rpcUrl] } },
+    rpcUrls: { default: { http: [urlCredentials(options.rpcUrl).endpoint] } },
   });
   const account = privateKeyToAccount(options.privateKey);
-  const transport = http(options.rpcUrl, { retryCount: 2 });
+  // URL credentials travel as Basic auth, as on the read side: fetch would refuse the URL itself.
+  const { endpoint, authorization } = urlCredentials(options.rpcUrl);
+  const transport = http(endpoint, {
+    retryCount: 2,
+    fetchOptions: authorization ? { headers: { authorization } } : undefined,
+  });
   const wallet = createWalletClient({ chain, transport, account });
   const reader = createPublicClient({ chain, transport, pollingInterval: 250 });
   let queue: Promise<unknown> = Promise.resolve();

@@ -1,0 +1,62 @@
+// The signer's transport: an RPC URL with credentials (user:password@host, as some providers issue them)
+// must work for writes as it does for reads. fetch refuses such URLs, so the credentials travel as Basic
+// auth; a loopback proxy in front of the devnet insists on them.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { createChainWriter } from '../../src/chain/writer.ts';
+import { emptyStorageOps } from '../../src/chain/storageTransaction.ts';
+import type { Devnet } from '../../src/devnet/index.ts';
+import { startTestDevnet } from '../helpers/devnet.ts';
+
+let devnet: Devnet;
+let proxy: Server;
+let proxyUrl: string;
+const seen: (string | undefined)[] = [];
+
+before(async () => {
+  devnet = await startTestDevnet();
+  proxy = createServer(async (req, res) => {
+    seen.push(req.headers.authorization);
+    if (req.headers.authorization !== `Basic ${Buffer.from('user:s3cret').toString('base64')}`) {
+      res.writeHead(401).end('unauthorized');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const answer = await fetch(devnet.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.concat(chunks),
+    });
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyUrl = `http://user:s3cret@127.0.0.1:${(proxy.address() as AddressInfo).port}/`;
+});
+after(async () => {
+  proxy.close();
+  await devnet.stop();
+});
+
+test('writer: an RPC URL with credentials signs, sends and follows the receipt through Basic auth', async () => {
+  const writer = createChainWriter({
+    rpcUrl: proxyUrl,
+    chainId: devnet.chainId,
+    privateKey: devnet.accounts[0].privateKey,
+  });
+  assert.ok((await writer.balance()) > 0n);
+  const ops = emptyStorageOps();
+  ops.creates.push({
+    btl: 100n,
+    contentType: 'text/plain',
+    payload: new TextEncoder().encode('hello'),
+    stringAttributes: [{ key: 'note', value: 'through a proxy' }],
+    numericAttributes: [],
+  });
+  const sent = await writer.send(ops);
+  const outcome = await writer.waitForReceipt(sent.hash, 30_000);
+  assert.equal(outcome.status, 'success');
+  assert.ok(seen.length > 0 && seen.every((h) => h !== undefined), 'every request carried the credentials');
+});
