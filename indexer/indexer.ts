@@ -332,9 +332,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     let applied = 0;
     let ops = 0;
     let commit: () => void;
+    let last: (typeof blocks)[number] | undefined;
     try {
       for (const block of blocks) {
-        if (block.parentHash !== (applied ? blocks[applied - 1].hash : this.#hashes.get(this.#asOf))) break;
+        if (block.parentHash !== (last ? last.hash : this.#hashes.get(this.#asOf))) break;
         const decoded = decodeBlock(block);
         for (const anomaly of decoded.anomalies) this.#logger.warn({ block: block.number, anomaly }, 'block anomaly');
         this.counters.anomalies += decoded.anomalies.length;
@@ -350,19 +351,19 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
         this.#table.endBlock();
         ops += decoded.ops.length;
         applied++;
+        last = block;
       }
-      if (!applied) {
+      if (!last) {
         await this.#handleReorg();
         return true;
       }
-      commit = await this.#resolver.flush(this.#table, blocks[applied - 1].number);
+      commit = await this.#resolver.flush(this.#table, last.number);
     } catch (error) {
       // Nothing of this batch became visible: put the table back at asOfBlock so the retry starts clean.
       this.#table.abortBlock();
       this.#table.rollBackTo(this.#asOf);
       throw error;
     }
-    const last = blocks[applied - 1];
     commit();
     for (const block of blocks.slice(0, applied)) this.#rememberHash(block.number, block.hash);
     this.#asOf = last.number;

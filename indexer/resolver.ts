@@ -193,16 +193,17 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     });
     if (candidates.length > valid.length) this.#rejectedDefinitions.set(name, candidates.length - valid.length);
     else this.#rejectedDefinitions.delete(name);
-    if (!valid.length) return undefined;
-    const conflicts = valid.slice(1).map((v) => v.entity.key);
+    const [winner, ...rest] = valid;
+    if (!winner) return undefined;
+    const conflicts = rest.map((v) => v.entity.key);
     if (conflicts.length) {
       this.#reportOnce(
         `conflict:${name}:${conflicts.join(',')}`,
-        { collection: name, winner: valid[0].entity.key, ignored: conflicts },
+        { collection: name, winner: winner.entity.key, ignored: conflicts },
         'several definitions for one collection name; the first created wins',
       );
     }
-    return { ...valid[0], conflicts };
+    return { ...winner, conflicts };
   }
 
   #decode(

@@ -165,7 +165,8 @@ export class TrackedEntities {
 
   /** Oldest block the journal can roll back to (inclusive), or undefined when it is empty. */
   get rollbackHorizon(): number | undefined {
-    return this.#journal.length ? this.#journal[0].block - 1 : undefined;
+    const oldest = this.#journal[0];
+    return oldest ? oldest.block - 1 : undefined;
   }
 
   beginBlock(block: number): void {
@@ -204,13 +205,16 @@ export class TrackedEntities {
 
   /** Whether the journal reaches back to `block`. */
   canRollBackTo(block: number): boolean {
-    return this.#journal.length > 0 && this.#journal[0].block <= block + 1;
+    const oldest = this.#journal[0];
+    return oldest !== undefined && oldest.block <= block + 1;
   }
 
   /** Undoes every block after `block`; the caller checked canRollBackTo. */
   rollBackTo(block: number): void {
-    while (this.#journal.length && this.#journal[this.#journal.length - 1].block > block)
-      this.#undo(this.#journal.pop()!);
+    for (let newest = this.#journal.at(-1); newest && newest.block > block; newest = this.#journal.at(-1)) {
+      this.#journal.pop();
+      this.#undo(newest);
+    }
   }
 
   #undo(entry: JournalEntry): void {

@@ -32,10 +32,12 @@ const devnet = await startDevnet({ port: 0, blockTime: 0 });
 const transport = createHttpTransport({ url: devnet.url });
 const dataDir = await mkdtemp(join(tmpdir(), 'arkivector-bench-'));
 try {
+  const [funded] = devnet.accounts;
+  if (!funded) throw new Error('the devnet has no funded account');
   const wallet = createWalletClient({
     chain: localhost,
     transport: http(devnet.url),
-    account: privateKeyToAccount(devnet.accounts[0].privateKey),
+    account: privateKeyToAccount(funded.privateKey),
   });
   const input = { dim, metric: 'cosine' as const, attributes: { topic: 'str' as const, rank: 'i32' as const } };
   const definition = validateCollectionDefinition(input);

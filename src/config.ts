@@ -96,20 +96,22 @@ const intFlag = (name: string, min: number, max: number) =>
     .max(max, { error: `--${name} must be at most ${max}` });
 
 function parseHostPort(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
-  if (!match)
+  const [, bracketed, plain, digits] = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value) ?? [];
+  const host = bracketed ?? plain;
+  if (host === undefined || digits === undefined)
     throw new ConfigError(`--http must be HOST:PORT (for example ${HTTP_DEFAULT}), not ${JSON.stringify(value)}`);
-  const port = Number(match[3]);
+  const port = Number(digits);
   if (port > 65535) throw new ConfigError(`--http port ${port} is out of range`);
-  return { host: match[1] ?? match[2], port };
+  return { host, port };
 }
 
 function parseOwners(values: string[]): Map<string, `0x${string}`> {
   const owners = new Map<string, `0x${string}`>();
   for (const item of values.flatMap((v) => v.split(',')).filter(Boolean)) {
-    const match = /^([a-z0-9][a-z0-9._-]{0,62})=(0x[0-9a-fA-F]{40})$/.exec(item.trim());
-    if (!match) throw new ConfigError(`--collection-owner must be NAME=0xADDRESS, not ${JSON.stringify(item)}`);
-    owners.set(match[1], match[2].toLowerCase() as `0x${string}`);
+    const [, name, owner] = /^([a-z0-9][a-z0-9._-]{0,62})=(0x[0-9a-fA-F]{40})$/.exec(item.trim()) ?? [];
+    if (name === undefined || owner === undefined)
+      throw new ConfigError(`--collection-owner must be NAME=0xADDRESS, not ${JSON.stringify(item)}`);
+    owners.set(name, owner.toLowerCase() as `0x${string}`);
   }
   return owners;
 }

@@ -37,9 +37,11 @@ export function createEmbedder(options: EmbedderOptions): BatchEmbedder {
     // One batch at a time: local servers embed on one device, parallel requests only queue there.
     for (let start = 0; start < texts.length; start += maxBatch) {
       const vectors = await endpoint.post(options.model, texts.slice(start, start + maxBatch));
-      if (out.length && vectors[0].length !== out[0].length)
+      const [expected] = out;
+      const [got] = vectors;
+      if (expected && got && got.length !== expected.length)
         throw new EmbedderUnavailableError(
-          `the embedder at ${endpoint.safeUrl} answered garbage: ${vectors[0].length} dimensions after ${out[0].length}`,
+          `the embedder at ${endpoint.safeUrl} answered garbage: ${got.length} dimensions after ${expected.length}`,
         );
       out.push(...vectors);
     }
@@ -50,6 +52,7 @@ export function createEmbedder(options: EmbedderOptions): BatchEmbedder {
     embedMany,
     async embed(text) {
       const [vector] = await embedMany([text]);
+      if (!vector) throw new EmbedderUnavailableError(`the embedder at ${endpoint.safeUrl} answered no embedding`);
       return vector;
     },
   };

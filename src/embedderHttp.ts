@@ -177,7 +177,7 @@ function parseEmbeddings(body: unknown, count: number, safeUrl: string): number[
       throw garbage(`embedding ${at} holds a value that is not a finite number`);
     out[at as number] = embedding as number[];
   }
-  const dim = out[0].length;
+  const dim = out[0]?.length;
   if (out.some((v) => v.length !== dim)) throw garbage('embeddings of different lengths in one answer');
   return out;
 }

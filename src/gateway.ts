@@ -118,7 +118,9 @@ export async function startGateway(
       // A kept chain already holds what the first start seeded (and whatever agents wrote since).
       if (config.demo && devnet.headNumber === 0) {
         seededDemo = true;
-        const block = await seedDemo(devnet.url, devnet.accounts[0].privateKey);
+        const [demoAccount] = devnet.accounts;
+        if (!demoAccount) throw new Error('the embedded devnet has no funded account to seed the demo with');
+        const block = await seedDemo(devnet.url, demoAccount.privateKey);
         logger.info({ block: Number(block) }, 'demo collections notes and demo.docs written');
       }
       // Seeded now or at the first start of a kept chain (a chain first started with --no-demo and later
@@ -132,7 +134,7 @@ export async function startGateway(
     closers.push(() => transport.close());
     const chainId = hexToNumber(await transport.request<Hex>('eth_chainId'));
     // The embedded devnet signs with its first dev account, so the demo can write too.
-    const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0].privateKey;
+    const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0]?.privateKey;
     const writer = privateKey ? createChainWriter({ rpcUrl: rpc, chainId, privateKey }) : undefined;
     if (writer) logger.info({ signer: writer.address }, 'signer configured: write tools enabled');
     const indexer = new ChainIndexer({

@@ -30,6 +30,13 @@ const word = (data: Hex, index: number): bigint =>
   hexToBigInt(`0x${data.slice(2 + 64 * index, 2 + 64 * (index + 1))}` as Hex);
 const topicAddress = (topic: Hex): Address => `0x${topic.slice(26)}` as Address;
 
+// Logs come from the chain: a log short of the topic its event declares is an anomaly, not a crash.
+function topicAt(log: ChainLogData, index: number, where: string): Hex {
+  const topic = log.topics[index];
+  if (topic === undefined) throw new StorageTxDecodeError(`${where}: log has no topic ${index}`);
+  return topic;
+}
+
 /**
  * @example decodeBlock(await getBlocksWithReceipts(t, n, n)[0]).ops
  */
@@ -38,8 +45,10 @@ export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
   const anomalies: string[] = [];
   for (const tx of block.transactions) {
     for (const log of tx.logs) {
-      if (log.address === ARKIV_ADDRESS && log.topics[0] === ARKIV_TOPICS.expired)
-        ops.push({ type: 'expire', key: log.topics[1] });
+      if (log.address !== ARKIV_ADDRESS || log.topics[0] !== ARKIV_TOPICS.expired) continue;
+      const key = log.topics[1];
+      if (key === undefined) anomalies.push(`tx ${tx.hash}: Expired log has no entity key`);
+      else ops.push({ type: 'expire', key });
     }
   }
   for (const tx of block.transactions) {
@@ -66,6 +75,7 @@ export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
     let cursor = 0;
     const next = (topic: Hex, what: string): ChainLogData => {
       const log = logs[cursor++];
+      if (log === undefined) throw new StorageTxDecodeError(`tx ${tx.hash}: fewer logs than operations`);
       if (log.topics[0] !== topic) throw new StorageTxDecodeError(`tx ${tx.hash}: log ${cursor - 1} is not ${what}`);
       return log;
     };
@@ -76,7 +86,7 @@ export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
         const log = next(ARKIV_TOPICS.created, 'Created');
         txOps.push({
           type: 'create',
-          key: log.topics[1],
+          key: topicAt(log, 1, `tx ${tx.hash}: create ${i}`),
           owner: tx.from,
           expiresAt: word(log.data, 0),
           content,
@@ -85,17 +95,19 @@ export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
       });
       decoded.deletes.forEach((key, i) => {
         const log = next(ARKIV_TOPICS.deleted, 'Deleted');
-        if (log.topics[1] !== key.toLowerCase())
+        const logKey = topicAt(log, 1, `tx ${tx.hash}: delete ${i}`);
+        if (logKey !== key.toLowerCase())
           throw new StorageTxDecodeError(`tx ${tx.hash}: delete ${i} key differs from its log`);
-        txOps.push({ type: 'delete', key: log.topics[1], ...position(i) });
+        txOps.push({ type: 'delete', key: logKey, ...position(i) });
       });
       decoded.updates.forEach((content, i) => {
         const log = next(ARKIV_TOPICS.updated, 'Updated');
-        if (log.topics[1] !== content.entityKey.toLowerCase())
+        const key = topicAt(log, 1, `tx ${tx.hash}: update ${i}`);
+        if (key !== content.entityKey.toLowerCase())
           throw new StorageTxDecodeError(`tx ${tx.hash}: update ${i} key differs from its log`);
         txOps.push({
           type: 'update',
-          key: log.topics[1],
+          key,
           owner: tx.from,
           expiresAt: word(log.data, 1),
           content,
@@ -104,17 +116,19 @@ export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
       });
       decoded.extends.forEach((op, i) => {
         const log = next(ARKIV_TOPICS.extended, 'BTLExtended');
-        if (log.topics[1] !== op.entityKey.toLowerCase())
+        const key = topicAt(log, 1, `tx ${tx.hash}: extend ${i}`);
+        if (key !== op.entityKey.toLowerCase())
           throw new StorageTxDecodeError(`tx ${tx.hash}: extend ${i} key differs from its log`);
-        txOps.push({ type: 'extend', key: log.topics[1], expiresAt: word(log.data, 1), ...position(i) });
+        txOps.push({ type: 'extend', key, expiresAt: word(log.data, 1), ...position(i) });
       });
       decoded.ownerChanges.forEach((op, i) => {
         const log = next(ARKIV_TOPICS.ownerChanged, 'OwnerChanged');
-        if (topicAddress(log.topics[3]) !== op.newOwner.toLowerCase())
+        const key = topicAt(log, 1, `tx ${tx.hash}: owner change ${i}`);
+        if (topicAddress(topicAt(log, 3, `tx ${tx.hash}: owner change ${i}`)) !== op.newOwner.toLowerCase())
           throw new StorageTxDecodeError(`tx ${tx.hash}: owner change ${i} differs from its log`);
         txOps.push({
           type: 'changeOwner',
-          key: log.topics[1],
+          key,
           newOwner: op.newOwner.toLowerCase() as Address,
           ...position(i),
         });

@@ -54,17 +54,20 @@ const utf8Encoder = new TextEncoder();
 
 type RlpItem = Uint8Array | RlpItem[];
 
-function asList(item: RlpItem, what: string): RlpItem[] {
+// Callers index into lists whose length they checked; `undefined` still gets a decode error, never a crash.
+function asList(item: RlpItem | undefined, what: string): RlpItem[] {
+  if (item === undefined) throw new StorageTxDecodeError(`rlp: missing ${what}`);
   if (!Array.isArray(item)) throw new StorageTxDecodeError(`rlp: expected list for ${what}`);
   return item;
 }
 
-function asBytes(item: RlpItem, what: string): Uint8Array {
+function asBytes(item: RlpItem | undefined, what: string): Uint8Array {
+  if (item === undefined) throw new StorageTxDecodeError(`rlp: missing ${what}`);
   if (Array.isArray(item)) throw new StorageTxDecodeError(`rlp: expected string for ${what}`);
   return item;
 }
 
-function asFixed(item: RlpItem, size: number, what: string): Hex {
+function asFixed(item: RlpItem | undefined, size: number, what: string): Hex {
   const bytes = asBytes(item, what);
   if (bytes.length !== size) {
     throw new StorageTxDecodeError(`rlp: input string too ${bytes.length < size ? 'short' : 'long'} for ${what}`);
@@ -73,7 +76,7 @@ function asFixed(item: RlpItem, size: number, what: string): Hex {
 }
 
 // Go's RLP decoder refuses leading zero bytes and values wider than the target type.
-function asUint64(item: RlpItem, what: string): bigint {
+function asUint64(item: RlpItem | undefined, what: string): bigint {
   const bytes = asBytes(item, what);
   if (bytes.length > 8) throw new StorageTxDecodeError(`rlp: input string too long for uint64, decoding into ${what}`);
   if (bytes.length > 0 && bytes[0] === 0) {
@@ -84,11 +87,11 @@ function asUint64(item: RlpItem, what: string): bigint {
   return value;
 }
 
-function asString(item: RlpItem, what: string): string {
+function asString(item: RlpItem | undefined, what: string): string {
   return utf8.decode(asBytes(item, what));
 }
 
-function decodeAttributes(item: RlpItem, what: string) {
+function decodeAttributes(item: RlpItem | undefined, what: string) {
   return asList(item, what).map((pair, i) => {
     const fields = asList(pair, `${what}[${i}]`);
     if (fields.length !== 2) throw new StorageTxDecodeError(`rlp: expected 2 fields in ${what}[${i}]`);
@@ -111,7 +114,7 @@ function decodeCreateFields(fields: RlpItem[], what: string, order: 'create' | '
   };
 }
 
-function expectFields(item: RlpItem, count: number, what: string): RlpItem[] {
+function expectFields(item: RlpItem | undefined, count: number, what: string): RlpItem[] {
   const fields = asList(item, what);
   if (fields.length !== count) {
     throw new StorageTxDecodeError(`rlp: ${fields.length < count ? 'too few' : 'too many'} elements for ${what}`);

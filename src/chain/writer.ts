@@ -53,7 +53,8 @@ export interface ChainWriter {
 function nodeReason(error: unknown): string {
   const e = error as { details?: string; shortMessage?: string; message?: string; cause?: unknown };
   const details = e.details ?? (e.cause as { details?: string } | undefined)?.details;
-  return (details ?? e.shortMessage ?? e.message ?? String(error)).split('\n')[0];
+  const reason = details ?? e.shortMessage ?? e.message ?? String(error);
+  return reason.split('\n', 1)[0] ?? reason;
 }
 
 /**

@@ -74,9 +74,10 @@ export const createSpec: CommandSpec = {
 };
 
 const one = (positionals: string[], what: string, spec: CommandSpec): string => {
-  if (positionals.length !== 1)
+  const [only, ...extra] = positionals;
+  if (only === undefined || extra.length)
     throw new UsageError(`${spec.name} takes one ${what}, not ${positionals.length ? positionals.join(' ') : 'none'}`);
-  return positionals[0];
+  return only;
 };
 
 interface CollectionView {
@@ -145,9 +146,10 @@ export function runCollection(args: string[], io: Io): Promise<number> {
       const name = one(positionals, 'NAME', createSpec);
       const attributes: Record<string, string> = {};
       for (const item of (values.attr as string[] | undefined) ?? []) {
-        const match = /^([^:=\s]+)[:=](\w+)$/.exec(item);
-        if (!match) throw new UsageError(`--attr must be NAME:TYPE (e.g. topic:str), not ${JSON.stringify(item)}`);
-        attributes[match[1]] = match[2];
+        const [, name, type] = /^([^:=\s]+)[:=](\w+)$/.exec(item) ?? [];
+        if (name === undefined || type === undefined)
+          throw new UsageError(`--attr must be NAME:TYPE (e.g. topic:str), not ${JSON.stringify(item)}`);
+        attributes[name] = type;
       }
       const body: Record<string, unknown> = {
         name,

@@ -49,8 +49,8 @@ interface Listed {
 
 export function runEntities(args: string[], io: Io): Promise<number> {
   return runCommand(entitiesSpec, args, io, async ({ client, values, positionals, json }) => {
-    if (positionals.length !== 1) throw new UsageError('entities takes one COLLECTION');
-    const [collection] = positionals;
+    const [collection, ...extra] = positionals;
+    if (collection === undefined || extra.length) throw new UsageError('entities takes one COLLECTION');
     const order = values.order as string | undefined;
     if (order !== undefined && order !== 'newest' && order !== 'oldest')
       throw new UsageError(`--order must be newest or oldest, not ${JSON.stringify(order)}`);

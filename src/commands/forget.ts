@@ -28,11 +28,12 @@ export const forgetSpec: CommandSpec = {
 
 export function runForget(args: string[], io: Io): Promise<number> {
   return runCommand(forgetSpec, args, io, async ({ client, values, positionals, json }) => {
-    if (positionals.length !== 1) throw new UsageError('forget takes one COLLECTION');
+    const [collection, ...extra] = positionals;
+    if (collection === undefined || extra.length) throw new UsageError('forget takes one COLLECTION');
     const filters = filterArguments(values);
     if (filters.where === undefined && filters.filter === undefined)
       throw new UsageError('forget needs --where or --filter');
-    const answer = await client.deleteWhere(positionals[0], {
+    const answer = await client.deleteWhere(collection, {
       ...filters,
       dry_run: values.yes !== true,
       wait: parseWait(values.wait),

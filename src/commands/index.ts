@@ -2,7 +2,7 @@
 // src/cli.ts dispatches here.
 import type { FlagName } from '../config.ts';
 import { createSpec, listSpec, runCollection, showSpec } from './collection.ts';
-import { type CommandSpec, commandHelp, DEFAULT_GATEWAY_URL, type Io } from './command.ts';
+import { type CommandSpec, commandHelp, DEFAULT_GATEWAY_URL, type Io, UsageError } from './command.ts';
 import { entitiesSpec, runEntities } from './entities.ts';
 import { forgetSpec, runForget } from './forget.ts';
 import { ingestSpec, runIngest } from './ingest.ts';
@@ -23,7 +23,9 @@ export const CLIENT_COMMANDS: Record<string, (args: string[], io: Io) => Promise
 
 /** Runs a client command; resolves to its exit code. */
 export function runClientCommand(command: string, args: string[], io?: Partial<Io>): Promise<number> {
-  return CLIENT_COMMANDS[command](args, {
+  const run = CLIENT_COMMANDS[command];
+  if (!run) return Promise.reject(new UsageError(`unknown command ${JSON.stringify(command)}`));
+  return run(args, {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
@@ -132,9 +134,7 @@ export async function helpFor(words: string[]): Promise<string | undefined> {
     'collection create': createSpec,
   };
   if (command === 'collection' && sub === undefined)
-    return ['collection list', 'collection show', 'collection create']
-      .map((name) => commandHelp(specs[name]))
-      .join('\n\n');
+    return [listSpec, showSpec, createSpec].map((spec) => commandHelp(spec)).join('\n\n');
   const spec = specs[command === 'collection' ? `collection ${sub}` : command];
   return spec ? commandHelp(spec) : undefined;
 }

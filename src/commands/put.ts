@@ -71,9 +71,8 @@ interface UpsertAnswer {
 export function runPut(args: string[], io: Io): Promise<number> {
   return runCommand(putSpec, args, io, async (parsed) => {
     const { positionals, values } = parsed;
-    if (positionals.length < 1 || positionals.length > 2)
-      throw new UsageError('put takes COLLECTION and optionally ID');
-    const [collection, id] = positionals;
+    const [collection, id, ...extra] = positionals;
+    if (collection === undefined || extra.length) throw new UsageError('put takes COLLECTION and optionally ID');
     const wait = parseWait(values.wait);
     const total: UpsertAnswer = { results: [], tx_hashes: [], block_number: null };
     const send = async (entities: unknown[]) => {

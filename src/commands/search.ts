@@ -47,9 +47,8 @@ interface Hit {
 
 export function runSearch(args: string[], io: Io): Promise<number> {
   return runCommand(searchSpec, args, io, async ({ client, values, positionals, json }) => {
-    if (positionals.length < 1 || positionals.length > 2)
-      throw new UsageError('search takes COLLECTION and optionally TEXT');
-    const [collection, text] = positionals;
+    const [collection, text, ...extra] = positionals;
+    if (collection === undefined || extra.length) throw new UsageError('search takes COLLECTION and optionally TEXT');
     if (text === undefined && values.vector === undefined) throw new UsageError('search needs TEXT or --vector');
     let filter: unknown;
     if (values.filter !== undefined) {

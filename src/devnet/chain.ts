@@ -134,9 +134,11 @@ function logsBloom(logs: readonly { address: Address; topics: readonly Hex[] }[]
   for (const log of logs) {
     for (const item of [log.address, ...log.topics]) {
       const hash = hexToBytes(keccak256(item));
+      const view = new DataView(hash.buffer, hash.byteOffset, hash.byteLength);
       for (let i = 0; i < 6; i += 2) {
-        const bit = ((hash[i] << 8) | hash[i + 1]) & 2047;
-        bloom[256 - 1 - (bit >> 3)] |= 1 << (bit & 7);
+        const bit = view.getUint16(i) & 2047;
+        const byte = 256 - 1 - (bit >> 3);
+        bloom[byte] = (bloom[byte] ?? 0) | (1 << (bit & 7));
       }
     }
   }
@@ -225,7 +227,16 @@ export class DevnetChain {
   }
 
   get head(): ChainBlock {
-    return this.blocks[this.blocks.length - 1];
+    const head = this.blocks.at(-1);
+    if (!head) throw new Error('devnet chain has no genesis block');
+    return head;
+  }
+
+  /** Block `number`, which the caller knows exists (at most the head's number). */
+  block(number: number): ChainBlock {
+    const block = this.blocks[number];
+    if (!block) throw new Error(`devnet chain has no block ${number}`);
+    return block;
   }
 
   get options(): ChainOptions {
@@ -242,7 +253,8 @@ export class DevnetChain {
 
   locate(hash: Hex): { block: ChainBlock; index: number } | undefined {
     const at = this.#txLocations.get(hash.toLowerCase() as Hex);
-    return at ? { block: this.blocks[at.block], index: at.index } : undefined;
+    const block = at && this.blocks[at.block];
+    return at && block ? { block, index: at.index } : undefined;
   }
 
   /**
@@ -310,7 +322,7 @@ export class DevnetChain {
   truncate(keep: number): ChainTx[] {
     const kept = this.specs(1).slice(0, keep);
     const dropped = this.specs(keep + 1).flatMap((s) => s.transactions);
-    const genesis = this.blocks[0];
+    const genesis = this.block(0);
     this.blocks.length = 0;
     this.#reset();
     this.blocks.push(genesis);
@@ -412,7 +424,8 @@ export class DevnetChain {
         revertReason,
       });
     });
-    if (systemTx.length) this.#txLocations.set(systemTx[0].hash, { block: number, index: 0 });
+    const [system] = systemTx;
+    if (system) this.#txLocations.set(system.hash, { block: number, index: 0 });
     return {
       number,
       hash,

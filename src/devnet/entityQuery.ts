@@ -158,7 +158,8 @@ function lowerBound(versions: readonly EntityVersion[], id: number): number {
   let hi = versions.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (versions[mid].id < id) lo = mid + 1;
+    const version = versions[mid];
+    if (version !== undefined && version.id < id) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -179,7 +180,7 @@ export function queryPage(
   let full = false;
   for (let i = start - 1; i >= 0 && !full; i--) {
     const version = versions[i];
-    if (!visibleAt(version, block) || !matches(version)) continue;
+    if (version === undefined || !visibleAt(version, block) || !matches(version)) continue;
     data.push(formatEntity(version, options.include));
     lastId = version.id;
     bytes += serializedSize(version, options.include);

@@ -70,6 +70,7 @@ export function formatTransaction(tx: ChainTx, block: ChainBlock, index: number)
 export function formatReceipt(block: ChainBlock, index: number) {
   const tx = block.transactions[index];
   const receipt = block.receipts[index];
+  if (!tx || !receipt) throw new Error(`devnet block ${block.number} has no transaction ${index}`);
   return {
     transactionHash: tx.hash,
     transactionIndex: hex(index),

@@ -108,9 +108,11 @@ export function readLogCriteria(raw: unknown): LogCriteria {
 
 export function logMatches(log: ChainLog, criteria: LogCriteria): boolean {
   if (criteria.addresses && !criteria.addresses.includes(log.address)) return false;
-  return criteria.topics.every(
-    (alternatives, i) => alternatives === null || alternatives.length === 0 || alternatives.includes(log.topics[i]),
-  );
+  return criteria.topics.every((alternatives, i) => {
+    if (alternatives === null || alternatives.length === 0) return true;
+    const topic = log.topics[i];
+    return topic !== undefined && alternatives.includes(topic);
+  });
 }
 
 export class DevnetNode extends EventEmitter<DevnetEvents> {
@@ -259,7 +261,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     const body = JSON.stringify({
       version: STATE_FILE_VERSION,
       chainId: this.#options.chainId,
-      genesisTimestamp: this.chain.blocks[0].timestamp,
+      genesisTimestamp: this.chain.block(0).timestamp,
       blocks: this.chain
         .specs(1)
         .map((s) => ({ timestamp: s.timestamp, salt: s.salt, txs: s.transactions.map((tx) => tx.raw) })),
@@ -295,7 +297,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
   #logsInRange(from: number, to: number, criteria: LogCriteria): ChainLog[] {
     const logs: ChainLog[] = [];
     for (let n = Math.max(from, 0); n <= Math.min(to, this.chain.head.number); n++) {
-      for (const receipt of this.chain.blocks[n].receipts) {
+      for (const receipt of this.chain.block(n).receipts) {
         for (const log of receipt.logs) if (logMatches(log, criteria)) logs.push(log);
       }
     }
@@ -457,7 +459,8 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       }
       case 'eth_getTransactionByHash': {
         const at = chain.locate(readHexArg(params[0], 'hash'));
-        return at ? formatTransaction(at.block.transactions[at.index], at.block, at.index) : null;
+        const tx = at?.block.transactions[at.index];
+        return at && tx ? formatTransaction(tx, at.block, at.index) : null;
       }
       case 'eth_getTransactionByBlockNumberAndIndex': {
         const block = this.#block(params[0]);
@@ -525,7 +528,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
         return chain.entities.live.size;
       case 'arkiv_getBlockTiming': {
         const current = chain.head;
-        const parent = chain.blocks[Math.max(0, current.number - 1)];
+        const parent = chain.block(Math.max(0, current.number - 1));
         return {
           current_block: current.number,
           current_block_time: current.timestamp,

@@ -232,14 +232,14 @@ export function authorize(policy: AccessPolicy, request: AccessRequest, scope: S
   if (policy.tokens.length > 0 && header !== undefined) {
     // Security: a presented token is always checked, even on a public route, so a wrong or revoked
     // token fails loudly instead of being downgraded to anonymous access.
-    const m = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-    if (!m)
+    const [, presented] = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) ?? [];
+    if (presented === undefined)
       throw new AccessError(
         'unauthorized',
         'the Authorization header must be "Bearer <token>"',
         challenge('invalid_request'),
       );
-    const token = matchToken(policy.tokens, m[1]);
+    const token = matchToken(policy.tokens, presented);
     if (!token) throw new AccessError('unauthorized', 'the bearer token is not valid', challenge('invalid_token'));
     // Security: scope check after authentication; write implies read (parseScopes added it).
     if (!token.scopes.has(scope))

@@ -113,8 +113,9 @@ export async function ingestPass(input: PassInput): Promise<PassSummary> {
         await send(batch.entities);
       } catch (error) {
         if (!(error instanceof GatewayProblemError)) throw error;
-        if (batch.plans.length === 1) {
-          fail(batch.plans[0], error);
+        const [only, ...others] = batch.plans;
+        if (only && others.length === 0) {
+          fail(only, error);
           continue;
         }
         // An upsert is refused whole: send each file of the batch alone, so one bad file fails alone.

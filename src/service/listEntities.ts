@@ -131,7 +131,8 @@ function after(entries: readonly Listed[], order: Order, block: number, key: str
   let hi = entries.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (cmp(entries[mid], probe) <= 0) lo = mid + 1;
+    const entry = entries[mid];
+    if (entry !== undefined && cmp(entry, probe) <= 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;

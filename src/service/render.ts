@@ -5,9 +5,10 @@ import type { CollectionDefinition, VectorRecord } from '../collections/index.ts
 export function typedAttributes(record: Omit<VectorRecord, 'vector' | 'halfvec'>, definition: CollectionDefinition) {
   const out: Record<string, { type: CollectionDefinition['attributes'][string]; value: string | number | boolean }> =
     {};
-  for (const name of Object.keys(record.attributes).sort()) {
+  const byName = Object.entries(record.attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [name, value] of byName) {
     const type = definition.attributes[name];
-    if (type) out[name] = { type, value: record.attributes[name] };
+    if (type) out[name] = { type, value };
   }
   return out;
 }

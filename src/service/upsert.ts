@@ -7,7 +7,7 @@ import { encodeVectorEntity, ttlToBlocks, type CollectionDefinition } from '../c
 import { entityKey } from '../chain/protocol.ts';
 import { emptyStorageOps, type CreateOp } from '../chain/storageTransaction.ts';
 import type { ServiceContext } from './context.ts';
-import { ConflictError, ForbiddenError, InvalidArgumentError } from './errors.ts';
+import { ConflictError, EmbedderUnavailableError, ForbiddenError, InvalidArgumentError } from './errors.ts';
 import { embedTexts, textEmbedder } from './textEmbedder.ts';
 import { DEFAULT_WRITE_TTL } from './limits.ts';
 import { upsertSchema, type UpsertParameters, type UpsertResult } from './schemas.ts';
@@ -104,12 +104,12 @@ export async function upsert(
     release(submitted?.settled);
   }
   const { hash, block_number } = submitted;
-  const { ops, steps } = planned;
+  const { steps } = planned;
   return {
     results: steps.map((p) => ({
       id: p.id,
       op: p.op,
-      key: p.key ?? entityKey(hash, ops.creates[p.create!].payload, p.create!),
+      key: p.op === 'update' ? p.key : entityKey(hash, p.payload, p.create),
     })),
     tx_hashes: [hash],
     block_number,
@@ -133,28 +133,34 @@ function writable(c: PublishedCollection<ReadableStore>, signer: string): void {
 
 /** The batch with a vector for every entity: documents without one embedded by this node, in batches. */
 async function embedDocuments(ctx: ServiceContext, view: View, args: UpsertParameters): Promise<Filled> {
-  const texts = args.entities.flatMap((e, index) => (e.vector ? [] : [index]));
-  if (texts.length === 0) return args as Filled;
+  const texts = args.entities.flatMap((e, index) => (e.vector ? [] : [{ index, document: e.document ?? '' }]));
+  const [first] = texts;
+  if (first === undefined) return args as Filled;
   const c = collectionIn(view, args.collection);
   const embedder = textEmbedder(
     ctx,
     c,
-    `entities[${texts[0]}] has a document but no vector, and this node has no embedder: pass vector, or start the node with --embedder URL --embedder-model NAME`,
+    `entities[${first.index}] has a document but no vector, and this node has no embedder: pass vector, or start the node with --embedder URL --embedder-model NAME`,
   );
   const vectors = await embedTexts(
     embedder,
-    texts.map((index) => args.entities[index].document!),
+    texts.map((t) => t.document),
   );
   const entities = [...args.entities];
-  texts.forEach((index, n) => {
+  texts.forEach(({ index }, n) => {
     const vector = vectors[n];
+    const entity = entities[index];
+    if (vector === undefined || entity === undefined)
+      throw new EmbedderUnavailableError(
+        `the embedder ${embedder.model} answered ${vectors.length} vectors for ${texts.length} documents`,
+      );
     if (vector.length !== c.definition.dim)
       throw new ArkivectorError(
         'dimension_mismatch',
         `entities[${index}]: the embedder ${embedder.model} gives ${vector.length} dimensions, collection ${c.name} holds ${c.definition.dim}`,
         { meta: { index, expected: c.definition.dim, got: vector.length, model: embedder.model } },
       );
-    entities[index] = { ...entities[index], vector };
+    entities[index] = { ...entity, vector };
   });
   return { ...args, entities } as Filled;
 }
@@ -164,7 +170,10 @@ function plan(view: View, args: Filled, signer: string) {
   const c = collectionIn(view, args.collection);
   writable(c, signer);
   const ops = emptyStorageOps();
-  const steps: { id: string; op: 'create' | 'update'; key?: string; create?: number }[] = [];
+  const steps: (
+    | { id: string; op: 'update'; key: string }
+    | { id: string; op: 'create'; create: number; payload: Uint8Array }
+  )[] = [];
   args.entities.forEach((entity, index) => {
     const content = vectorContent(c.name, c.definition, entity, index);
     const existing = c.store.get(entity.id);
@@ -179,7 +188,7 @@ function plan(view: View, args: Filled, signer: string) {
       ops.updates.push({ entityKey: existing.key as `0x${string}`, ...content });
       steps.push({ id: entity.id, op: 'update', key: existing.key });
     } else {
-      steps.push({ id: entity.id, op: 'create', create: ops.creates.length });
+      steps.push({ id: entity.id, op: 'create', create: ops.creates.length, payload: content.payload });
       ops.creates.push(content);
     }
   });

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { RpcResponseError, RpcUnavailableError, createHttpTransport, redactUrl } from '../../src/chain/transport.ts';
+import { defined } from '../helpers/defined.ts';
 
 type Handler = (
   req: IncomingMessage,
@@ -72,8 +73,8 @@ describe('chain transport', () => {
       );
       assert.equal(hits, 3);
       assert.equal(retries.length, 2);
-      assert.match(retries[0], /rate limiting \(HTTP 429\)/);
-      assert.match(retries[1], /rate limiting \(-32016\)/);
+      assert.match(defined(retries[0], 'retries[0]'), /rate limiting \(HTTP 429\)/);
+      assert.match(defined(retries[1], 'retries[1]'), /rate limiting \(-32016\)/);
     } finally {
       await transport.close();
     }
@@ -113,8 +114,8 @@ describe('chain transport', () => {
         const calls = body as { id: number }[];
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify([
-            { jsonrpc: '2.0', id: calls[1].id, error: { code: -32601, message: 'nope' } },
-            { jsonrpc: '2.0', id: calls[0].id, result: 'first' },
+            { jsonrpc: '2.0', id: defined(calls[1], 'calls[1]').id, error: { code: -32601, message: 'nope' } },
+            { jsonrpc: '2.0', id: defined(calls[0], 'calls[0]').id, result: 'first' },
           ]),
         );
       });

@@ -20,6 +20,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { type EmbedderFixture, startEmbedder } from '../helpers/embedder.ts';
+import { defined } from '../helpers/defined.ts';
 
 interface Run {
   code: number | null;
@@ -59,7 +60,7 @@ describe('arkivector collection / put / search against a gateway', () => {
     devnet = await startTestDevnet();
     embedder = await startEmbedder();
     dir = await mkdtemp(join(tmpdir(), 'arkivector-cli-'));
-    await writeFile(join(dir, 'key'), `${devnet.accounts[1].privateKey}\n`);
+    await writeFile(join(dir, 'key'), `${defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey}\n`);
     const sha256 = createHash('sha256').update(secret).digest('hex');
     await writeFile(join(dir, 'tokens.json'), JSON.stringify([{ name: 'reader', sha256, scopes: ['read'] }]));
     const common = ['--rpc', devnet.url, '--ws', devnet.wsUrl, '--http', '127.0.0.1:0'];
@@ -203,10 +204,16 @@ describe('arkivector collection / put / search against a gateway', () => {
     );
     expectExit(byVector, 0);
     const out = byVector.stdout.split('\n');
-    assert.match(out[0], /^memories at block \d+ \(\w+\), vector search \((exact|hnsw)\), 2 result\(s\)$/);
-    assert.match(out[1], /^ {2}1\. cat {2}score 0\.99\d\d {2}(topic=pets stars=5|stars=5 topic=pets)$/);
+    assert.match(
+      defined(out[0], 'out[0]'),
+      /^memories at block \d+ \(\w+\), vector search \((exact|hnsw)\), 2 result\(s\)$/,
+    );
+    assert.match(
+      defined(out[1], 'out[1]'),
+      /^ {2}1\. cat {2}score 0\.99\d\d {2}(topic=pets stars=5|stars=5 topic=pets)$/,
+    );
     assert.equal(out[2], '     Cats purr a lot.');
-    assert.match(out[3], /^ {2}2\. dog /);
+    assert.match(defined(out[3], 'out[3]'), /^ {2}2\. dog /);
 
     const byText = await arkivector(['search', 'memories', 'which plant likes shade?', '-k', '1', '--json', ...url]);
     expectExit(byText, 0);

@@ -18,6 +18,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { vectorArgs } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 interface Run {
   code: number | null;
@@ -65,7 +66,7 @@ describe('arkivector entities / list / forget against a gateway', () => {
   before(async () => {
     devnet = await startTestDevnet();
     dir = await mkdtemp(join(tmpdir(), 'arkivector-cli-forget-'));
-    await writeFile(join(dir, 'key'), `${devnet.accounts[1].privateKey}\n`);
+    await writeFile(join(dir, 'key'), `${defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey}\n`);
     gateway = await startGateway(
       parseServeConfig(
         ['--rpc', devnet.url, '--ws', devnet.wsUrl, '--http', '127.0.0.1:0', '--private-key-file', join(dir, 'key')],
@@ -124,8 +125,8 @@ describe('arkivector entities / list / forget against a gateway', () => {
     const first = await arkivector(['entities', 'memories', '--where', trip, '--limit', '2', '--documents', ...url]);
     expectExit(first, 0);
     const lines = first.stdout.trimEnd().split('\n');
-    assert.match(lines[0], /^memories at block (\d+) \(\w+\): 4 entities, newest first$/);
-    assert.match(lines[1], /^- their-trip {2}block \d+ {2}topic=trip$/);
+    assert.match(defined(lines[0], 'lines[0]'), /^memories at block (\d+) \(\w+\): 4 entities, newest first$/);
+    assert.match(defined(lines[1], 'lines[1]'), /^- their-trip {2}block \d+ {2}topic=trip$/);
     const cursor = /^next page: --cursor (\S+)$/.exec(lines.at(-1)!)?.[1];
     assert.ok(cursor, first.stdout);
     const second = await arkivector([

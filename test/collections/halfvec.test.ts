@@ -14,6 +14,7 @@ import {
   InvalidArgumentError,
   isFiniteHalf,
 } from '../../src/collections/index.ts';
+import { defined } from '../helpers/defined.ts';
 
 const invalid = (re: RegExp) => (err: unknown) =>
   err instanceof InvalidArgumentError && err.code === 'invalid_argument' && re.test(err.message);
@@ -84,7 +85,11 @@ describe('floatToHalfBits / halfBitsToFloat', () => {
     for (let h = 0; h < 65536; h++) {
       if (!isFiniteHalf(h)) continue;
       finite++;
-      assert.equal(floatToHalfBits(HALF_TO_FLOAT32[h]), h, `pattern 0x${h.toString(16)}`);
+      assert.equal(
+        floatToHalfBits(defined(HALF_TO_FLOAT32[h], 'HALF_TO_FLOAT32[h]')),
+        h,
+        `pattern 0x${h.toString(16)}`,
+      );
     }
     assert.equal(finite, 65536 - 2048);
   });
@@ -190,7 +195,11 @@ describe('encodeVectorPayload / decodeVectorPayload', () => {
           assert.equal(p.document, document);
           for (let i = 0; i < bits.length; i++) {
             assert.ok(Object.is(p.vector[i], vector[i]));
-            assert.equal(p.halfvec[2 * i] | (p.halfvec[2 * i + 1] << 8), bits[i]);
+            assert.equal(
+              defined(p.halfvec[2 * i], 'p.halfvec[2 * i]') |
+                (defined(p.halfvec[2 * i + 1], 'p.halfvec[2 * i + 1]') << 8),
+              bits[i],
+            );
           }
         },
       ),
@@ -205,7 +214,7 @@ describe('encodeVectorPayload / decodeVectorPayload', () => {
         (vector) => {
           const p = decodeVectorPayload(encodeVectorPayload({ vector, document: '' }));
           vector.forEach((x, i) => {
-            assert.ok(Math.abs(p.vector[i] - x) <= Math.max(Math.abs(x) * 2 ** -11, 2 ** -25));
+            assert.ok(Math.abs(defined(p.vector[i], 'p.vector[i]') - x) <= Math.max(Math.abs(x) * 2 ** -11, 2 ** -25));
           });
         },
       ),

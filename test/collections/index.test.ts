@@ -109,7 +109,7 @@ test('default: limits of DESIGN §4 and §5', () => {
       collections.HNSW_MAX_EF_CONSTRUCTION,
     ],
     [collections.HNSW_MIN_EF_SEARCH, collections.HNSW_DEFAULT_EF_SEARCH, collections.HNSW_MAX_EF_SEARCH],
-  ]) {
+  ] as const) {
     assert.ok(min <= def && def <= max);
   }
   assert.ok(collections.HNSW_DEFAULT_EF_CONSTRUCTION >= 2 * collections.HNSW_DEFAULT_M);

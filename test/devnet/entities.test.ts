@@ -7,6 +7,7 @@ import { ExpirationTime } from '@arkiv-network/sdk/utils';
 import { ARKIV_ADDRESS, ARKIV_TOPICS, SYSTEM_TX_FROM, arkivEventAbi, entityKey } from '../../src/chain/protocol.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { lower, publicClient, startTestDevnet, text, walletClient } from '../helpers/devnet.ts';
+import { defined } from '../helpers/defined.ts';
 
 describe('devnet: entity writes through the SDK', () => {
   let devnet: Devnet;
@@ -66,7 +67,7 @@ describe('devnet: entity writes through the SDK', () => {
     const receipt = await reader.getTransactionReceipt({ hash: txHash });
     assert.equal(receipt.status, 'success');
     assert.equal(receipt.logs.length, 1);
-    const [log] = receipt.logs;
+    const log = defined(receipt.logs[0], 'the log');
     assert.equal(log.address, ARKIV_ADDRESS);
     assert.deepEqual(log.topics, [
       ARKIV_TOPICS.created,
@@ -110,7 +111,7 @@ describe('devnet: entity writes through the SDK', () => {
     assert.equal(entity.createdAtBlock, created.blockNumber);
     assert.equal(entity.lastModifiedAtBlock, receipt.blockNumber);
     assert.equal(entity.creator, lower(alice.account.address));
-    const [log] = receipt.logs;
+    const log = defined(receipt.logs[0], 'the log');
     assert.equal(log.topics[0], ARKIV_TOPICS.updated);
     const args = decodeEventLog({ abi: arkivEventAbi, topics: log.topics as [Hex], data: log.data })
       .args as unknown as Record<string, bigint>;
@@ -122,8 +123,8 @@ describe('devnet: entity writes through the SDK', () => {
     const { entityKey: key } = await create();
     const { txHash } = await alice.deleteEntity({ entityKey: key });
     const receipt = await reader.getTransactionReceipt({ hash: txHash });
-    assert.equal(receipt.logs[0].topics[0], ARKIV_TOPICS.deleted);
-    assert.equal(receipt.logs[0].topics[1], key);
+    assert.equal(defined(receipt.logs[0], 'receipt.logs[0]').topics[0], ARKIV_TOPICS.deleted);
+    assert.equal(defined(receipt.logs[0], 'receipt.logs[0]').topics[1], key);
     await assert.rejects(reader.getEntity(key), NoEntityFoundError);
   });
 
@@ -140,7 +141,7 @@ describe('devnet: entity writes through the SDK', () => {
     const { entityKey: key } = await create();
     const { txHash } = await alice.changeOwnership({ entityKey: key, newOwner: bob.account.address });
     const receipt = await reader.getTransactionReceipt({ hash: txHash as Hex });
-    assert.equal(receipt.logs[0].topics[0], ARKIV_TOPICS.ownerChanged);
+    assert.equal(defined(receipt.logs[0], 'receipt.logs[0]').topics[0], ARKIV_TOPICS.ownerChanged);
     assert.equal((await reader.getEntity(key)).owner, lower(bob.account.address));
     await assert.rejects(
       alice.updateEntity({
@@ -168,6 +169,7 @@ describe('devnet: entity writes through the SDK', () => {
     const seeds: Hex[] = [];
     for (let i = 0; i < 4; i++) seeds.push((await create(alice, `seed-${i}`)).entityKey);
     const [a, b, c, d] = seeds;
+    assert.ok(a && b && c && d, 'four seed entities');
     const result = await alice.mutateEntities({
       creates: [
         { payload: text('new-0'), contentType: 'text/plain', attributes: [], expiresIn: 60 },
@@ -201,7 +203,11 @@ describe('devnet: entity writes through the SDK', () => {
       receipt.logs.map((l) => l.logIndex),
       [0, 1, 2, 3, 4, 5],
     );
-    assert.equal((await reader.getEntity(result.createdEntities[1])).operationIndexInTransaction, 1n);
+    assert.equal(
+      (await reader.getEntity(defined(result.createdEntities[1], 'result.createdEntities[1]')))
+        .operationIndexInTransaction,
+      1n,
+    );
     assert.equal((await reader.getEntity(d)).owner, lower(bob.account.address));
   });
 
@@ -210,9 +216,12 @@ describe('devnet: entity writes through the SDK', () => {
     const receipt = await reader.getTransactionReceipt({ hash: txHash });
     const block = await reader.getBlock({ blockNumber: receipt.blockNumber, includeTransactions: true });
     assert.equal(block.transactions.length, 2);
-    assert.equal(block.transactions[0].from, SYSTEM_TX_FROM);
-    assert.equal(block.transactions[0].to, '0x4200000000000000000000000000000000000015');
-    assert.equal(block.transactions[1].hash, txHash);
+    assert.equal(defined(block.transactions[0], 'block.transactions[0]').from, SYSTEM_TX_FROM);
+    assert.equal(
+      defined(block.transactions[0], 'block.transactions[0]').to,
+      '0x4200000000000000000000000000000000000015',
+    );
+    assert.equal(defined(block.transactions[1], 'block.transactions[1]').hash, txHash);
     assert.equal(receipt.transactionIndex, 1);
     assert.ok(block.baseFeePerGas! > 0n);
   });
@@ -225,10 +234,10 @@ describe('devnet: entity writes through the SDK', () => {
       params: [`0x${receipt.blockNumber.toString(16)}`] as never,
     })) as { transactionHash: Hex; status: Hex; logs: unknown[] }[];
     assert.equal(receipts.length, 2);
-    assert.equal(receipts[1].transactionHash, txHash);
-    assert.equal(receipts[1].status, '0x1');
-    assert.equal(receipts[1].logs.length, 1);
-    assert.equal(receipts[0].logs.length, 0);
+    assert.equal(defined(receipts[1], 'receipts[1]').transactionHash, txHash);
+    assert.equal(defined(receipts[1], 'receipts[1]').status, '0x1');
+    assert.equal(defined(receipts[1], 'receipts[1]').logs.length, 1);
+    assert.equal(defined(receipts[0], 'receipts[0]').logs.length, 0);
   });
 
   test('accounts: gas is charged from the sender and the nonce increments', async () => {

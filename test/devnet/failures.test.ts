@@ -9,6 +9,7 @@ import { ARKIV_ADDRESS } from '../../src/chain/protocol.ts';
 import { emptyStorageOps, encodeStorageTransaction, type StorageOps } from '../../src/chain/storageTransaction.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { publicClient, rpc, startTestDevnet, text, walletClient } from '../helpers/devnet.ts';
+import { defined } from '../helpers/defined.ts';
 
 describe('devnet: refused and failed transactions', () => {
   let devnet: Devnet;
@@ -33,7 +34,7 @@ describe('devnet: refused and failed transactions', () => {
 
   /** Signs a transaction from bob with explicit gas and fees, so nothing is checked before sending. */
   async function signRaw(data: Hex, overrides: { nonce?: number; chainId?: number; gas?: bigint } = {}): Promise<Hex> {
-    const account = privateKeyToAccount(devnet.accounts[1].privateKey);
+    const account = privateKeyToAccount(defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey);
     return account.signTransaction({
       type: 'eip1559',
       chainId: overrides.chainId ?? devnet.chainId,
@@ -100,7 +101,7 @@ describe('devnet: refused and failed transactions', () => {
       /reverted\. Reason: .*not the owner/s,
     );
     const block = await reader.getBlock({ includeTransactions: true });
-    const tx = block.transactions[1];
+    const tx = defined(block.transactions[1], 'the second transaction');
     assert.equal(tx.from, bob.account.address.toLowerCase());
     const receipt = await reader.getTransactionReceipt({ hash: tx.hash });
     assert.equal(receipt.status, 'reverted');

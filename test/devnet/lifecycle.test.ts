@@ -13,6 +13,7 @@ import WebSocket from 'ws';
 import { ARKIV_TOPICS, SYSTEM_TX_FROM } from '../../src/chain/protocol.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { publicClient, rpcResult, startTestDevnet, text, walletClient } from '../helpers/devnet.ts';
+import { defined } from '../helpers/defined.ts';
 
 /** Resolves once `predicate` holds after an event, failing after `ms` instead of hanging. */
 function waitFor<T>(subscribe: (check: () => void) => void, value: () => T | undefined, ms = 10_000): Promise<T> {
@@ -52,11 +53,15 @@ describe('devnet: expiry', () => {
     const [systemReceipt] = await rpcResult<
       { from: string; transactionIndex: string; logs: { topics: Hex[]; data: Hex }[] }[]
     >(devnet, 'eth_getBlockReceipts', [`0x${expiryBlock.number.toString(16)}`]);
+    assert.ok(systemReceipt, 'the expiry block has a system receipt');
     assert.equal(systemReceipt.from, SYSTEM_TX_FROM);
     assert.equal(systemReceipt.transactionIndex, '0x0');
     assert.equal(systemReceipt.logs.length, 1);
-    assert.deepEqual(systemReceipt.logs[0].topics.slice(0, 2), [ARKIV_TOPICS.expired, key]);
-    assert.equal(systemReceipt.logs[0].data, key);
+    assert.deepEqual(defined(systemReceipt.logs[0], 'systemReceipt.logs[0]').topics.slice(0, 2), [
+      ARKIV_TOPICS.expired,
+      key,
+    ]);
+    assert.equal(defined(systemReceipt.logs[0], 'systemReceipt.logs[0]').data, key);
     const before = await reader
       .buildQuery()
       .where([])

@@ -7,6 +7,7 @@ import type { Hex } from '@arkiv-network/sdk';
 import { and, eq, gt, gte, lt, lte, neq, not, or } from '@arkiv-network/sdk/query';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { lower, publicClient, rpc, rpcResult, startTestDevnet, text, walletClient } from '../helpers/devnet.ts';
+import { defined } from '../helpers/defined.ts';
 
 describe('devnet: arkiv_query', () => {
   let devnet: Devnet;
@@ -73,7 +74,7 @@ describe('devnet: arkiv_query', () => {
     seed
       .filter((s) => s.writer === 0)
       .forEach((s, i) => {
-        keys.set(s.name, result.createdEntities[i]);
+        keys.set(s.name, defined(result.createdEntities[i], 'result.createdEntities[i]'));
       });
     const other = await bob.mutateEntities({
       creates: seed
@@ -88,7 +89,7 @@ describe('devnet: arkiv_query', () => {
     seed
       .filter((s) => s.writer === 1)
       .forEach((s, i) => {
-        keys.set(s.name, other.createdEntities[i]);
+        keys.set(s.name, defined(other.createdEntities[i], 'other.createdEntities[i]'));
       });
   });
   after(() => devnet.stop());
@@ -188,7 +189,7 @@ describe('devnet: arkiv_query', () => {
   test('includeData: omitted means the default fields; present means only the flags set', async () => {
     const key = keys.get('cat')!;
     const full = await rpcResult<{ data: Record<string, unknown>[] }>(devnet, 'arkiv_query', [`$key = ${key}`, null]);
-    assert.deepEqual(Object.keys(full.data[0]).sort(), [
+    assert.deepEqual(Object.keys(defined(full.data[0], 'the first entity')).sort(), [
       'contentType',
       'creator',
       'expiresAt',
@@ -198,8 +199,8 @@ describe('devnet: arkiv_query', () => {
       'stringAttributes',
       'value',
     ]);
-    assert.equal(typeof full.data[0].expiresAt, 'number');
-    assert.deepEqual(full.data[0].stringAttributes, [
+    assert.equal(typeof defined(full.data[0], 'full.data[0]').expiresAt, 'number');
+    assert.deepEqual(defined(full.data[0], 'full.data[0]').stringAttributes, [
       { key: 'kind', value: 'pet' },
       { key: 'name', value: 'cat' },
       { key: 'path', value: 'a/b' },
@@ -255,7 +256,7 @@ describe('devnet: arkiv_query pagination and history', () => {
     assert.equal(new Set(seen).size, 450);
     assert.deepEqual([...seen].sort(), [...createdEntities].map((k) => k.toLowerCase()).sort());
     // Descending row id: the last create of the transaction comes first.
-    assert.equal(seen[0], createdEntities[449].toLowerCase());
+    assert.equal(seen[0], defined(createdEntities[449], 'createdEntities[449]').toLowerCase());
   });
 
   test('pagination: resultsPerPage is capped at 200 and a full last page still carries a cursor', async () => {

@@ -9,6 +9,7 @@ import { createEmbedder, EMBEDDER_MAX_BATCH, embedderDimension } from '../../src
 import { ArkivectorError } from '../../src/errors.ts';
 import { assertProblem, call, startChain, type Chain } from '../http/fixture.ts';
 import { hashedEmbedding, startEmbedder, type EmbedderFixture } from '../helpers/embedder.ts';
+import { defined } from '../helpers/defined.ts';
 
 const fast = { backoffMs: 1, timeoutMs: 10_000 };
 
@@ -89,10 +90,13 @@ describe('embedder client', () => {
       retries.map((r) => r.attempt),
       [1, 2, 3],
     );
-    assert.equal(retries[0].delayMs, 1000, 'Retry-After: 1 is honoured');
-    assert.match(retries[0].reason, /HTTP 429: Rate limit reached/);
-    assert.ok(retries[1].delayMs <= 2 && retries[2].delayMs <= 4, 'exponential backoff from backoffMs');
-    assert.match(retries[2].reason, /cannot be reached/);
+    assert.equal(defined(retries[0], 'retries[0]').delayMs, 1000, 'Retry-After: 1 is honoured');
+    assert.match(defined(retries[0], 'retries[0]').reason, /HTTP 429: Rate limit reached/);
+    assert.ok(
+      defined(retries[1], 'retries[1]').delayMs <= 2 && defined(retries[2], 'retries[2]').delayMs <= 4,
+      'exponential backoff from backoffMs',
+    );
+    assert.match(defined(retries[2], 'retries[2]').reason, /cannot be reached/);
   });
 
   test('a silent endpoint times out per attempt and is retried', async () => {

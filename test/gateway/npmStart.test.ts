@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
+import { defined } from '../helpers/defined.ts';
 
 test('npm start: SIGTERM to the npm process stops the gateway', { timeout: 180_000 }, async () => {
   const npm = spawn('npm', ['start', '--silent'], {
@@ -22,7 +23,7 @@ test('npm start: SIGTERM to the npm process stops the gateway', { timeout: 180_0
         const match = /REST:\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
         if (match) {
           clearTimeout(timer);
-          resolve(match[1]);
+          resolve(defined(match[1], 'match[1]'));
         }
       });
       npm.once('exit', (code) => {

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
+import { defined } from '../helpers/defined.ts';
 
 const READ_TOKEN = 'tok-read-Q7m2Zp9xLw4c';
 const WRITE_TOKEN = 'tok-write-V3n8Hk1sDy6r';
@@ -52,7 +53,7 @@ describe('secrets: banners, logs and answers of real gateway runs', () => {
     devnet = await startTestDevnet();
     const url = new URL(devnet.url);
     rpcUrl = `http://${RPC_USER}:${RPC_PASSWORD}@${url.host}/v2/${PATH_KEY}?apikey=${QUERY_KEY}`;
-    const privateKey = devnet.accounts[1].privateKey;
+    const privateKey = defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey;
     secrets = {
       'signer key': privateKey,
       'read token': READ_TOKEN,
@@ -90,7 +91,7 @@ describe('secrets: banners, logs and answers of real gateway runs', () => {
           const match = /REST:\s+(http:\/\/127\.0\.0\.1:\d+)\/v1\/collections/.exec(stdout);
           if (match) {
             clearTimeout(timer);
-            resolve(match[1]);
+            resolve(defined(match[1], 'match[1]'));
           }
         });
         child.once('exit', (code) => {

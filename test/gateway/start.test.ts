@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parseServeConfig, ConfigError } from '../../src/config.ts';
+import { defined } from '../helpers/defined.ts';
 
 test('serve without --rpc: demo collections over REST and MCP at the printed URLs, clean exit on SIGTERM', async () => {
   const child = spawn(
@@ -37,7 +38,7 @@ test('serve without --rpc: demo collections over REST and MCP at the printed URL
         const match = /MCP:\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(output);
         if (match) {
           clearTimeout(timer);
-          resolve(match[1]);
+          resolve(defined(match[1], 'match[1]'));
         }
       });
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${errors}`)));
@@ -60,7 +61,7 @@ test('serve without --rpc: demo collections over REST and MCP at the printed URL
     try {
       const listed = await client.callTool({ name: 'arkivector_list_collections', arguments: {} });
       assert.match(
-        (listed.content as { text: string }[])[0].text,
+        defined((listed.content as { text: string }[])[0], '(listed.content as { text: string }[])[0]').text,
         /^2 collection\(s\)\n- demo\.docs: halfvec\(8\), index hnsw halfvec_cosine_ops, 200 live entities, sync (live|catching_up)\n- notes: halfvec\(4\)/,
       );
     } finally {

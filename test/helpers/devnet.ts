@@ -4,6 +4,7 @@ import { createPublicClient, createWalletClient, http, webSocket, type Hex } fro
 import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
 import { localhost } from '@arkiv-network/sdk/chains';
 import { startDevnet, type Devnet, type DevnetOptions } from '../../src/devnet/index.ts';
+import { defined } from './defined.ts';
 
 export async function startTestDevnet(options: DevnetOptions = {}): Promise<Devnet> {
   return startDevnet({ host: '127.0.0.1', port: 0, blockTime: 0, ...options });
@@ -18,7 +19,9 @@ export function wsPublicClient(devnet: Devnet) {
 }
 
 export function walletClient(devnet: Devnet, accountIndex = 0) {
-  const account = privateKeyToAccount(devnet.accounts[accountIndex].privateKey);
+  const account = privateKeyToAccount(
+    defined(devnet.accounts[accountIndex], 'devnet.accounts[accountIndex]').privateKey,
+  );
   return createWalletClient({ chain: localhost, transport: http(devnet.url), account });
 }
 

@@ -2,6 +2,7 @@
 // printed banner (event-driven, bounded) and stops it with SIGTERM as Ctrl-C would.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { defined } from './defined.ts';
 
 export interface GatewayProcess {
   child: ChildProcessWithoutNullStreams;
@@ -29,7 +30,7 @@ export async function spawnGateway(args: string[], env: NodeJS.ProcessEnv = {}):
       const match = /MCP:\s+(http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stdout);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(defined(match[1], 'match[1]'));
       }
     });
     child.once('exit', (code) => {

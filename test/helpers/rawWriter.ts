@@ -6,6 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { ARKIV_ADDRESS } from '../../src/chain/protocol.ts';
 import { emptyStorageOps, encodeStorageTransaction, type StorageOps } from '../../src/chain/storageTransaction.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
+import { defined } from './defined.ts';
 
 // One connection per call: after a long synchronous step (compressing a bomb) a pooled keep-alive socket
 // may be closed by the server just as it is reused.
@@ -26,7 +27,7 @@ async function call<T>(devnet: Devnet, method: string, params: unknown[]) {
 
 /** Sends one storage transaction from dev account `from`; resolves to the JSON-RPC answer (result or error). */
 export async function sendStorageTx(devnet: Devnet, from: number, ops: Partial<StorageOps>) {
-  const account = privateKeyToAccount(devnet.accounts[from].privateKey);
+  const account = privateKeyToAccount(defined(devnet.accounts[from], 'devnet.accounts[from]').privateKey);
   const data = bytesToHex(encodeStorageTransaction({ ...emptyStorageOps(), ...ops }));
   const count = await call<Hex>(devnet, 'eth_getTransactionCount', [account.address, 'pending']);
   if (!count.result) throw new Error(`eth_getTransactionCount: ${count.error?.message}`);

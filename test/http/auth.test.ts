@@ -19,6 +19,7 @@ import {
 } from '../../src/http/index.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
 import { assertProblem, call, startChain, type Chain } from './fixture.ts';
+import { defined } from '../helpers/defined.ts';
 
 const READER = 'r-secret-0123456789';
 const WRITER = 'w-secret-0123456789';
@@ -63,6 +64,7 @@ describe('http/auth: policy', () => {
 
   test('parseTokensFile: names, digests and scopes; write implies read', () => {
     const [reader, writer] = parseTokensFile(tokensJson);
+    assert.ok(reader && writer, 'two tokens parsed');
     assert.equal(reader.name, 'reader');
     assert.deepEqual([...reader.scopes], ['read']);
     assert.deepEqual([...writer.scopes].sort(), ['read', 'write']);
@@ -94,7 +96,7 @@ describe('http/auth: policy', () => {
       tokens.map((t) => [...t.scopes].sort().join('+')),
       ['read', 'read+write', 'read+write'],
     );
-    assert.equal(tokens[1].digest.toString('hex'), hashSecret('def:with:colons'));
+    assert.equal(defined(tokens[1], 'tokens[1]').digest.toString('hex'), hashSecret('def:with:colons'));
     assert.throws(
       () => parseTokensEnv('admin:topsecret'),
       (e: Error) => /entry 0: unknown scope/.test(e.message) && !e.message.includes('topsecret'),

@@ -22,6 +22,7 @@ import {
   type Chain,
   type Node,
 } from './fixture.ts';
+import { defined } from '../helpers/defined.ts';
 
 describe('http: REST routes', () => {
   let chain: Chain;
@@ -31,7 +32,7 @@ describe('http: REST routes', () => {
   before(async () => {
     chain = await startChain();
     node = await chain.node();
-    alice = chain.devnet.accounts[0].address.toLowerCase();
+    alice = defined(chain.devnet.accounts[0], 'chain.devnet.accounts[0]').address.toLowerCase();
   });
   after(() => chain.close());
 
@@ -44,7 +45,7 @@ describe('http: REST routes', () => {
     assert.deepEqual(answer.body, await listCollections(chain.ctx, {}));
     assert.equal(answer.body.as_of_block, chain.indexer.asOfBlock);
     assert.equal(answer.body.sync_state, 'live');
-    const [notes] = answer.body.collections;
+    const notes = defined(answer.body.collections[0], 'the notes collection');
     assert.equal(answer.body.collections.length, 1);
     assert.equal(notes.name, 'notes');
     assert.equal(notes.column, 'halfvec(4)');
@@ -79,7 +80,7 @@ describe('http: REST routes', () => {
       answer.body.results.map((r: { id: string }) => r.id),
       ['cat', 'dog'],
     );
-    const [cat] = answer.body.results;
+    const cat = defined(answer.body.results[0], 'the first result');
     assert.equal(cat.document, 'Cats purr.');
     assert.deepEqual(cat.attributes, { stars: { type: 'i32', value: 5 }, topic: { type: 'str', value: 'pets' } });
     assert.ok(cat.score > 0.99 && cat.score <= 1);
@@ -144,7 +145,7 @@ describe('http: REST routes', () => {
     assert.equal(byKey.status, 200);
     assert.equal(byKey.body.entity.id, 'cat');
 
-    const odd = NOTE_ENTITIES[3];
+    const odd = defined(NOTE_ENTITIES[3], 'NOTE_ENTITIES[3]');
     const encoded = await call(
       url(`/v1/collections/notes/entities/${encodeURIComponent(odd.id)}?include_document=true`),
     );
@@ -172,7 +173,7 @@ describe('http: REST routes', () => {
       ['POST', '/v1/collections/nope/search'],
       ['POST', '/v1/collections/nope/count'],
       ['GET', '/v1/collections/nope/entities/cat'],
-    ]) {
+    ] as const) {
       const answer = await call(url(path), method === 'POST' ? { method, json: { vector: [1, 0, 0, 0] } } : { method });
       assertProblem(answer, 404, 'collection_not_found');
       assert.equal(answer.body.collection, 'nope');
@@ -296,7 +297,7 @@ describe('http: REST routes', () => {
       ['POST', '/v1/collections'],
       ['POST', '/v1/collections/notes/entities'],
       ['DELETE', '/v1/collections/notes/entities/cat'],
-    ]) {
+    ] as const) {
       assertProblem(
         await call(url(path), { method, json: method === 'POST' ? {} : undefined }),
         501,

@@ -17,6 +17,7 @@ import { search } from '../../src/service/index.ts';
 import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { type EmbedderFixture, startEmbedder, wordEmbedding } from '../helpers/embedder.ts';
 import { definitionArgs } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 const recorded: CollectionDefinition = {
   dim: 4,
@@ -53,7 +54,7 @@ describe('REST: collections and text writes', () => {
     await walletClient(devnet, 0).createEntity(definitionArgs('recorded', recorded));
     await walletClient(devnet, 0).createEntity(definitionArgs('three', threeDims));
     dir = await mkdtemp(join(tmpdir(), 'arkivector-text-'));
-    await writeFile(join(dir, 'key'), `${devnet.accounts[1].privateKey}\n`);
+    await writeFile(join(dir, 'key'), `${defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey}\n`);
     const node = (extra: string[]) =>
       startGateway(
         parseServeConfig(

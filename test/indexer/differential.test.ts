@@ -21,13 +21,14 @@ import { publicClient, rpcResult, startTestDevnet, walletClient } from '../helpe
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { mulberry32 } from '../../scripts/generators.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
+import { defined } from '../helpers/defined.ts';
 
 function rng(seed: number) {
   const next = mulberry32(seed);
   return {
     next,
     int: (n: number) => Math.floor(next() * n),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+    pick: <T>(items: readonly T[]): T => defined(items[Math.floor(next() * items.length)], 'a picked item'),
     chance: (p: number) => next() < p,
   };
 }
@@ -71,7 +72,8 @@ describe('indexer: differential against the devnet', () => {
     const reader = publicClient(devnet);
     const wallets = [0, 1, 2, 3].map((i) => walletClient(devnet, i));
     const [alice, bob, carol] = wallets;
-    const address = (i: number) => devnet.accounts[i].address.toLowerCase() as Hex;
+    assert.ok(alice && bob && carol, 'three writers');
+    const address = (i: number) => defined(devnet.accounts[i], 'devnet.accounts[i]').address.toLowerCase() as Hex;
     const definition = (name: string, def: CollectionDefinition | Uint8Array) =>
       def instanceof Uint8Array
         ? { ...encodeCollectionEntity(name, c2), payload: def, expiresIn: 100_000 }
@@ -186,7 +188,7 @@ describe('indexer: differential against the devnet', () => {
     const deadline = Date.now() + 20 * 60_000;
     for (let step = 0; ops < 2_000 && Date.now() < deadline && step < 4_000; step++) {
       const who = r.int(4);
-      const wallet = wallets[who];
+      const wallet = defined(wallets[who], `wallet ${who}`);
       const live = await liveVectors();
       const mine = live.filter((l) => l.owner === address(who));
       const roll = r.next();
@@ -197,7 +199,7 @@ describe('indexer: differential against the devnet', () => {
           try {
             const senders = [...new Set([r.int(4), r.int(4)])];
             for (const s of senders) {
-              const account = privateKeyToAccount(devnet.accounts[s].privateKey);
+              const account = privateKeyToAccount(defined(devnet.accounts[s], 'devnet.accounts[s]').privateKey);
               const creates: CreateOp[] = Array.from({ length: 1 + r.int(3) }, () => {
                 const c = randomCreate();
                 const strings = c.attributes
@@ -258,8 +260,11 @@ describe('indexer: differential against the devnet', () => {
           // c1, then hands it to a permitted writer; its newer last-modified block must not let it count or shadow.
           const c = randomCreate();
           const attributes = c.attributes.map((a) => (a.key === 'arkivector_collection' ? { ...a, value: 'c1' } : a));
-          const injected = (await wallets[3].createEntity({ ...c, attributes })).entityKey;
-          await wallets[3].changeOwnership({ entityKey: injected, newOwner: devnet.accounts[r.int(2)].address });
+          const injected = (await defined(wallets[3], 'wallets[3]').createEntity({ ...c, attributes })).entityKey;
+          await defined(wallets[3], 'wallets[3]').changeOwnership({
+            entityKey: injected,
+            newOwner: defined(devnet.accounts[r.int(2)], 'devnet.accounts[r.int(2)]').address,
+          });
           ops += 2;
         } else {
           const creates = Array.from({ length: r.int(4) }, randomCreate);
@@ -271,7 +276,12 @@ describe('indexer: differential against the devnet', () => {
           const movable = remaining.filter((m) => !deletes.some((d) => d.entityKey === m.key));
           const ownershipChanges =
             movable.length && r.chance(0.15)
-              ? [{ entityKey: r.pick(movable).key, newOwner: devnet.accounts[r.int(4)].address }]
+              ? [
+                  {
+                    entityKey: r.pick(movable).key,
+                    newOwner: defined(devnet.accounts[r.int(4)], 'devnet.accounts[r.int(4)]').address,
+                  },
+                ]
               : [];
           const count = creates.length + updates.length + deletes.length + extensions.length + ownershipChanges.length;
           if (creates.length + updates.length + deletes.length + extensions.length === 0) creates.push(randomCreate());
@@ -288,6 +298,7 @@ describe('indexer: differential against the devnet', () => {
     assert.ok(ops >= 2_000, `only ${ops} operations before the 20-minute safety bound`);
     assert.ok(reorgs > 0 && blocksChecked > 100, `reorgs ${reorgs}, blocks checked ${blocksChecked}`);
     const final = indexedCollections(indexer);
+    assert.ok(final.c1 && final.c2, 'c1 and c2 are indexed');
     assert.ok(Object.keys(final.c1.records).length > 0 && Object.keys(final.c2.records).length > 0);
     assert.ok(final.c1.rejected + final.c2.rejected > 0, 'hostile entities were rejected');
     assert.ok(final.c1.shadowed + final.c2.shadowed > 0, 'duplicate ids were shadowed');

@@ -23,6 +23,7 @@ import { engineStores } from '../../src/engine/storeFactory.ts';
 import { rpcResult, startTestDevnet } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { attributes, sendStorageTx } from '../helpers/rawWriter.ts';
+import { defined } from '../helpers/defined.ts';
 
 const LONG = process.env.ARKIVECTOR_FUZZ === 'long';
 const ENTITIES = LONG ? 10_000 : 400;
@@ -115,7 +116,9 @@ async function createdKeys(devnet: Devnet, txHash: Hex): Promise<Hex[]> {
     txHash,
   ]);
   assert.equal(receipt.status, '0x1', 'a storage transaction of the fuzz writer failed');
-  return receipt.logs.filter((l) => l.topics[0] === ARKIV_TOPICS.created).map((l) => l.topics[1]);
+  return receipt.logs
+    .filter((l) => l.topics[0] === ARKIV_TOPICS.created)
+    .map((l) => defined(l.topics[1], 'the entity key of a Created log'));
 }
 
 describe('indexer: hostile entities fuzz', () => {
@@ -149,7 +152,7 @@ describe('indexer: hostile entities fuzz', () => {
   });
 
   test(`${ENTITIES} generated hostile entities: a tailing and a bootstrapped indexer equal the oracle`, async () => {
-    const address = (i: number) => devnet.accounts[i].address.toLowerCase() as Hex;
+    const address = (i: number) => defined(devnet.accounts[i], 'devnet.accounts[i]').address.toLowerCase() as Hex;
     const definition = (name: string, def: CollectionDefinition) => ({
       btl: 1_000_000n,
       contentType: COLLECTION_CONTENT_TYPE,
@@ -188,7 +191,7 @@ describe('indexer: hostile entities fuzz', () => {
         );
         keysBySender.set(
           sender,
-          keys.map((key, i) => ({ key, h: mine[i] })),
+          keys.map((key, i) => ({ key, h: defined(mine[i], `hostile entity ${i}`) })),
         );
         stats.txs++;
       }
@@ -222,6 +225,7 @@ describe('indexer: hostile entities fuzz', () => {
     const at = tailing.asOfBlock!;
     assert.equal(fresh.asOfBlock, at);
     const expected = await expectedCollections(devnet, at);
+    assert.ok(expected.closed && expected.open, 'both collections are expected');
     assert.deepEqual(indexedCollections(tailing), expected, 'tailing indexer differs from the oracle');
     assert.deepEqual(indexedCollections(fresh), expected, 'bootstrapped indexer differs from the oracle');
     // the fuzz must have exercised both sides of every rule

@@ -20,6 +20,7 @@ import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { attributes, sendStorageTx } from '../helpers/rawWriter.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 const MiB = 1024 * 1024;
 const def: CollectionDefinition = {
@@ -135,8 +136,8 @@ describe('indexer: memory amplification', () => {
 
   test('a name that gains a definition later gets the vectors written before it, read from the chain', async () => {
     // A devnet without bombs: the oracle reads every payload.
-    await indexers[0].stop();
-    await indexers[1].stop();
+    await defined(indexers[0], 'indexers[0]').stop();
+    await defined(indexers[1], 'indexers[1]').stop();
     await transport.close();
     await devnet.stop();
     devnet = await startTestDevnet();

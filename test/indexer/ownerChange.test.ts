@@ -13,6 +13,7 @@ import type { ServiceContext } from '../../src/service/context.ts';
 import { describeCollection } from '../../src/service/view.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { definitionArgs } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 const def: CollectionDefinition = {
   dim: 4,
@@ -54,8 +55,8 @@ describe('indexer: a name passing to another owner', () => {
     });
     indexer.start();
     assert.ok(await indexer.waitForBlock(devnet.headNumber, 30_000));
-    const alicesAddress = devnet.accounts[0].address.toLowerCase();
-    const mallorysAddress = devnet.accounts[2].address.toLowerCase();
+    const alicesAddress = defined(devnet.accounts[0], 'devnet.accounts[0]').address.toLowerCase();
+    const mallorysAddress = defined(devnet.accounts[2], 'devnet.accounts[2]').address.toLowerCase();
     const first = indexer.collections.get('shared')!;
     assert.equal(first.owner, alicesAddress);
     assert.equal(first.conflicts.length, 1);

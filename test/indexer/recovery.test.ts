@@ -18,6 +18,7 @@ import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { definitionArgs, stateReached, vectorArgs } from '../helpers/writes.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
+import { defined } from '../helpers/defined.ts';
 
 const notes: CollectionDefinition = {
   dim: 4,
@@ -107,7 +108,11 @@ describe('indexer: recovery and options', () => {
     assert.equal(to, from - 3);
     assert.equal(indexer.counters.reorgs, 1);
     assert.deepEqual(indexedCollections(indexer), await cleanAt(indexer.asOfBlock!));
-    assert.equal(indexedCollections(indexer).notes.records.r3, undefined, 'entities of dropped blocks are gone');
+    assert.equal(
+      defined(indexedCollections(indexer).notes, 'the notes collection').records.r3,
+      undefined,
+      'entities of dropped blocks are gone',
+    );
     await indexer.stop();
   });
 
@@ -216,12 +221,14 @@ describe('indexer: recovery and options', () => {
     await bob.createEntity(vectorOf('pinned', 'p1', 1));
     const indexer = newIndexer({
       collections: ['notes', 'pinned'],
-      pinnedOwners: new Map([['pinned', devnet.accounts[1].address.toLowerCase() as Address]]),
+      pinnedOwners: new Map([
+        ['pinned', defined(devnet.accounts[1], 'devnet.accounts[1]').address.toLowerCase() as Address],
+      ]),
     });
     await synced(indexer);
     assert.deepEqual([...indexer.collections.keys()].sort(), ['notes', 'pinned']);
     const pinned = indexer.collections.get('pinned')!;
-    assert.equal(pinned.owner, devnet.accounts[1].address.toLowerCase());
+    assert.equal(pinned.owner, defined(devnet.accounts[1], 'devnet.accounts[1]').address.toLowerCase());
     assert.equal(pinned.definition.dim, 4);
     assert.equal(pinned.stats.live_entities, 1);
     await indexer.stop();

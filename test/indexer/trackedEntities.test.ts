@@ -35,12 +35,12 @@ test('journal: random blocks of sets and deletes roll back exactly, and an abort
       fc.array(op, { minLength: 1, maxLength: 6 }),
       fc.nat(),
       (blocks, partial, cut) => {
-        const mirror = new Map<Hex, number>();
+        const mirror = new Map<Hex, number | undefined>();
         const table = new TrackedEntities((previous, next) => {
           if (next) mirror.set(next.key, next.payload[0]);
           else if (previous) mirror.delete(previous.key);
         });
-        const states: Map<Hex, number>[] = [snapshot(table)];
+        const states: Map<Hex, number | undefined>[] = [snapshot(table)];
         blocks.forEach((ops, i) => {
           table.beginBlock(i + 1);
           for (const { key, version } of ops) table.set(key, version === undefined ? undefined : entity(key, version));

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { chunkText, contentSha, INGEST_CHUNK_MAX_CHARS } from '../../src/ingest/chunk.ts';
+import { defined } from '../helpers/defined.ts';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const word = fc.stringMatching(/^[A-Za-z]{1,12}$/);
@@ -56,8 +57,11 @@ describe('chunkText', () => {
     const chunks = chunkText(doc, { maxChars: 200, overlapChars: 40 });
     assert.ok(chunks.length > 3);
     for (let i = 1; i < chunks.length; i++) {
-      const head = chunks[i].text.slice(0, 15);
-      assert.ok(chunks[i - 1].text.includes(head), `chunk ${i} does not start with the end of chunk ${i - 1}`);
+      const head = defined(chunks[i], 'chunks[i]').text.slice(0, 15);
+      assert.ok(
+        defined(chunks[i - 1], 'chunks[i - 1]').text.includes(head),
+        `chunk ${i} does not start with the end of chunk ${i - 1}`,
+      );
     }
   });
 

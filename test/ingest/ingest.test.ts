@@ -27,6 +27,7 @@ import { publicClient, startTestDevnet } from '../helpers/devnet.ts';
 import { type EmbedderFixture, startEmbedder } from '../helpers/embedder.ts';
 import { expectedCollections } from '../helpers/indexerOracle.ts';
 import { minimalPdf } from './minimalPdf.ts';
+import { defined } from '../helpers/defined.ts';
 
 interface Run {
   code: number | null;
@@ -80,8 +81,8 @@ describe('arkivector ingest', () => {
     docs = join(dir, 'docs');
     await mkdir(join(docs, 'site'), { recursive: true });
     for (const [name, content] of Object.entries(FILES)) await writeFile(join(docs, name), content);
-    await writeFile(join(dir, 'key'), `${devnet.accounts[1].privateKey}\n`);
-    signer = privateKeyToAddress(devnet.accounts[1].privateKey as `0x${string}`);
+    await writeFile(join(dir, 'key'), `${defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey}\n`);
+    signer = privateKeyToAddress(defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey as `0x${string}`);
     gateway = await startGateway(
       parseServeConfig(
         [
@@ -302,7 +303,7 @@ describe('arkivector ingest', () => {
     };
     const nextLine = async (n: number) => {
       await until(() => lines.length >= n);
-      return JSON.parse(lines[n - 1]);
+      return JSON.parse(defined(lines[n - 1], 'lines[n - 1]'));
     };
     try {
       const first = await nextLine(1);

@@ -8,6 +8,7 @@ import { chunkText } from '../../src/ingest/chunk.ts';
 import { chunkId, INGEST_REFRESH_BLOCKS, planFile, planRemoval } from '../../src/ingest/plan.ts';
 import type { RemoteChunk } from '../../src/ingest/remote.ts';
 import { walk } from '../../src/ingest/walk.ts';
+import { defined } from '../helpers/defined.ts';
 
 const FAR = 10_000_000;
 
@@ -28,7 +29,7 @@ describe('planFile', () => {
       plan.updates.map((e) => e.id),
       ['a.md#1'],
     );
-    assert.equal(plan.updates[0].document, '# B\n\nTWO');
+    assert.equal(defined(plan.updates[0], 'plan.updates[0]').document, '# B\n\nTWO');
     assert.deepEqual(plan.creates, []);
     assert.deepEqual(plan.deletes, ['a.md#2']);
     assert.equal(plan.unchanged, 1);
@@ -39,7 +40,7 @@ describe('planFile', () => {
     assert.deepEqual(plan.creates[2], {
       id: 'dir/b.md#2',
       document: '# C\n\nthree',
-      attributes: { source: 'dir/b.md', chunk: 2, content_sha: chunkText(v1)[2].sha },
+      attributes: { source: 'dir/b.md', chunk: 2, content_sha: defined(chunkText(v1)[2], 'chunkText(v1)[2]').sha },
     });
   });
 
@@ -50,7 +51,9 @@ describe('planFile', () => {
   });
 
   test('an entity of the source under a foreign id is replaced', () => {
-    const remote = [{ id: 'other', chunk: 0, sha: chunkText(v1)[0].sha, expiresAtBlock: FAR }];
+    const remote = [
+      { id: 'other', chunk: 0, sha: defined(chunkText(v1)[0], 'chunkText(v1)[0]').sha, expiresAtBlock: FAR },
+    ];
     const plan = planFile('a.md', chunkText(v1).slice(0, 1), remote, 0);
     assert.deepEqual(
       plan.creates.map((e) => e.id),

@@ -9,6 +9,7 @@ import { createCollection, listCollections, upsert, type ServiceContext } from '
 import { ChainIndexer } from '../../indexer/indexer.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { stateReached } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 test('error: chain_unavailable for reads before any block and for writes while the RPC is down', async () => {
   const devnet = await startTestDevnet();
@@ -17,7 +18,7 @@ test('error: chain_unavailable for reads before any block and for writes while t
   const writer = createChainWriter({
     rpcUrl: devnet.url,
     chainId: devnet.chainId,
-    privateKey: devnet.accounts[0].privateKey,
+    privateKey: defined(devnet.accounts[0], 'devnet.accounts[0]').privateKey,
   });
   const ctx: ServiceContext = {
     indexer,
@@ -43,7 +44,11 @@ test('error: chain_unavailable for reads before any block and for writes while t
       upsert(ctx, { collection: 'memo', entities: [{ id: 'a', vector: [1, 0] }] }),
       (error: Error & { code?: string; status?: number }) => error.code === 'chain_unavailable' && error.status === 503,
     );
-    assert.equal((await listCollections(ctx)).collections[0].name, 'memo', 'an indexed node keeps answering reads');
+    assert.equal(
+      defined((await listCollections(ctx)).collections[0], '(await listCollections(ctx)).collections[0]').name,
+      'memo',
+      'an indexed node keeps answering reads',
+    );
   } finally {
     await indexer.stop();
     await transport.close();

@@ -16,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { devAccounts } from '../../src/devnet/accounts.ts';
 import { type EmbedderFixture, startEmbedder, wordEmbedding } from '../helpers/embedder.ts';
+import { defined } from '../helpers/defined.ts';
 
 type Problem = { code: string; status: number; detail: string; [k: string]: unknown };
 const ok = <T>(result: unknown) => {
@@ -58,7 +59,7 @@ async function startNode(args: string[], env: Record<string, string> = {}): Prom
   return { client, stderr: () => stderr };
 }
 
-const KEY = devAccounts(1)[0].privateKey;
+const KEY = defined(devAccounts(1)[0], 'devAccounts(1)[0]').privateKey;
 
 describe('agent memory over stdio, from an empty chain', () => {
   let dir: string;

@@ -21,6 +21,7 @@ import { decodeCursor, encodeCursor } from '../../src/service/listEntities.ts';
 import { LIST_PINNED_MAX } from '../../src/service/limits.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { vectorArgs } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 const MEMORIES: CollectionDefinition = {
   dim: 3,
@@ -103,8 +104,8 @@ describe('browse and forget memories (MCP and REST)', () => {
   before(async () => {
     devnet = await startTestDevnet();
     dir = await mkdtemp(join(tmpdir(), 'arkivector-browse-'));
-    await writeFile(join(dir, 'key'), `${devnet.accounts[1].privateKey}\n`);
-    signer = devnet.accounts[1].address.toLowerCase();
+    await writeFile(join(dir, 'key'), `${defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey}\n`);
+    signer = defined(devnet.accounts[1], 'devnet.accounts[1]').address.toLowerCase();
     gateway = await startGateway(
       parseServeConfig(
         ['--rpc', devnet.url, '--ws', devnet.wsUrl, '--http', '127.0.0.1:0', '--private-key-file', join(dir, 'key')],
@@ -162,7 +163,10 @@ describe('browse and forget memories (MCP and REST)', () => {
     const tool = tools.find((t) => t.name === 'arkivector_list_entities');
     assert.equal(tool?.annotations?.readOnlyHint, true);
     assert.ok(tool);
-    const limit = (tool.inputSchema.properties as Record<string, { minimum?: number; maximum?: number }>).limit;
+    const limit = defined(
+      (tool.inputSchema.properties as Record<string, { minimum?: number; maximum?: number }>).limit,
+      'the limit property',
+    );
     assert.equal(limit.minimum, 1);
     assert.equal(limit.maximum, 100);
   });
@@ -173,12 +177,12 @@ describe('browse and forget memories (MCP and REST)', () => {
     assert.equal(page.order, 'newest');
     assert.equal(page.entities.length, 3);
     assert.ok(page.next_cursor);
-    assert.ok(page.entities.every((e) => e.attributes.topic.value === 'trip' && typeof e.document === 'string'));
+    assert.ok(page.entities.every((e) => e.attributes.topic?.value === 'trip' && typeof e.document === 'string'));
     assert.deepEqual(page.entities, [...page.entities].sort(newestFirst));
     // The newest trip memory is the other writer's, written last.
-    assert.equal(page.entities[0].id, 'their-trip');
+    assert.equal(defined(page.entities[0], 'page.entities[0]').id, 'their-trip');
     const bare = await list({ where: trip, limit: 1 });
-    assert.equal(bare.entities[0].document, undefined);
+    assert.equal(defined(bare.entities[0], 'bare.entities[0]').document, undefined);
     const oldest = await list({ where: trip, limit: 2, order: 'oldest' });
     assert.deepEqual(
       oldest.entities.map((e) => e.id).sort(),
@@ -255,7 +259,7 @@ describe('browse and forget memories (MCP and REST)', () => {
     assert.equal(badJson.body.code, 'invalid_argument');
     const badLimit = await rest('limit=101');
     assert.equal(badLimit.status, 400);
-    assert.equal(badLimit.body.errors?.[0].path, 'limit');
+    assert.equal(defined(badLimit.body.errors?.[0], 'badLimit.body.errors?.[0]').path, 'limit');
   });
 
   test('forged, foreign and expired cursors are invalid_argument, never a crash', async () => {
@@ -273,7 +277,7 @@ describe('browse and forget memories (MCP and REST)', () => {
     for (const cursor of forged) {
       const p = problem(await call('arkivector_list_entities', { collection: 'memories', where: trip, cursor }));
       assert.equal(p.code, 'invalid_argument', cursor);
-      assert.equal(p.errors?.[0].path, 'cursor', cursor);
+      assert.equal(defined(p.errors?.[0], 'p.errors?.[0]').path, 'cursor', cursor);
     }
     // A cursor of one query does not continue another.
     const foreign = problem(

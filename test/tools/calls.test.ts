@@ -13,6 +13,7 @@ import { createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from '../..
 import { createRateLimiter, RateLimitedError } from '../../src/http/rateLimit.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
 import { assertProblem, call, captureLogger, startChain, type Chain } from '../http/fixture.ts';
+import { defined } from '../helpers/defined.ts';
 
 // Refusals come before the writer is used, so a node that has one only needs its address.
 const STUB_WRITER = { address: '0x0000000000000000000000000000000000000001' } as unknown as ServiceContext['writer'];
@@ -108,7 +109,7 @@ describe('tools: calls the caller got wrong', () => {
     const writer = createChainWriter({
       rpcUrl: chain.devnet.url,
       chainId: chain.devnet.chainId,
-      privateKey: chain.devnet.accounts[0].privateKey,
+      privateKey: defined(chain.devnet.accounts[0], 'chain.devnet.accounts[0]').privateKey,
     });
     const node = await chain.node({ ctx: { writer } });
     const client = await open(node.url);

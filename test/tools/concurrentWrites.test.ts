@@ -16,6 +16,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
 import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 const open: CollectionDefinition = {
   index: { m: 16, ef_construction: 64, ef_search: 40 },
@@ -53,7 +54,7 @@ describe('write daemon: concurrent writers through one signer', () => {
     devnet = await startTestDevnet();
     await walletClient(devnet, 0).createEntity(definitionArgs('crowd', open));
     dir = await mkdtemp(join(tmpdir(), 'arkivector-key-'));
-    await writeFile(join(dir, 'key'), `${devnet.accounts[1].privateKey}\n`);
+    await writeFile(join(dir, 'key'), `${defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey}\n`);
     const common = ['--rpc', devnet.url, '--http', '127.0.0.1:0', '--ws', devnet.wsUrl, '--min-block-timeout', '30'];
     writer = await startGateway(
       parseServeConfig([...common, '--private-key-file', join(dir, 'key')], {}),
@@ -130,6 +131,7 @@ describe('write daemon: concurrent writers through one signer', () => {
           arguments: { collection: 'crowd', entities: [{ id: 'raced', vector }], wait: 'none' },
         });
       const [first, second] = (await Promise.all([upsert(a, [1, 0, 0]), upsert(b, [0, 1, 0])])).map(outcome);
+      assert.ok(first && second, 'both upserts answered');
       const results = [first, second].map((o) => (o.value!.results as { key: string; op: string }[])[0]!);
       assert.deepEqual(
         results.map((r) => r.op),
@@ -155,7 +157,10 @@ describe('write daemon: concurrent writers through one signer', () => {
   test('an id of the entity-key form is invalid_argument before anything is signed', async () => {
     const client = await connect(writer.httpUrl!);
     try {
-      const nonce = await rpcResult<string>(devnet, 'eth_getTransactionCount', [devnet.accounts[1].address, 'pending']);
+      const nonce = await rpcResult<string>(devnet, 'eth_getTransactionCount', [
+        defined(devnet.accounts[1], 'devnet.accounts[1]').address,
+        'pending',
+      ]);
       const keyForm = `0x${'ab'.repeat(32)}`;
       const refused = outcome(
         await client.callTool({
@@ -164,7 +169,10 @@ describe('write daemon: concurrent writers through one signer', () => {
         }),
       );
       assert.equal(refused.problem?.code, 'invalid_argument');
-      const after = await rpcResult<string>(devnet, 'eth_getTransactionCount', [devnet.accounts[1].address, 'pending']);
+      const after = await rpcResult<string>(devnet, 'eth_getTransactionCount', [
+        defined(devnet.accounts[1], 'devnet.accounts[1]').address,
+        'pending',
+      ]);
       assert.equal(after, nonce, 'nothing was sent');
     } finally {
       await client.close();

@@ -11,6 +11,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { startEmbedder } from '../helpers/embedder.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 const kb: CollectionDefinition = {
   dim: 4,
@@ -124,9 +125,9 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
     assert.deepEqual(answer.keyword.find((g) => g.source === '/notes/cats.md')!.matches, [
       { chunk: 1, content: 'Cats purr when content.' },
     ]);
-    assert.equal(answer.semantic[0].source, '/notes/cats.md');
+    assert.equal(defined(answer.semantic[0], 'answer.semantic[0]').source, '/notes/cats.md');
     assert.deepEqual(
-      answer.semantic[0].matches.map((m) => m.chunk),
+      defined(answer.semantic[0], 'answer.semantic[0]').matches.map((m) => m.chunk),
       [1, 2],
     );
     assert.equal(

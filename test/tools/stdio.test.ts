@@ -16,6 +16,7 @@ import { DEMO_NOTE_ENTITIES, seedDemo } from '../../src/devnet/demo.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { startEmbedder } from '../helpers/embedder.ts';
+import { defined } from '../helpers/defined.ts';
 
 const problemOf = (result: CallToolResult) => {
   assert.equal(result.isError, true, JSON.stringify(result));
@@ -42,7 +43,7 @@ describe('MCP over stdio: arkivector serve --stdio', () => {
   before(async () => {
     devnet = await startTestDevnet();
     embedder = await startEmbedder();
-    await seedDemo(devnet.url, devnet.accounts[0].privateKey);
+    await seedDemo(devnet.url, defined(devnet.accounts[0], 'devnet.accounts[0]').privateKey);
     const recorded = { dim: 4, metric: 'cosine' as const, embedder: { model: 'another-model' } };
     await walletClient(devnet).createEntity({ ...encodeCollectionEntity('recorded', recorded), expiresIn: 100_000 });
     const transport = new StdioClientTransport({
@@ -94,9 +95,10 @@ describe('MCP over stdio: arkivector serve --stdio', () => {
       assert.ok((tool.description ?? '').length > 40, tool.name);
     }
     const search = tools.find((t) => t.name === 'arkivector_search')!;
-    const k = (
-      search.inputSchema.properties as Record<string, { minimum?: number; maximum?: number; default?: number }>
-    ).k;
+    const k = defined(
+      (search.inputSchema.properties as Record<string, { minimum?: number; maximum?: number; default?: number }>).k,
+      'the k property',
+    );
     assert.deepEqual([k.minimum, k.maximum, k.default], [1, 50, 10]);
     assert.ok((client.getInstructions() ?? '').includes('min_block'));
   });
@@ -115,7 +117,7 @@ describe('MCP over stdio: arkivector serve --stdio', () => {
         ['recorded', 4, 0],
       ],
     );
-    const text = (result.content as { text: string }[])[0].text;
+    const text = defined((result.content as { text: string }[])[0], '(result.content as { text: string }[])[0]').text;
     assert.equal(
       text,
       [
@@ -155,13 +157,19 @@ describe('MCP over stdio: arkivector serve --stdio', () => {
       answer.results.map((r) => r.id),
       ['cat', 'dog'],
     );
-    assert.ok(Math.abs(answer.results[0].distance - (1 - 1 / Math.sqrt(1.0025))) < 1e-3);
-    assert.ok(Math.abs(answer.results[0].score + answer.results[0].distance - 1) < 1e-9);
-    assert.deepEqual(answer.results[0].attributes, {
+    assert.ok(Math.abs(defined(answer.results[0], 'answer.results[0]').distance - (1 - 1 / Math.sqrt(1.0025))) < 1e-3);
+    assert.ok(
+      Math.abs(
+        defined(answer.results[0], 'answer.results[0]').score +
+          defined(answer.results[0], 'answer.results[0]').distance -
+          1,
+      ) < 1e-9,
+    );
+    assert.deepEqual(defined(answer.results[0], 'answer.results[0]').attributes, {
       stars: { type: 'i32', value: 5 },
       topic: { type: 'str', value: 'pets' },
     });
-    assert.equal(answer.results[0].document, 'Cats purr.');
+    assert.equal(defined(answer.results[0], 'answer.results[0]').document, 'Cats purr.');
     assert.equal(answer.open_collection, false);
     assert.equal(answer.sync_state, 'live');
     const text = (result.content[0] as { text: string }).text;
@@ -200,8 +208,8 @@ describe('MCP over stdio: arkivector serve --stdio', () => {
         arguments: { collection: 'notes', ref: 'fern', include_document: true },
       })) as CallToolResult,
     );
-    assert.equal(byId.entity.document, DEMO_NOTE_ENTITIES[2].document);
-    assert.equal(byId.entity.owner, devnet.accounts[0].address.toLowerCase());
+    assert.equal(byId.entity.document, defined(DEMO_NOTE_ENTITIES[2], 'DEMO_NOTE_ENTITIES[2]').document);
+    assert.equal(byId.entity.owner, defined(devnet.accounts[0], 'devnet.accounts[0]').address.toLowerCase());
     const byKey = structured<{ entity: { id: string; document?: string } }>(
       (await client.callTool({
         name: 'arkivector_get',
@@ -288,7 +296,7 @@ describe('MCP over stdio: no embedder configured', () => {
     const devnet = await startTestDevnet();
     const client = new Client({ name: 'arkivector-test', version: '1.0.0' });
     try {
-      await seedDemo(devnet.url, devnet.accounts[0].privateKey);
+      await seedDemo(devnet.url, defined(devnet.accounts[0], 'devnet.accounts[0]').privateKey);
       await client.connect(
         new StdioClientTransport({
           command: process.execPath,

@@ -14,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { seedDemo } from '../../src/devnet/demo.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
+import { defined } from '../helpers/defined.ts';
 
 /** A JSON-RPC relay to `target` that holds requests (but eth_chainId) until `release()`. */
 async function heldRelay(target: string): Promise<{ url: string; release(): void; server: Server }> {
@@ -43,7 +44,7 @@ describe('MCP over stdio: the first call after start', () => {
 
   before(async () => {
     devnet = await startTestDevnet();
-    await seedDemo(devnet.url, devnet.accounts[0].privateKey);
+    await seedDemo(devnet.url, defined(devnet.accounts[0], 'devnet.accounts[0]').privateKey);
     relay = await heldRelay(devnet.url);
     const transport = new StdioClientTransport({
       command: process.execPath,

@@ -17,6 +17,7 @@ import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
 import { KEEPALIVE_EXTEND_BLOCKS, keepDefinitionsAlive } from '../../src/service/index.ts';
 import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 const base = { index: { m: 16, ef_construction: 64, ef_search: 40 }, writers: [] as `0x${string}`[] };
 const open: CollectionDefinition = {
@@ -54,8 +55,8 @@ describe('write path: upsert, delete, create collection', () => {
     await walletClient(devnet, 0).createEntity(definitionArgs('private', closed));
     await walletClient(devnet, 2).createEntity(vectorArgs('shared', { id: 'theirs', vector: [0, 0, 1] }, open));
     dir = await mkdtemp(join(tmpdir(), 'arkivector-key-'));
-    await writeFile(join(dir, 'key'), `${devnet.accounts[1].privateKey}\n`);
-    signer = devnet.accounts[1].address.toLowerCase();
+    await writeFile(join(dir, 'key'), `${defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey}\n`);
+    signer = defined(devnet.accounts[1], 'devnet.accounts[1]').address.toLowerCase();
     const config = parseServeConfig(
       [
         '--rpc',
@@ -162,8 +163,13 @@ describe('write path: upsert, delete, create collection', () => {
       }),
     );
     assert.ok(found.as_of_block >= created.block_number);
-    assert.deepEqual([found.results[0].id, found.results[0].key], ['memory-1', created.results[0].key]);
-    const entity = await publicClient(devnet).getEntity(created.results[1].key as `0x${string}`);
+    assert.deepEqual(
+      [defined(found.results[0], 'found.results[0]').id, defined(found.results[0], 'found.results[0]').key],
+      ['memory-1', defined(created.results[0], 'created.results[0]').key],
+    );
+    const entity = await publicClient(devnet).getEntity(
+      defined(created.results[1], 'created.results[1]').key as `0x${string}`,
+    );
     assert.equal(entity.expiresAtBlock, BigInt(created.block_number + 86_400 / 2), 'ttl days: 1 = 43,200 blocks');
 
     const updated = ok<{ results: { id: string; key: string; op: string }[] }>(
@@ -182,7 +188,9 @@ describe('write path: upsert, delete, create collection', () => {
         },
       }),
     );
-    assert.deepEqual(updated.results, [{ id: 'memory-1', key: created.results[0].key, op: 'update' }]);
+    assert.deepEqual(updated.results, [
+      { id: 'memory-1', key: defined(created.results[0], 'created.results[0]').key, op: 'update' },
+    ]);
     const got = ok<{ entity: { document: string; attributes: Record<string, { value: unknown }> } }>(
       await client.callTool({
         name: 'arkivector_get',
@@ -190,11 +198,13 @@ describe('write path: upsert, delete, create collection', () => {
       }),
     );
     assert.equal(got.entity.document, 'The user prefers refunds by card.');
-    assert.equal(got.entity.attributes.stars.value, 4);
+    assert.equal(got.entity.attributes.stars?.value, 4);
   });
 
   test('upsert: the whole batch is validated before anything is signed', async () => {
-    const nonce = await publicClient(devnet).getTransactionCount({ address: devnet.accounts[1].address });
+    const nonce = await publicClient(devnet).getTransactionCount({
+      address: defined(devnet.accounts[1], 'devnet.accounts[1]').address,
+    });
     const call = async (args: Record<string, unknown>) =>
       problem(await client.callTool({ name: 'arkivector_upsert', arguments: { collection: 'shared', ...args } }));
     const dim = await call({
@@ -224,7 +234,7 @@ describe('write path: upsert, delete, create collection', () => {
     const conflict = await call({ entities: [{ id: 'theirs', vector: [1, 0, 0] }] });
     assert.deepEqual(
       [conflict.code, conflict.status, conflict.owner],
-      ['conflict', 409, devnet.accounts[2].address.toLowerCase()],
+      ['conflict', 409, defined(devnet.accounts[2], 'devnet.accounts[2]').address.toLowerCase()],
     );
     const closedWrite = problem(
       await client.callTool({
@@ -234,7 +244,9 @@ describe('write path: upsert, delete, create collection', () => {
     );
     assert.deepEqual([closedWrite.code, closedWrite.status], ['forbidden', 403]);
     assert.equal(
-      await publicClient(devnet).getTransactionCount({ address: devnet.accounts[1].address }),
+      await publicClient(devnet).getTransactionCount({
+        address: defined(devnet.accounts[1], 'devnet.accounts[1]').address,
+      }),
       nonce,
       'nothing was sent',
     );
@@ -249,7 +261,11 @@ describe('write path: upsert, delete, create collection', () => {
     );
     assert.equal(none.block_number, null);
     const receipt = await publicClient(devnet).waitForTransactionReceipt({ hash: none.tx_hashes[0] as `0x${string}` });
-    assert.equal(receipt.logs[0].topics[1], none.results[0].key, "the key computed from the hash is the chain's");
+    assert.equal(
+      defined(receipt.logs[0], 'receipt.logs[0]').topics[1],
+      defined(none.results[0], 'none.results[0]').key,
+      "the key computed from the hash is the chain's",
+    );
     const mined = ok<{ block_number: number }>(
       await client.callTool({
         name: 'arkivector_upsert',
@@ -305,7 +321,7 @@ describe('write path: upsert, delete, create collection', () => {
         arguments: { collection: 'shared', entities: [{ id: 'doomed', vector: [0, 0.5, 0.5] }] },
       }),
     );
-    const key = first.results[0].key as `0x${string}`;
+    const key = defined(first.results[0], 'first.results[0]').key as `0x${string}`;
     // Freeze the node's view, then delete the entity behind its back with the same key pair.
     await gateway.indexer.stop();
     try {
@@ -352,7 +368,11 @@ describe('write path: upsert, delete, create collection', () => {
     });
     assert.equal(upserted.status, 200, JSON.stringify(upserted.body));
     const search = await post('/v1/collections/made.here/search', { vector: [0, 0], k: 1 });
-    assert.equal((search.body.results as { distance: number }[])[0].distance, 5);
+    assert.equal(
+      defined((search.body.results as { distance: number }[])[0], '(search.body.results as { distance: number }[])[0]')
+        .distance,
+      5,
+    );
     const removed = await post('/v1/collections/made.here/entities/p', undefined, 'DELETE');
     assert.deepEqual([removed.status, removed.body.dry_run], [200, false]);
     const count = await post('/v1/collections/made.here/count', { min_block: removed.body.block_number });

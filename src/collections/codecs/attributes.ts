@@ -33,8 +33,8 @@ export const ATTRIBUTE_KIND: Readonly<Record<AttributeType, 'string' | 'numeric'
 };
 
 const F32_MAX = 3.4028234663852886e38;
-const f32View = new Float32Array(1);
-const u32View = new Uint32Array(f32View.buffer);
+// One scratch word reinterpreted through a DataView: its getters return numbers, never undefined.
+const f32Scratch = new DataView(new ArrayBuffer(4));
 
 /**
  * Whether a string is one of the declared attribute types.
@@ -63,17 +63,18 @@ function encodeF32(v: number): number {
   if (Number.isFinite(v) && Math.abs(Math.fround(v)) > F32_MAX) {
     throw new InvalidArgumentError(`f32 value ${v} is outside the binary32 range`);
   }
-  f32View[0] = v;
+  f32Scratch.setFloat32(0, v);
   // Canonicalize after rounding: tiny negatives such as -1e-50 also round to -0.
-  const b = u32View[0] === 0x80000000 ? 0 : u32View[0];
+  const rounded = f32Scratch.getUint32(0);
+  const b = rounded === 0x80000000 ? 0 : rounded;
   return b & 0x80000000 ? (b ^ 0xffffffff) >>> 0 : (b | 0x80000000) >>> 0;
 }
 
 /** Inverse of encodeF32. A stored 0x7FFFFFFF (another writer's -0) decodes to -0. */
 function decodeF32(stored: number): number {
   const b = stored & 0x80000000 ? (stored & 0x7fffffff) >>> 0 : (stored ^ 0xffffffff) >>> 0;
-  u32View[0] = b;
-  const v = f32View[0];
+  f32Scratch.setUint32(0, b);
+  const v = f32Scratch.getFloat32(0);
   if (Number.isNaN(v)) throw new InvalidArgumentError(`stored f32 ${stored} is NaN`);
   return v;
 }

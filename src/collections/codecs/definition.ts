@@ -244,7 +244,7 @@ function toIssues(error: z.ZodError): CodecIssue[] {
 }
 
 function lowerFirst(s: string): string {
-  return s.length > 0 ? s[0].toLowerCase() + s.slice(1) : s;
+  return s.charAt(0).toLowerCase() + s.slice(1);
 }
 
 function definitionError(issues: CodecIssue[]): InvalidCollectionDefinitionError {

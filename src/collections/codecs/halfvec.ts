@@ -111,7 +111,14 @@ export function floatToHalfBits(x: number, options: EncodeHalfOptions = {}): num
  * @example halfBitsToFloat(0x3c00) // 1
  */
 export function halfBitsToFloat(bits: number): number {
-  return HALF_TO_FLOAT32[bits & 0xffff];
+  return halfToFloat32(bits & 0xffff);
+}
+
+// The table has all 65,536 entries, so only a caller bug reaches the throw; the check keeps reads typed.
+function halfToFloat32(bits: number): number {
+  const value = HALF_TO_FLOAT32[bits];
+  if (value === undefined) throw new RangeError(`binary16 bits out of range: ${bits}`);
+  return value;
 }
 
 function checkDim(dim: number): void {
@@ -168,14 +175,16 @@ export function decodeHalfvec(bytes: Uint8Array): Float32Array {
 
 function readHalfvec(bytes: Uint8Array, offset: number, dim: number): Float32Array {
   const out = new Float32Array(dim);
+  // One view per vector, none per element; getUint16 throws RangeError rather than read past the end.
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i < dim; i++) {
-    const bits = bytes[offset + 2 * i] | (bytes[offset + 2 * i + 1] << 8);
+    const bits = view.getUint16(offset + 2 * i, true);
     if ((bits & 0x7c00) === 0x7c00) {
       throw new InvalidArgumentError(
         `vector element ${i} is not finite (binary16 0x${bits.toString(16).padStart(4, '0')})`,
       );
     }
-    out[i] = HALF_TO_FLOAT32[bits];
+    out[i] = halfToFloat32(bits);
   }
   return out;
 }
@@ -239,7 +248,7 @@ export function decodeVectorPayload(bytes: Uint8Array, expectedDim?: number): Ve
   if (bytes[1] !== VECTOR_ELEMENT_BINARY16) {
     throw new InvalidArgumentError(`unknown element type ${bytes[1]}, expected ${VECTOR_ELEMENT_BINARY16} (binary16)`);
   }
-  const dim = bytes[2] | (bytes[3] << 8);
+  const dim = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint16(2, true);
   checkDim(dim);
   if (expectedDim !== undefined && dim !== expectedDim)
     throw new DimensionMismatchError({ expected: expectedDim, got: dim });
