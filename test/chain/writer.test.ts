@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { createChainWriter } from '../../src/chain/writer.ts';
 import { emptyStorageOps } from '../../src/chain/storageTransaction.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
+import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 
 let devnet: Devnet;
@@ -44,7 +45,7 @@ test('writer: an RPC URL with credentials signs, sends and follows the receipt t
   const writer = createChainWriter({
     rpcUrl: proxyUrl,
     chainId: devnet.chainId,
-    privateKey: devnet.accounts[0].privateKey,
+    privateKey: defined(devnet.accounts[0], 'dev account 0').privateKey,
   });
   assert.ok((await writer.balance()) > 0n);
   const ops = emptyStorageOps();
