@@ -17,7 +17,7 @@ import { BIN_PATH } from './packageInfo.ts';
 import { assertPortFree } from './portCheck.ts';
 import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
-import { RATE_LIMIT_DEFAULT_PER_MINUTE } from './http/rateLimit.ts';
+import { defaultRateLimit } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
 import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
 import { ChainIndexer } from '../indexer/indexer.ts';
@@ -212,7 +212,7 @@ export async function startGateway(
         metrics,
         logger,
         mcp: { ctx, logger, observe: metrics.observeTool, compat: config.compat },
-        rateLimitPerMinute: config.rateLimitPerMinute ?? (access.loopback ? 0 : RATE_LIMIT_DEFAULT_PER_MINUTE),
+        rateLimitPerMinute: config.rateLimitPerMinute ?? defaultRateLimit(access),
       });
       const server = await serveHttp({ host: config.http.host, port: config.http.port, app });
       closers.push(() => server.close());

@@ -5,6 +5,13 @@ import { ArkivectorError } from '../errors.ts';
 
 /** Requests per minute per caller on a non-loopback bind unless `--rate-limit` says otherwise. */
 export const RATE_LIMIT_DEFAULT_PER_MINUTE = 600;
+
+/**
+ * The limit when `--rate-limit` is not given: off on a loopback bind (one local user), else the default.
+ * @example defaultRateLimit({ loopback: true }) // 0
+ */
+export const defaultRateLimit = (access: { loopback: boolean }): number =>
+  access.loopback ? 0 : RATE_LIMIT_DEFAULT_PER_MINUTE;
 /** Callers tracked at once; the least recently seen is forgotten beyond it (memory stays bounded). */
 export const RATE_LIMIT_MAX_CALLERS = 10_000;
 

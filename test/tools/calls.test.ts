@@ -10,7 +10,12 @@ import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/
 import { createChainWriter } from '../../src/chain/writer.ts';
 import { ArkivectorError, ERROR_STATUS, problemFor } from '../../src/errors.ts';
 import { createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from '../../src/http/index.ts';
-import { createRateLimiter, RateLimitedError } from '../../src/http/rateLimit.ts';
+import {
+  createRateLimiter,
+  defaultRateLimit,
+  RATE_LIMIT_DEFAULT_PER_MINUTE,
+  RateLimitedError,
+} from '../../src/http/rateLimit.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
 import { assertProblem, call, captureLogger, startChain, type Chain } from '../http/fixture.ts';
 import { defined } from '../helpers/defined.ts';
@@ -169,10 +174,19 @@ describe('tools: calls the caller got wrong', () => {
       await assert.rejects(client.listTools(), /429|rate/i);
       // Probes stay open for load balancers.
       assert.equal((await call(`${server.url}/healthz`)).status, 200);
+      assert.notEqual((await call(`${server.url}/readyz`)).status, 429, '/readyz is never limited');
       assert.deepEqual(lines, []);
     } finally {
       await server.close();
     }
+  });
+
+  test('the README default: --rate-limit off on a loopback bind, 600 per minute elsewhere', async () => {
+    const loopback = await loadAccessPolicy({ publicRead: true, host: '127.0.0.1' });
+    const exposed = await loadAccessPolicy({ publicRead: true, host: '0.0.0.0' });
+    assert.equal(defaultRateLimit(loopback), 0);
+    assert.equal(defaultRateLimit(exposed), 600);
+    assert.equal(RATE_LIMIT_DEFAULT_PER_MINUTE, 600);
   });
 
   test('createRateLimiter: refills with time, bounded burst, 0 is off', () => {
