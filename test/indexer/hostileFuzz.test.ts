@@ -4,7 +4,7 @@
 // closed collection, updates and deletes. Afterwards a tailing indexer and a freshly bootstrapped one must
 // both equal the independent oracle. Short mode in `npm test`; ARKIVECTOR_FUZZ=long sends ≥ 10,000.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Hex } from 'viem';
 import {
@@ -16,14 +16,12 @@ import {
 } from '../../src/collections/index.ts';
 import { ARKIV_TOPICS } from '../../src/chain/protocol.ts';
 import type { CreateOp } from '../../src/chain/storageTransaction.ts';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer } from '../../indexer/indexer.ts';
-import { engineStores } from '../../src/engine/storeFactory.ts';
-import { rpcResult, startTestDevnet } from '../helpers/devnet.ts';
+import { rpcResult } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { attributes, sendStorageTx } from '../helpers/rawWriter.ts';
 import { defined } from '../helpers/defined.ts';
+import { indexerHarness } from '../helpers/indexerHarness.ts';
 
 const LONG = process.env.ARKIVECTOR_FUZZ === 'long';
 const ENTITIES = LONG ? 10_000 : 400;
@@ -122,37 +120,12 @@ async function createdKeys(devnet: Devnet, txHash: Hex): Promise<Hex[]> {
 }
 
 describe('indexer: hostile entities fuzz', () => {
-  let devnet: Devnet;
-  let transport: RpcTransport;
-  const indexers: ChainIndexer[] = [];
-  const newIndexer = () => {
-    const indexer = new ChainIndexer({
-      transport,
-      stores: engineStores,
-      chainId: devnet.chainId,
-      blockTimeSeconds: 0.2,
-    });
-    indexers.push(indexer);
-    indexer.start();
-    return indexer;
-  };
-  const synced = async (indexer: ChainIndexer) => {
-    indexer.poke();
-    assert.ok(await indexer.waitForBlock(devnet.headNumber, 120_000), `indexer at ${indexer.asOfBlock}`);
-  };
-
-  before(async () => {
-    devnet = await startTestDevnet();
-    transport = createHttpTransport({ url: devnet.url });
-  });
-  after(async () => {
-    for (const indexer of indexers) await indexer.stop();
-    await transport.close();
-    await devnet.stop();
-  });
+  const harness = indexerHarness(120_000);
+  const { newIndexer, synced } = harness;
 
   test(`${ENTITIES} generated hostile entities: a tailing and a bootstrapped indexer equal the oracle`, async () => {
-    const address = (i: number) => defined(devnet.accounts[i], 'devnet.accounts[i]').address.toLowerCase() as Hex;
+    const address = (i: number) =>
+      defined(harness.devnet.accounts[i], 'harness.devnet.accounts[i]').address.toLowerCase() as Hex;
     const definition = (name: string, def: CollectionDefinition) => ({
       btl: 1_000_000n,
       contentType: COLLECTION_CONTENT_TYPE,
@@ -167,13 +140,13 @@ describe('indexer: hostile entities fuzz', () => {
       return answer.result;
     };
     ok(
-      await sendStorageTx(devnet, OWNER, {
+      await sendStorageTx(harness.devnet, OWNER, {
         creates: [definition('closed', { ...closed, writers: [address(WRITER)] })],
       }),
     );
-    ok(await sendStorageTx(devnet, STRANGER, { creates: [definition('open', open)] }));
+    ok(await sendStorageTx(harness.devnet, STRANGER, { creates: [definition('open', open)] }));
     // a stranger's later definition of "closed": a conflict, never the winner
-    ok(await sendStorageTx(devnet, STRANGER, { creates: [definition('closed', { ...closed, open: true })] }));
+    ok(await sendStorageTx(harness.devnet, STRANGER, { creates: [definition('closed', { ...closed, open: true })] }));
     const tailing = newIndexer();
     await synced(tailing);
 
@@ -186,8 +159,8 @@ describe('indexer: hostile entities fuzz', () => {
         const mine = chunk.filter((h) => h.sender === sender);
         if (!mine.length) continue;
         const keys = await createdKeys(
-          devnet,
-          ok(await sendStorageTx(devnet, sender, { creates: mine.map(createOf) })),
+          harness.devnet,
+          ok(await sendStorageTx(harness.devnet, sender, { creates: mine.map(createOf) })),
         );
         keysBySender.set(
           sender,
@@ -211,7 +184,7 @@ describe('indexer: hostile entities fuzz', () => {
           }));
         const deletes = staying.filter(({ h }) => h.later === 'delete').map(({ key }) => key);
         if (!ownerChanges.length && !updates.length && !deletes.length) continue;
-        ok(await sendStorageTx(devnet, sender, { ownerChanges, updates, deletes }));
+        ok(await sendStorageTx(harness.devnet, sender, { ownerChanges, updates, deletes }));
         stats.txs++;
         stats.transfers += ownerChanges.length;
         stats.updates += updates.length;
@@ -224,7 +197,7 @@ describe('indexer: hostile entities fuzz', () => {
     await synced(tailing);
     const at = tailing.asOfBlock!;
     assert.equal(fresh.asOfBlock, at);
-    const expected = await expectedCollections(devnet, at);
+    const expected = await expectedCollections(harness.devnet, at);
     assert.ok(expected.closed && expected.open, 'both collections are expected');
     assert.deepEqual(indexedCollections(tailing), expected, 'tailing indexer differs from the oracle');
     assert.deepEqual(indexedCollections(fresh), expected, 'bootstrapped indexer differs from the oracle');

@@ -13,6 +13,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer } from '../../indexer/indexer.ts';
 import { logProgress, type ProgressSink, ttyProgress } from '../../indexer/progress.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
+import { defined } from '../helpers/defined.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { definitionArgs, stateReached, vectorArgs } from '../helpers/writes.ts';
 
@@ -57,7 +58,8 @@ describe('indexer: progress from start to live', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  test('a fresh node: connecting, reading the collections at a block, entities read, bootstrap done, live', async () => {
+  /** Runs an indexer on the shared data dir until `live`, then stops it; what it reported, in order. */
+  const runToLive = async () => {
     const sink = recorder();
     const indexer = new ChainIndexer({
       transport,
@@ -70,30 +72,25 @@ describe('indexer: progress from start to live', () => {
     indexer.start();
     await stateReached(indexer, 'live', 30_000);
     await indexer.stop();
-    const phases = sink.events.filter((e) => e.startsWith('phase '));
+    return { events: sink.events, phases: sink.events.filter((e) => e.startsWith('phase ')) };
+  };
+
+  test('a fresh node: connecting, reading the collections at a block, entities read, bootstrap done, live', async () => {
+    const { events, phases } = await runToLive();
     assert.equal(phases[0], 'phase connecting to the chain');
     assert.equal(phases[1], 'phase loading the snapshot');
     assert.match(phases[2] ?? '', /^phase bootstrap: reading the collections at block \d+$/);
     assert.match(phases[3] ?? '', /^phase bootstrap done at block \d+; following the chain$/);
     // The definition and three vectors were read before the bootstrap was done.
-    const read = sink.events.slice(sink.events.indexOf(phases[2]!), sink.events.indexOf(phases[3]!));
+    const read = events.slice(
+      events.indexOf(defined(phases[2], 'bootstrap phase')),
+      events.indexOf(defined(phases[3], 'bootstrap done phase')),
+    );
     assert.ok(read.includes('bootstrap 4'), `entities read: ${read.join(', ')}`);
   });
 
   test('a restart: loading the snapshot, snapshot loaded at its block', async () => {
-    const sink = recorder();
-    const indexer = new ChainIndexer({
-      transport,
-      stores: engineStores,
-      chainId: devnet.chainId,
-      blockTimeSeconds: 0.2,
-      dataDir,
-      progress: sink,
-    });
-    indexer.start();
-    await stateReached(indexer, 'live', 30_000);
-    await indexer.stop();
-    const phases = sink.events.filter((e) => e.startsWith('phase '));
+    const { phases } = await runToLive();
     assert.deepEqual(phases.slice(0, 2), ['phase connecting to the chain', 'phase loading the snapshot']);
     assert.match(phases[2] ?? '', /^phase snapshot loaded at block \d+; following the chain from there$/);
     assert.ok(!phases.some((p) => p.includes('bootstrap')), `no bootstrap after a snapshot: ${phases.join(', ')}`);

@@ -1,0 +1,59 @@
+// A devnet with indexers following it, for the indexer suites that start several (tailing, bootstrapped later):
+// registers its own before/after hooks in the calling suite and stops everything it started.
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import type { Devnet } from '../../src/devnet/index.ts';
+import { engineStores } from '../../src/engine/storeFactory.ts';
+import { ChainIndexer } from '../../indexer/indexer.ts';
+import { startTestDevnet } from './devnet.ts';
+
+export interface IndexerHarness {
+  /** Set once the suite's `before` hook ran. */
+  readonly devnet: Devnet;
+  /** A new indexer on the devnet, started (stopped after the suite). */
+  newIndexer(): ChainIndexer;
+  /** Resolves once `indexer` has applied the devnet's head, failing after `syncTimeoutMs`. */
+  synced(indexer: ChainIndexer): Promise<void>;
+}
+
+export function indexerHarness(syncTimeoutMs: number): IndexerHarness {
+  let devnet: Devnet | undefined;
+  let transport: RpcTransport | undefined;
+  const indexers: ChainIndexer[] = [];
+  const started = () => {
+    assert.ok(devnet && transport, 'the harness is used inside its suite, after before()');
+    return { devnet, transport };
+  };
+  before(async () => {
+    devnet = await startTestDevnet();
+    transport = createHttpTransport({ url: devnet.url });
+  });
+  after(async () => {
+    for (const indexer of indexers) await indexer.stop();
+    await transport?.close();
+    await devnet?.stop();
+  });
+  return {
+    get devnet() {
+      return started().devnet;
+    },
+    newIndexer() {
+      const { devnet, transport } = started();
+      const indexer = new ChainIndexer({
+        transport,
+        stores: engineStores,
+        chainId: devnet.chainId,
+        blockTimeSeconds: 0.2,
+      });
+      indexers.push(indexer);
+      indexer.start();
+      return indexer;
+    },
+    async synced(indexer) {
+      const { devnet } = started();
+      indexer.poke();
+      assert.ok(await indexer.waitForBlock(devnet.headNumber, syncTimeoutMs), `indexer at ${indexer.asOfBlock}`);
+    },
+  };
+}
