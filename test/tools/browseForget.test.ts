@@ -18,7 +18,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
 import { batches, DELETES_PER_TX } from '../../src/service/delete.ts';
 import { decodeCursor, encodeCursor } from '../../src/service/listEntities.ts';
-import { LIST_PINNED_MAX } from '../../src/service/limits.ts';
+import { DELETE_BY_FILTER_MAX, LIST_PINNED_MAX } from '../../src/service/limits.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
@@ -398,6 +398,33 @@ describe('browse and forget memories (MCP and REST)', () => {
       await call('arkivector_count', { collection: 'bulk', min_block: real.block_number! }),
     );
     assert.equal(left.count, 0);
+  });
+
+  test(`a delete by filter removes at most ${DELETE_BY_FILTER_MAX} entities per call and says how many remain`, async () => {
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${gateway.httpUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.equal(response.status, 200, await response.clone().text());
+    };
+    await post('/v1/collections', { name: 'huge', ...MEMORIES });
+    const n = DELETE_BY_FILTER_MAX + 1;
+    for (let start = 0; start < n; start += 100)
+      await post('/v1/collections/huge/entities', {
+        wait: start + 100 >= n ? 'indexed' : 'receipt',
+        entities: Array.from({ length: Math.min(100, n - start) }, (_, i) => ({
+          id: `h${start + i}`,
+          vector: [1, (start + i) / n, 0],
+          attributes: { topic: 'old' },
+        })),
+      });
+    const dry = ok<Deleted>(await call('arkivector_delete', { collection: 'huge', where: "topic = 'old'" }));
+    assert.equal(dry.matched, n);
+    assert.equal(dry.results.length, DELETE_BY_FILTER_MAX);
+    assert.equal(dry.remaining, 1);
+    assert.equal(dry.transactions, Math.ceil(DELETE_BY_FILTER_MAX / DELETES_PER_TX));
   });
 
   test('after a reorg, a kept listing is not served: its cursor expires instead of showing dropped entities', async () => {
