@@ -290,6 +290,7 @@ export function connectionBanner(gateway: Gateway): string {
     );
   else lines.push(`Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId})`);
   if (gateway.httpUrl) {
+    const writes = gateway.ctx.writer !== undefined;
     // Security: the header names the variable, never a token.
     const auth = gateway.tokens ? ' --header "Authorization: Bearer $ARKIVECTOR_TOKEN"' : '';
     lines.push(
@@ -301,7 +302,13 @@ export function connectionBanner(gateway: Gateway): string {
       `  claude mcp add --transport http arkivector ${gateway.httpUrl}/mcp${auth}`,
       '',
       'Claude Desktop (claude_desktop_config.json), over stdio against the same chain:',
-      `  {"mcpServers": {"arkivector": {"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(BIN_PATH)}, "serve", "--stdio", "--rpc", ${JSON.stringify(redactUrl(gateway.rpc))}]}}}`,
+      `  {"mcpServers": {"arkivector": {"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(BIN_PATH)}, "serve", "--stdio", "--rpc", ${JSON.stringify(redactUrl(gateway.rpc))}]${writes ? ', "env": {"ARKIVECTOR_PRIVATE_KEY": "0x…"}' : ''}}}}`,
+      // Security: a placeholder, never the key. Without it the stdio node would be read-only while this one writes.
+      ...(writes
+        ? [
+            `  (put the signer's key in place of 0x…${gateway.devnet ? `; this devnet's funded account is ${gateway.ctx.writer?.address}` : ''}, or drop "env" for a read-only node)`,
+          ]
+        : []),
       // Security: the RPC URL may carry credentials (user:password, a key in the path or query); the
       // banner shows the redacted form, and says so when it differs.
       ...(redactUrl(gateway.rpc) === gateway.rpc.replace(/\/$/, '')

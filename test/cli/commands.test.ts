@@ -14,6 +14,7 @@ import { parseServeConfig } from '../../src/config.ts';
 import { connectionBanner, createLogger, startGateway } from '../../src/gateway.ts';
 import { hashSecret } from '../../src/http/index.ts';
 import { VERSION } from '../../src/packageInfo.ts';
+import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 
 /** Runs the checkout's `arkivector` to its exit (bounded: killed after 60 s, which fails the test). */
@@ -97,6 +98,33 @@ test('banner: a node following an RPC with tokens shows the token header and no 
     assert.match(banner, new RegExp(`Console:  ${gateway.httpUrl}/\\n`));
     assert.doesNotMatch(banner, /curl|notes|demo/);
     assert.doesNotMatch(banner, new RegExp(secret));
+    // No signer here: the stdio snippet stays read-only too.
+    assert.doesNotMatch(banner, /ARKIVECTOR_PRIVATE_KEY/);
+  } finally {
+    await gateway.close();
+    await devnet.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('banner: a node with a signer shows a stdio snippet with a key placeholder, never the key', async () => {
+  const devnet = await startTestDevnet();
+  const privateKey = defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey;
+  const dir = await mkdtemp(join(tmpdir(), 'arkivector-banner-'));
+  const keyFile = join(dir, 'signer.key');
+  await writeFile(keyFile, privateKey);
+  const config = parseServeConfig(['--rpc', devnet.url, '--http', '127.0.0.1:0', '--private-key-file', keyFile], {});
+  const gateway = await startGateway(config, createLogger('silent'));
+  try {
+    const banner = connectionBanner(gateway);
+    const snippet = defined(
+      banner.split('\n').find((line) => line.includes('"mcpServers"')),
+      'the Claude Desktop snippet',
+    );
+    const parsed = JSON.parse(snippet) as { mcpServers: { arkivector: { env?: Record<string, string> } } };
+    assert.deepEqual(parsed.mcpServers.arkivector.env, { ARKIVECTOR_PRIVATE_KEY: '0x…' });
+    assert.match(banner, /put the signer's key in place of 0x…/);
+    assert.doesNotMatch(banner, new RegExp(privateKey.slice(2)));
   } finally {
     await gateway.close();
     await devnet.stop();
