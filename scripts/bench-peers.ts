@@ -40,6 +40,8 @@ import { detectPostgres, runNative } from './peers/postgres.ts';
 
 /** A child that runs longer than this is killed (PGlite's 100k × 384 build takes ~6 min on an idle machine). */
 const CHILD_TIMEOUT_MS = 60 * 60_000;
+/** Time a stopped child gets to clean up (stop its PostgreSQL cluster) before SIGKILL. */
+const KILL_GRACE_MS = 90_000;
 /** Sizes beyond this would not fit PGlite's 32-bit WASM memory anyway. */
 const MAX_POINTS = 2_000_000;
 const MAX_DIM = 4000;
@@ -83,9 +85,12 @@ function runChild(system: SystemName, job: Job): Promise<ChildResult> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let answer: ChildResult | undefined;
+    let kill: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       log(`${system}: no answer after ${CHILD_TIMEOUT_MS / 60_000} min, stopping it`);
       proc.kill('SIGTERM');
+      // The native child stops its cluster on SIGTERM; one that cannot is killed outright.
+      kill = setTimeout(() => proc.kill('SIGKILL'), KILL_GRACE_MS);
     }, CHILD_TIMEOUT_MS);
     proc.on('message', (m) => {
       answer = m as ChildResult;
@@ -93,6 +98,7 @@ function runChild(system: SystemName, job: Job): Promise<ChildResult> {
     proc.on('error', reject);
     proc.on('exit', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(kill);
       if (answer !== undefined) resolve(answer);
       else reject(new Error(`${system} exited with ${signal ?? `code ${code}`} before answering`));
     });
