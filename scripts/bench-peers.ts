@@ -41,7 +41,7 @@ import { detectPostgres, runNative } from './peers/postgres.ts';
 /** A child that runs longer than this is killed (PGlite's 100k × 384 build takes ~6 min on an idle machine). */
 const CHILD_TIMEOUT_MS = 60 * 60_000;
 /** Time a stopped child gets to clean up (stop its PostgreSQL cluster) before SIGKILL. */
-const KILL_GRACE_MS = 90_000;
+const KILL_GRACE_MS = 150_000;
 /** Sizes beyond this would not fit PGlite's 32-bit WASM memory anyway. */
 const MAX_POINTS = 2_000_000;
 const MAX_DIM = 4000;
