@@ -98,17 +98,25 @@ function dueForProbe(memo: ProbeMemo): boolean {
   return true;
 }
 
-function toSlots(ctx: PlannerContext, labels: number[], distances: number[]): { slots: number[]; distances: number[] } {
-  const slots: number[] = [];
-  const dists: number[] = [];
+function toSlots(ctx: PlannerContext, labels: number[], distances: number[], mode: SearchMode): PlannedResult {
   const labelSlot = ctx.labelSlot;
+  // hnswlib's arrays are ours: map labels to slots in place, dropping the invisible ones.
+  let m = 0;
   for (let i = 0; i < labels.length; i++) {
-    const s = labels[i]! < labelSlot.length ? labelSlot[labels[i]!]! : -1;
+    const label = labels[i]!;
+    const s = label < labelSlot.length ? labelSlot[label]! : -1;
     if (s < 0) continue;
-    slots.push(s);
-    dists.push(distances[i]!);
+    labels[m] = s;
+    distances[m++] = distances[i]!;
   }
-  return { slots, distances: dists };
+  labels.length = m;
+  distances.length = m;
+  return { slots: labels, distances, mode };
+}
+
+function exact(ctx: PlannerContext, query: Float32Array, allowed: Int32Array | undefined, k: number): PlannedResult {
+  const res = exactTopK(ctx.ops, query, ctx.exact, allowed, k);
+  return { slots: res.slots, distances: res.distances, mode: 'exact' };
 }
 
 /**
@@ -132,19 +140,18 @@ export function plannedSearch(
   if (n === 0) return { slots: [], distances: [], mode: 'exact' };
 
   if (cond === undefined || cond.t === 'all') {
-    if (n <= exactThreshold(query.length))
-      return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' };
+    if (n <= exactThreshold(query.length)) return exact(ctx, query, undefined, k);
     const labelSlot = ctx.labelSlot;
     // Only while a block is half-applied does the graph hold labels to hide; otherwise no callback.
     const visible = ctx.pending ? (label: number) => label < labelSlot.length && labelSlot[label]! >= 0 : undefined;
     const want = Math.min(k, n);
     for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
       const hits = ctx.graph.search(query, k, Math.max(width, k), visible);
-      const res = toSlots(ctx, hits.labels, hits.distances);
-      if (res.slots.length >= want) return { ...res, mode: 'hnsw' };
+      const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
+      if (res.slots.length >= want) return res;
       if (width >= HNSW_MAX_WIDEN_EF) break;
     }
-    return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' };
+    return exact(ctx, query, undefined, k);
   }
 
   const predicate = buildPredicate(cond, ctx.rows);
@@ -160,7 +167,7 @@ export function plannedSearch(
   let allowed: Int32Array | undefined;
   if (est <= threshold || (cond.t === 'and' && est <= threshold * AND_ENUMERATE_FACTOR)) {
     allowed = allowedSlots(cond, ctx, predicate);
-    if (allowed.length <= threshold) return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' };
+    if (allowed.length <= threshold) return exact(ctx, query, allowed, k);
   }
   const passing = allowed?.length ?? est;
   const labelSlot = ctx.labelSlot;
@@ -179,7 +186,7 @@ export function plannedSearch(
     if (pass < Math.max(1, Math.floor(((probe * passing) / n) * PROBE_FAR_SHARE))) {
       memo.spread = 0;
       allowed ??= allowedSlots(cond, ctx, predicate);
-      return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' };
+      return exact(ctx, query, allowed, k);
     }
     memo.spread++;
   }
@@ -200,13 +207,13 @@ export function plannedSearch(
     const far = (calls * passing) / (n * Math.max(width, k)) > FAR_SPREAD;
     if (far && memo !== undefined) memo.spread = 0;
     if (far && passing <= rescueMax) break;
-    const res = toSlots(ctx, hits.labels, hits.distances);
+    const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
     // `passing` is an upper bound when not enumerated; hnswlib walks the whole reachable graph
     // before returning fewer than ef matches, so a short answer at the widest ef is the truth…
-    if (res.slots.length >= want && (!far || width >= HNSW_MAX_WIDEN_EF)) return { ...res, mode: 'hnsw' };
+    if (res.slots.length >= want && (!far || width >= HNSW_MAX_WIDEN_EF)) return res;
     if (width >= HNSW_MAX_WIDEN_EF) break;
   }
   // …except when the graph is disconnected around deleted nodes: the exact scan settles it.
   allowed ??= allowedSlots(cond, ctx, predicate);
-  return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' };
+  return exact(ctx, query, allowed, k);
 }
