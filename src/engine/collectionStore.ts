@@ -196,6 +196,7 @@ export class CollectionStore {
     const run = this.#queue.then(() => {
       this.#staged?.rollback();
       // Staging writes slab slots freed since the last block: hits still holding them copy first.
+      // Staging is the only writer of a live store's slab; any other (a compaction) must settle too.
       this.#pendingHits.settleAll();
       return stageBlock(this.#t, this.#def.dim, changes, {
         name: this.name,
