@@ -1,12 +1,18 @@
 // `npm run bench`: recall@10 and QPS of raw hnswlib-node, of arkivector's CollectionStore at equal
-// settings, and of an exact scan, unfiltered and filtered (50 / 10 / 1 / 0.1 % random selectivity, plus
-// an allowed set far from the query), with build rate and memory per vector (the store's whole RSS
-// growth: records are made per block and dropped after apply, as the indexer does). Synthetic
-// clustered data as in shared/reference/perf.md §1 (64-d latent Gaussian mixture, 16 centres, linear
-// map to d, noise, L2-normalised; base seed 1, query seed 2).
+// settings, and of an exact scan, unfiltered and filtered, with build rate and memory per vector (the
+// store's whole RSS growth: records are made per block and dropped after apply, as the indexer does).
+// Filter cases: random allowed sets (50 / 10 / 1 / 0.1 %), clustered ones (the allowed records sit in
+// a few of the data's clusters: ~50 % and ~10 %, queries from everywhere) and the far case (the ~10 %
+// clustered set, queries from the other clusters only). Each filtered row carries its QPS as a
+// ratio of the same system's unfiltered QPS at the same ef. Synthetic clustered data as in
+// shared/reference/perf.md §1 (64-d latent Gaussian mixture, 16 centres, linear map to d, noise,
+// L2-normalised; base seed 1, query seed 2).
 //
-// Usage: tsx scripts/bench.ts [--quick] [--out FILE] [--n N] [--dim D] [--queries Q]
-//   default 100k × 384 (minutes); --quick 20k × 128 (under a minute).
+// Usage: tsx scripts/bench.ts [--quick | --long] [--out FILE] [--n N] [--dim D] [--queries Q]
+//   default 100k × 384 (minutes); --quick 20k × 128 (seconds); --long 1M × 128, arkivector alone
+//   (build time, RSS per vector, QPS and recall at scale; ~15–25 min on 2 cores).
+// Unfiltered QPS of hnswlib-node and arkivector is measured side by side: rounds alternate between
+// the two and each keeps its best round, so load from other processes hits both alike.
 
 import { writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -31,9 +37,10 @@ const option = (name: string): string | undefined => {
   return i >= 0 ? argv[i + 1] : undefined;
 };
 const QUICK = flag('--quick');
-const N = Number(option('--n') ?? (QUICK ? 20000 : 100000));
-const DIM = Number(option('--dim') ?? (QUICK ? 128 : 384));
-const NQ = Number(option('--queries') ?? (QUICK ? 200 : 500));
+const LONG = flag('--long');
+const N = Number(option('--n') ?? (LONG ? 1_000_000 : QUICK ? 20000 : 100000));
+const DIM = Number(option('--dim') ?? (QUICK || LONG ? 128 : 384));
+const NQ = Number(option('--queries') ?? (QUICK || LONG ? 200 : 500));
 const OUT = option('--out');
 const EXACT_QUERIES = Math.min(NQ, QUICK ? 50 : 30);
 const EFS = [40, 64, 100, 128];
@@ -42,6 +49,12 @@ const K = 10;
 const M = 16;
 const EF_CONSTRUCTION = 64; // pgvector's default, as the engine uses for a definition without index params
 const WARMUP = 20;
+/** Side-by-side rounds per unfiltered ef (each system keeps its best). */
+const ROUNDS = QUICK ? 2 : 3;
+/** The built-in filter crawls most of the graph on narrow or far sets: fewer queries there. */
+const SLOW_QUERIES = 100;
+/** hnswlib ef at the default ef_search (40). */
+const DEFAULT_EF = Math.round(40 * EF_SEARCH_SCALE);
 
 // ---- helpers ----
 
@@ -99,6 +112,8 @@ function recallOf(got: ArrayLike<number>, truth: Int32Array): number {
   return hit / truth.length;
 }
 
+type CaseName = 'random' | 'clustered' | 'far';
+
 type Row = {
   system: 'arkivector' | 'hnswlib-node' | 'exact';
   n: number;
@@ -107,12 +122,26 @@ type Row = {
   selectivity: number;
   recall_at_10: number;
   qps: number;
-  case?: 'random' | 'far';
+  case?: CaseName;
+  /** Filtered rows: QPS ÷ the same system's unfiltered QPS at the same ef. */
+  vs_unfiltered?: number;
   ef_search?: number;
   search_modes?: Record<string, number>;
   build_s?: number;
   build_pts_per_s?: number;
   bytes_per_vector?: number;
+};
+
+/** One filter case: the `where` the store gets, the same test per base id, and the queries it runs. */
+type FilterCase = {
+  name: CaseName;
+  where: string;
+  allows: (i: number) => boolean;
+  /** Indexes into the query set. */
+  queryIds: number[];
+  allowed: Int32Array;
+  truth: Int32Array[];
+  slow: boolean;
 };
 
 /** Runs `fn` over the queries (after a warm-up) and returns QPS and mean recall. */
@@ -136,19 +165,25 @@ function measure(
   return { qps: queries.length / seconds, recall: r / queries.length };
 }
 
+const pct = (s: number): string => `${+(s * 100).toFixed(2)} %`;
+
 // ---- main ----
 
 async function main(): Promise<void> {
-  log(`arkivector bench: n=${N} dim=${DIM} queries=${NQ} (m=${M}, ef_construction=${EF_CONSTRUCTION}, k=${K})`);
+  log(
+    `arkivector bench: n=${N} dim=${DIM} queries=${NQ} (m=${M}, ef_construction=${EF_CONSTRUCTION}, k=${K})${LONG ? ' long mode: arkivector only' : ''}`,
+  );
   const rows: Row[] = [];
   const gen = generate(N, DIM, 1);
-  const queries = generate(NQ, DIM, 2).vectors;
+  const queryGen = generate(NQ, DIM, 2);
+  const queries = queryGen.vectors;
 
   // The vectors both systems index (halfvec-rounded, as the indexer decodes them) in one slab, for
   // ground truth and the raw build. Records are made per block, as the indexer hands them over, and
   // dropped after apply: the store's RSS delta is then everything it keeps per vector.
   const rand = mulberry32(7);
   const bucket = new Int32Array(N);
+  const cluster = Int32Array.from(gen.cluster);
   const slab = new Float32Array(N * DIM);
   const base: Float32Array[] = [];
   for (let i = 0; i < N; i++) {
@@ -180,32 +215,45 @@ async function main(): Promise<void> {
       vector: p.vector,
       halfvec: p.halfvec,
       document: '',
-      attributes: Object.assign(Object.create(null), { bucket: bucket[i]!, cluster: gen.cluster[i]! }),
+      attributes: Object.assign(Object.create(null), { bucket: bucket[i]!, cluster: cluster[i]! }),
     };
   };
 
-  // Ground truth, unfiltered and per filter.
+  // Ground truth, unfiltered and per filter case.
   const truthAll = groundTruth(exactSrc, queries, undefined, 'ground truth (unfiltered)');
-  const allowedBy = (pred: (i: number) => boolean): Int32Array => {
+  const allQueries = queries.map((_, i) => i);
+  const cases: FilterCase[] = [];
+  const addCase = (name: CaseName, where: string, allows: (i: number) => boolean, queryIds: number[]): void => {
     const out: number[] = [];
-    for (let i = 0; i < N; i++) if (pred(i)) out.push(i);
-    return Int32Array.from(out);
+    for (let i = 0; i < N; i++) if (allows(i)) out.push(i);
+    const allowed = Int32Array.from(out);
+    const qs = queryIds.map((q) => queries[q]!);
+    const truth = groundTruth(exactSrc, qs, allowed, `ground truth ${name} ${pct(allowed.length / N)}`);
+    cases.push({ name, where, allows, queryIds, allowed, truth, slow: name === 'far' || allowed.length / N < 0.05 });
   };
-  const filtered = SELECTIVITIES.map((s) => {
+  for (const s of SELECTIVITIES) {
     const limit = Math.round(s * 1000);
-    const allowed = allowedBy((i) => bucket[i]! < limit);
-    return { s, limit, allowed, truth: groundTruth(exactSrc, queries, allowed, `ground truth ${s * 100} %`) };
-  });
-  // Far: allowed = cluster 0, queries from other clusters.
-  const qCluster = generate(NQ, DIM, 2).cluster;
-  const farQueries = queries.filter((_, i) => qCluster[i] !== 0);
-  const farAllowed = allowedBy((i) => gen.cluster[i] === 0);
-  const farTruth = groundTruth(exactSrc, farQueries, farAllowed, 'ground truth (far)');
+    addCase('random', `bucket < ${limit}`, (i) => bucket[i]! < limit, allQueries);
+  }
+  // Clustered: whole clusters of the data (16 of them, ~6.25 % each), so most queries lie outside.
+  addCase('clustered', 'cluster < 8', (i) => cluster[i]! < 8, allQueries);
+  const near = (i: number): boolean => cluster[i]! < 2 && bucket[i]! < 800;
+  addCase('clustered', 'cluster < 2 && bucket < 800', near, allQueries);
+  // Far: the ~10 % clustered set, asked only from the other clusters.
+  addCase(
+    'far',
+    'cluster < 2 && bucket < 800',
+    near,
+    allQueries.filter((q) => queryGen.cluster[q]! >= 2),
+  );
+  const caseQueries = (c: FilterCase): Float32Array[] =>
+    c.queryIds.slice(0, c.slow ? SLOW_QUERIES : c.queryIds.length).map((q) => queries[q]!);
 
-  // ---- raw hnswlib-node ----
-  // Kept alive to the end so the engine's graph cannot reuse its freed pages (RSS deltas stay honest).
-  let keepAlive: unknown;
-  {
+  // ---- builds ----
+  // The raw index is kept alive to the end so the engine's graph cannot reuse its freed pages (RSS
+  // deltas stay honest), and so the two are queried side by side.
+  let raw: { index: InstanceType<typeof hnswlib.HierarchicalNSW>; buildS: number; bytes: number } | undefined;
+  if (!LONG) {
     const memBefore = rss();
     const index = new hnswlib.HierarchicalNSW('cosine', DIM);
     index.initIndex(N, M, EF_CONSTRUCTION, 100, true);
@@ -216,138 +264,120 @@ async function main(): Promise<void> {
     }
     const buildS = (performance.now() - t0) / 1000;
     const bytes = (rss() - memBefore) / N;
-    keepAlive = index;
+    raw = { index, buildS, bytes };
     log(`hnswlib-node build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s, ${Math.round(bytes)} B/vector`);
-    const buf = new Array<number>(DIM);
-    const knn = (q: Float32Array, filter?: (label: number) => boolean): number[] => {
-      for (let d = 0; d < DIM; d++) buf[d] = q[d]!;
-      return (filter === undefined ? index.searchKnn(buf, K) : index.searchKnn(buf, K, filter)).neighbors;
-    };
-    for (const ef of EFS) {
-      index.setEf(ef);
-      const r = measure(`hnswlib-node ef=${ef}`, queries, truthAll, (q) => knn(q));
+  }
+
+  const definition: CollectionDefinition = {
+    dim: DIM,
+    metric: 'cosine',
+    attributes: { bucket: 'i32', cluster: 'i32' },
+    open: true,
+    writers: [],
+    index: { m: M, ef_construction: EF_CONSTRUCTION, ef_search: 40 },
+  };
+  const memBefore = rss();
+  const store = new CollectionStore('bench', definition);
+  const BLOCK = 1000;
+  let buildMs = 0;
+  for (let i = 0; i < N; i += BLOCK) {
+    const block: VectorRecord[] = [];
+    for (let j = i; j < Math.min(N, i + BLOCK); j++) block.push(recordOf(j));
+    const t0 = performance.now();
+    await store.apply({ remove: [], upsert: block });
+    buildMs += performance.now() - t0;
+    progress('arkivector build', Math.min(N, i + BLOCK), N);
+  }
+  const buildS = buildMs / 1000;
+  // Records were made per block and not kept here, so this is all the store retains.
+  const bytes = (rss() - memBefore) / N;
+  log(`arkivector build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s, ${Math.round(bytes)} B/vector`);
+
+  // ---- unfiltered, side by side ----
+  const buf = new Array<number>(DIM);
+  const knn = (q: Float32Array, filter?: (label: number) => boolean): number[] => {
+    const index = raw!.index;
+    for (let d = 0; d < DIM; d++) buf[d] = q[d]!;
+    return (filter === undefined ? index.searchKnn(buf, K) : index.searchKnn(buf, K, filter)).neighbors;
+  };
+  const idOf = (res: ReturnType<CollectionStore['search']>): number[] => res.results.map((r) => Number(r.record.id));
+  const unfiltered = new Map<string, number>();
+  for (const ef of EFS) {
+    const efSearch = ef / EF_SEARCH_SCALE;
+    const modes: Record<string, number> = {};
+    let best = { qps: 0, recall: 0 };
+    let bestRaw = { qps: 0, recall: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      if (raw !== undefined) {
+        raw.index.setEf(ef);
+        const r = measure(`hnswlib-node ef=${ef}`, queries, truthAll, (q) => knn(q));
+        if (r.qps > bestRaw.qps) bestRaw = r;
+      }
+      const a = measure(`arkivector ef=${ef}`, queries, truthAll, (q) => {
+        const res = store.search({ vector: q, k: K, efSearch });
+        if (round === 0) modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
+        return idOf(res);
+      });
+      if (a.qps > best.qps) best = a;
+    }
+    if (raw !== undefined) {
+      unfiltered.set(`hnswlib-node ${ef}`, bestRaw.qps);
       rows.push({
         system: 'hnswlib-node',
         n: N,
         dim: DIM,
         ef,
         selectivity: 1,
-        recall_at_10: r.recall,
-        qps: r.qps,
-        build_s: buildS,
-        build_pts_per_s: N / buildS,
-        bytes_per_vector: bytes,
+        recall_at_10: bestRaw.recall,
+        qps: bestRaw.qps,
+        build_s: raw.buildS,
+        build_pts_per_s: N / raw.buildS,
+        bytes_per_vector: raw.bytes,
       });
     }
-    const defaultEf = Math.round(40 * EF_SEARCH_SCALE);
-    index.setEf(defaultEf);
-    for (const f of filtered) {
-      const nq = f.s >= 0.01 ? NQ : Math.min(NQ, 100); // the built-in filter walks most of the graph at 0.1 %
-      const r = measure(`hnswlib-node filter ${f.s * 100} %`, queries.slice(0, nq), f.truth, (q) =>
-        knn(q, (l) => bucket[l]! < f.limit),
-      );
-      rows.push({
-        system: 'hnswlib-node',
-        n: N,
-        dim: DIM,
-        ef: defaultEf,
-        selectivity: f.s,
-        case: 'random',
-        recall_at_10: r.recall,
-        qps: r.qps,
-      });
-    }
-    const clusterOf = gen.cluster;
-    const rf = measure('hnswlib-node filter far', farQueries.slice(0, 100), farTruth, (q) =>
-      knn(q, (l) => clusterOf[l] === 0),
-    );
+    unfiltered.set(`arkivector ${ef}`, best.qps);
     rows.push({
-      system: 'hnswlib-node',
+      system: 'arkivector',
       n: N,
       dim: DIM,
-      ef: defaultEf,
-      selectivity: farAllowed.length / N,
-      case: 'far',
-      recall_at_10: rf.recall,
-      qps: rf.qps,
+      ef,
+      ef_search: efSearch,
+      selectivity: 1,
+      recall_at_10: best.recall,
+      qps: best.qps,
+      search_modes: modes,
+      build_s: buildS,
+      build_pts_per_s: N / buildS,
+      bytes_per_vector: bytes,
     });
   }
 
-  // ---- arkivector ----
-  {
-    const definition: CollectionDefinition = {
-      dim: DIM,
-      metric: 'cosine',
-      attributes: { bucket: 'i32', cluster: 'i32' },
-      open: true,
-      writers: [],
-      index: { m: M, ef_construction: EF_CONSTRUCTION, ef_search: 40 },
-    };
-    const memBefore = rss();
-    const store = new CollectionStore('bench', definition);
-    const BLOCK = 1000;
-    let buildMs = 0;
-    for (let i = 0; i < N; i += BLOCK) {
-      const block: VectorRecord[] = [];
-      for (let j = i; j < Math.min(N, i + BLOCK); j++) block.push(recordOf(j));
-      const t0 = performance.now();
-      await store.apply({ remove: [], upsert: block });
-      buildMs += performance.now() - t0;
-      progress('arkivector build', Math.min(N, i + BLOCK), N);
-    }
-    const buildS = buildMs / 1000;
-    // Records were made per block and not kept here, so this is all the store retains.
-    const bytes = (rss() - memBefore) / N;
-    log(`arkivector build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s, ${Math.round(bytes)} B/vector`);
-    const idOf = (res: ReturnType<CollectionStore['search']>): number[] => res.results.map((r) => Number(r.record.id));
-    for (const ef of EFS) {
-      const efSearch = ef / EF_SEARCH_SCALE;
-      const modes: Record<string, number> = {};
-      const r = measure(`arkivector ef=${ef}`, queries, truthAll, (q) => {
-        const res = store.search({ vector: q, k: K, efSearch });
-        modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
-        return idOf(res);
-      });
+  // ---- filtered (default ef_search) ----
+  for (const c of cases) {
+    const qs = caseQueries(c);
+    const truth = c.truth.slice(0, qs.length);
+    const selectivity = c.allowed.length / N;
+    const tag = `${c.name} ${pct(selectivity)}`;
+    if (raw !== undefined) {
+      raw.index.setEf(DEFAULT_EF);
+      const allows = c.allows;
+      const r = measure(`hnswlib-node filter ${tag}`, qs, truth, (q) => knn(q, allows));
       rows.push({
-        system: 'arkivector',
+        system: 'hnswlib-node',
         n: N,
         dim: DIM,
-        ef,
-        ef_search: efSearch,
-        selectivity: 1,
+        ef: DEFAULT_EF,
+        selectivity,
+        case: c.name,
         recall_at_10: r.recall,
         qps: r.qps,
-        search_modes: modes,
-        build_s: buildS,
-        build_pts_per_s: N / buildS,
-        bytes_per_vector: bytes,
-      });
-    }
-    const defaultEf = Math.round(40 * EF_SEARCH_SCALE);
-    for (const f of filtered) {
-      const modes: Record<string, number> = {};
-      const where = `bucket < ${f.limit}`;
-      const r = measure(`arkivector filter ${f.s * 100} %`, queries, f.truth, (q) => {
-        const res = store.search({ vector: q, k: K, where });
-        modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
-        return idOf(res);
-      });
-      rows.push({
-        system: 'arkivector',
-        n: N,
-        dim: DIM,
-        ef: defaultEf,
-        ef_search: 40,
-        selectivity: f.s,
-        case: 'random',
-        recall_at_10: r.recall,
-        qps: r.qps,
-        search_modes: modes,
+        vs_unfiltered: r.qps / unfiltered.get(`hnswlib-node ${DEFAULT_EF}`)!,
       });
     }
     const modes: Record<string, number> = {};
-    const rf = measure('arkivector filter far', farQueries.slice(0, 100), farTruth, (q) => {
-      const res = store.search({ vector: q, k: K, filter: { eq: { cluster: 0 } } });
+    const where = c.where;
+    const a = measure(`arkivector filter ${tag}`, qs, truth, (q) => {
+      const res = store.search({ vector: q, k: K, where });
       modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
       return idOf(res);
     });
@@ -355,72 +385,80 @@ async function main(): Promise<void> {
       system: 'arkivector',
       n: N,
       dim: DIM,
-      ef: defaultEf,
+      ef: DEFAULT_EF,
       ef_search: 40,
-      selectivity: farAllowed.length / N,
-      case: 'far',
-      recall_at_10: rf.recall,
-      qps: rf.qps,
+      selectivity,
+      case: c.name,
+      recall_at_10: a.recall,
+      qps: a.qps,
+      vs_unfiltered: a.qps / unfiltered.get(`arkivector ${DEFAULT_EF}`)!,
       search_modes: modes,
     });
   }
 
   // ---- exact ----
-  {
+  if (!LONG) {
     const src = exactSrc;
+    const nq = EXACT_QUERIES;
     const r = measure(
       'exact',
-      queries.slice(0, EXACT_QUERIES),
+      queries.slice(0, nq),
       truthAll,
       (q) => exactTopK(METRIC_OPS.cosine, q, src, undefined, K).slots,
     );
     rows.push({ system: 'exact', n: N, dim: DIM, ef: null, selectivity: 1, recall_at_10: r.recall, qps: r.qps });
-    for (const f of filtered) {
-      const rf2 = measure(
-        `exact filter ${f.s * 100} %`,
-        queries.slice(0, EXACT_QUERIES),
-        f.truth,
-        (q) => exactTopK(METRIC_OPS.cosine, q, src, f.allowed, K).slots,
+    for (const c of cases) {
+      const qs = caseQueries(c).slice(0, nq);
+      const allowed = c.allowed;
+      const re = measure(
+        `exact filter ${c.name} ${pct(allowed.length / N)}`,
+        qs,
+        c.truth,
+        (q) => exactTopK(METRIC_OPS.cosine, q, src, allowed, K).slots,
       );
       rows.push({
         system: 'exact',
         n: N,
         dim: DIM,
         ef: null,
-        selectivity: f.s,
-        case: 'random',
-        recall_at_10: rf2.recall,
-        qps: rf2.qps,
+        selectivity: allowed.length / N,
+        case: c.name,
+        recall_at_10: re.recall,
+        qps: re.qps,
+        vs_unfiltered: re.qps / r.qps,
       });
     }
   }
 
-  void keepAlive;
-
   // ---- report ----
   const pad = (s: string, w: number): string => (s.length >= w ? s : s + ' '.repeat(w - s.length));
   const lines = [
-    `${pad('system', 13)}${pad('case', 8)}${pad('selectivity', 13)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 10)}modes`,
+    `${pad('system', 13)}${pad('case', 10)}${pad('selectivity', 13)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 9)}${pad('÷unfilt.', 10)}modes`,
   ];
   for (const r of rows) {
     lines.push(
-      `${pad(r.system, 13)}${pad(r.case ?? '-', 8)}${pad(r.selectivity === 1 ? '100 %' : `${+(r.selectivity * 100).toFixed(2)} %`, 13)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(Math.round(r.qps).toString(), 10)}${r.search_modes ? JSON.stringify(r.search_modes) : ''}`,
+      `${pad(r.system, 13)}${pad(r.case ?? '-', 10)}${pad(r.selectivity === 1 ? '100 %' : pct(r.selectivity), 13)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(Math.round(r.qps).toString(), 9)}${pad(r.vs_unfiltered === undefined ? '' : `${r.vs_unfiltered.toFixed(2)}×`, 10)}${r.search_modes ? JSON.stringify(r.search_modes) : ''}`,
     );
   }
-  const raw = rows.find((r) => r.system === 'hnswlib-node' && r.build_s !== undefined)!;
   const ark = rows.find((r) => r.system === 'arkivector' && r.build_s !== undefined)!;
   lines.push('');
-  lines.push(
-    `build: hnswlib-node ${Math.round(raw.build_pts_per_s!)} pts/s, arkivector ${Math.round(ark.build_pts_per_s!)} pts/s (${(ark.build_pts_per_s! / raw.build_pts_per_s!).toFixed(2)}×)`,
-  );
-  lines.push(
-    `memory per vector: hnswlib-node ${Math.round(raw.bytes_per_vector!)} B, arkivector ${Math.round(ark.bytes_per_vector!)} B (graph, vectors, records and indexes)`,
-  );
-  for (const ef of EFS) {
-    const a = rows.find((r) => r.system === 'arkivector' && r.ef === ef && r.selectivity === 1)!;
-    const h = rows.find((r) => r.system === 'hnswlib-node' && r.ef === ef && r.selectivity === 1)!;
+  if (raw !== undefined) {
     lines.push(
-      `ef=${ef}: arkivector/hnswlib-node QPS ${(a.qps / h.qps).toFixed(2)}× (recall ${a.recall_at_10.toFixed(3)} vs ${h.recall_at_10.toFixed(3)})`,
+      `build: hnswlib-node ${Math.round(N / raw.buildS)} pts/s, arkivector ${Math.round(ark.build_pts_per_s!)} pts/s (${(ark.build_pts_per_s! / (N / raw.buildS)).toFixed(2)}×)`,
+    );
+    lines.push(
+      `memory per vector: hnswlib-node ${Math.round(raw.bytes)} B, arkivector ${Math.round(ark.bytes_per_vector!)} B (graph, vectors, records and indexes)`,
+    );
+    for (const ef of EFS) {
+      const a = rows.find((r) => r.system === 'arkivector' && r.ef === ef && r.selectivity === 1)!;
+      const h = rows.find((r) => r.system === 'hnswlib-node' && r.ef === ef && r.selectivity === 1)!;
+      lines.push(
+        `ef=${ef}: arkivector/hnswlib-node QPS ${(a.qps / h.qps).toFixed(2)}× (recall ${a.recall_at_10.toFixed(3)} vs ${h.recall_at_10.toFixed(3)})`,
+      );
+    }
+  } else {
+    lines.push(
+      `build: arkivector ${buildS.toFixed(1)} s, ${Math.round(ark.build_pts_per_s!)} pts/s; RSS ${Math.round(bytes)} B per vector`,
     );
   }
   console.log(lines.join('\n'));

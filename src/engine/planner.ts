@@ -8,7 +8,11 @@
 //   2. Few pass (≤ exactThreshold(dim), ~1M multiply-adds, and ≤ √(2 · ef · n), where the graph's
 //      ~ef·n/passing filtered steps start to cost less) → enumerate them and scan exactly. For an
 //      AND whose bound is up to 4× that, enumerate too: the true count is often far lower.
-//   3. If the exact scan would still be affordable (passing ≤ 8× the threshold), probe first: an
+//   3. A broad set (≥ 5 % pass, and ≤ 1000 neighbours needed): one unfiltered graph search of
+//      2k / share neighbours (at least ef wide), filtered afterwards. Enough pass → that is the answer
+//      (`hnsw`); none pass and the scan is affordable → the set lies away from the query: exact; some
+//      → step 5 (this search stands in for the probe of step 4).
+//   4. If the exact scan would still be affordable (passing ≤ 8× the threshold), probe first: an
 //      unfiltered graph search of a few dozen neighbours, sized so that ~4 of them should pass when
 //      the allowed set is spread like the data. None pass → the set lies away from the query, where
 //      the filtered walk below would crawl the graph for tens of milliseconds to reach it: enumerate
@@ -16,10 +20,12 @@
 //      walk; a spread set misread as far (~2 %) only costs a scan the rescue rule would accept anyway.
 //      A filter (the same compiled Cond, i.e. a repeated `where`) found spread by 8 probes in a row is
 //      then probed only every 8th query, until a probe or the walk finds it far again: random filters
-//      keep ~1 % of the probe's cost, and a far query that slips through is still caught by step 5.
-//   4. Otherwise search the graph with the filter applied during traversal. If it returns fewer than
-//      min(k, passing), widen ef ×4 up to HNSW_MAX_WIDEN_EF, then fall back to exact.
-//   5. The traversal filter collapses when the allowed set lies away from the query (recall 0.71–0.89
+//      keep ~1 % of the probe's cost, and a far query that slips through is still caught by step 6.
+//   5. Otherwise search the graph with the filter applied during traversal, at a width scaled down
+//      by the share that passes (2 · ef · share, between 2k and ef: the walk stops after that many
+//      passing nodes, so its work grows like width / share). If it returns fewer than min(k, passing),
+//      widen ×4 up to HNSW_MAX_WIDEN_EF, then fall back to exact.
+//   6. The traversal filter collapses when the allowed set lies away from the query (recall 0.71–0.89
 //      in perf.md), and it shows: the filter is consulted far more often per result than for an
 //      allowed set spread like the data. Then, if the exact scan is affordable (≤ 8× the threshold)
 //      or would have cost no more than the calls already made, the answer is recomputed exactly;
@@ -51,29 +57,38 @@ export type PlannerContext = IndexSource & {
 
 export type PlannedResult = { slots: number[]; distances: number[]; mode: SearchMode };
 
-/** Rescue rule of step 5: filter calls ≥ passing × this → recompute exactly. */
+/** Rescue rule of step 6: filter calls ≥ passing × this → recompute exactly. */
 const RESCUE_CALLS_PER_ALLOWED = 0.5;
 /**
- * Step 5: filter calls × selectivity / ef above this marks an allowed set away from the query
+ * Step 6: filter calls × selectivity / ef above this marks an allowed set away from the query
  * (random filters measure 1–3; perf.md's anti-correlated case 49).
  */
 const FAR_SPREAD = 5;
-/** Step 5: such a set is rescanned exactly up to this many times the exact threshold, else ef widens. */
+/** Step 6: such a set is rescanned exactly up to this many times the exact threshold, else ef widens. */
 const FAR_RESCUE_FACTOR = 8;
 /** Step 2: relative cost of one filtered graph step vs one scanned vector, and the floor of the rule. */
 const GRAPH_STEP_COST = 2;
 const FILTERED_EXACT_MIN = 1000;
 /** Step 2: enumerate an AND whose bound is at most this many times the exact threshold. */
 const AND_ENUMERATE_FACTOR = 4;
-/** Step 3: allowed hits the probe expects from a spread set; below a quarter of that (i.e. none), it is far. */
+/** Step 4: allowed hits the probe expects from a spread set; below a quarter of that (i.e. none), it is far. */
 const PROBE_EXPECTED_HITS = 4;
 const PROBE_FAR_SHARE = 0.25;
-/** Step 3: the probe's size (k = ef), clamped: small sets would otherwise need hundreds of neighbours. */
+/** Step 4: the probe's size (k = ef), clamped: small sets would otherwise need hundreds of neighbours. */
 const PROBE_MIN = 16;
 const PROBE_MAX = 64;
-/** Step 3: spread verdicts in a row after which a filter is probed only every PROBE_EVERY-th query. */
+/** Step 4: spread verdicts in a row after which a filter is probed only every PROBE_EVERY-th query. */
 const PROBE_TRUST_RUN = 8;
 const PROBE_EVERY = 8;
+
+/** Step 3: filter after an unfiltered search when at least this share of the records passes… */
+const POST_FILTER_MIN_SHARE = 0.05;
+/** …oversampled so that this many times k neighbours should pass… */
+const POST_OVERSAMPLE = 2;
+/** …as long as that takes no more neighbours than this (else the filtered walk is cheaper). */
+const POST_FILTER_MAX = 1000;
+/** Step 5: the walk's width is ef × share × this, between 2k and ef. */
+const WALK_EF_SHARE_SCALE = 2;
 
 /** Per compiled filter: probes in a row that found it spread, and queries since its last probe. */
 type ProbeMemo = { spread: number; skipped: number };
@@ -98,17 +113,25 @@ function dueForProbe(memo: ProbeMemo): boolean {
   return true;
 }
 
-function toSlots(ctx: PlannerContext, labels: number[], distances: number[]): { slots: number[]; distances: number[] } {
-  const slots: number[] = [];
-  const dists: number[] = [];
+function toSlots(ctx: PlannerContext, labels: number[], distances: number[], mode: SearchMode): PlannedResult {
   const labelSlot = ctx.labelSlot;
+  // hnswlib's arrays are ours: map labels to slots in place, dropping the invisible ones.
+  let m = 0;
   for (let i = 0; i < labels.length; i++) {
-    const s = labels[i]! < labelSlot.length ? labelSlot[labels[i]!]! : -1;
+    const label = labels[i]!;
+    const s = label < labelSlot.length ? labelSlot[label]! : -1;
     if (s < 0) continue;
-    slots.push(s);
-    dists.push(distances[i]!);
+    labels[m] = s;
+    distances[m++] = distances[i]!;
   }
-  return { slots, distances: dists };
+  labels.length = m;
+  distances.length = m;
+  return { slots: labels, distances, mode };
+}
+
+function exact(ctx: PlannerContext, query: Float32Array, allowed: Int32Array | undefined, k: number): PlannedResult {
+  const res = exactTopK(ctx.ops, query, ctx.exact, allowed, k);
+  return { slots: res.slots, distances: res.distances, mode: 'exact' };
 }
 
 /**
@@ -132,19 +155,18 @@ export function plannedSearch(
   if (n === 0) return { slots: [], distances: [], mode: 'exact' };
 
   if (cond === undefined || cond.t === 'all') {
-    if (n <= exactThreshold(query.length))
-      return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' };
+    if (n <= exactThreshold(query.length)) return exact(ctx, query, undefined, k);
     const labelSlot = ctx.labelSlot;
     // Only while a block is half-applied does the graph hold labels to hide; otherwise no callback.
     const visible = ctx.pending ? (label: number) => label < labelSlot.length && labelSlot[label]! >= 0 : undefined;
     const want = Math.min(k, n);
     for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
       const hits = ctx.graph.search(query, k, Math.max(width, k), visible);
-      const res = toSlots(ctx, hits.labels, hits.distances);
-      if (res.slots.length >= want) return { ...res, mode: 'hnsw' };
+      const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
+      if (res.slots.length >= want) return res;
       if (width >= HNSW_MAX_WIDEN_EF) break;
     }
-    return { ...exactTopK(ctx.ops, query, ctx.exact, undefined, k), mode: 'exact' };
+    return exact(ctx, query, undefined, k);
   }
 
   const predicate = buildPredicate(cond, ctx.rows);
@@ -160,14 +182,48 @@ export function plannedSearch(
   let allowed: Int32Array | undefined;
   if (est <= threshold || (cond.t === 'and' && est <= threshold * AND_ENUMERATE_FACTOR)) {
     allowed = allowedSlots(cond, ctx, predicate);
-    if (allowed.length <= threshold) return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' };
+    if (allowed.length <= threshold) return exact(ctx, query, allowed, k);
   }
   const passing = allowed?.length ?? est;
   const labelSlot = ctx.labelSlot;
   const rescueMax = threshold * FAR_RESCUE_FACTOR;
 
+  const want = Math.min(k, passing);
+  const share = passing / n;
+
+  // Step 3: a broad set (a twentieth of the records or more) is searched without the filter,
+  // oversampled so that ~POST_OVERSAMPLE × k of the neighbours should pass, and the answer is
+  // filtered afterwards. The graph walk then costs what an unfiltered search costs, with no call
+  // into JS per visited node. Still `hnsw`: the graph answered, the filter only picked its results.
+  // This also serves as the probe: nothing passing means the set lies away from the query.
+  const oversample = Math.ceil((POST_OVERSAMPLE * k) / share);
+  let probed = false;
+  if (share >= POST_FILTER_MIN_SHARE && oversample <= POST_FILTER_MAX) {
+    const hits = ctx.graph.search(query, oversample, Math.max(ef, oversample));
+    const labels = hits.labels;
+    const distances = hits.distances;
+    let m = 0;
+    for (let i = 0; i < labels.length && m < k; i++) {
+      const label = labels[i]!;
+      const slot = label < labelSlot.length ? labelSlot[label]! : -1;
+      if (slot < 0 || !predicate(slot)) continue;
+      labels[m] = slot;
+      distances[m++] = distances[i]!;
+    }
+    if (m >= want) {
+      labels.length = m;
+      distances.length = m;
+      return { slots: labels, distances, mode: 'hnsw' };
+    }
+    if (m === 0 && passing <= rescueMax) {
+      allowed ??= allowedSlots(cond, ctx, predicate);
+      return exact(ctx, query, allowed, k);
+    }
+    probed = true;
+  }
+
   const memo = passing <= rescueMax ? memoOf(cond) : undefined;
-  if (memo !== undefined && dueForProbe(memo)) {
+  if (!probed && memo !== undefined && dueForProbe(memo)) {
     const probe = Math.min(PROBE_MAX, Math.max(PROBE_MIN, Math.ceil((PROBE_EXPECTED_HITS * n) / passing)));
     // Unfiltered, so cheap wherever the allowed set is; labels of a staged block simply do not count.
     const hits = ctx.graph.search(query, probe, probe);
@@ -179,7 +235,7 @@ export function plannedSearch(
     if (pass < Math.max(1, Math.floor(((probe * passing) / n) * PROBE_FAR_SHARE))) {
       memo.spread = 0;
       allowed ??= allowedSlots(cond, ctx, predicate);
-      return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' };
+      return exact(ctx, query, allowed, k);
     }
     memo.spread++;
   }
@@ -190,8 +246,11 @@ export function plannedSearch(
     const s = label < labelSlot.length ? labelSlot[label]! : -1;
     return s >= 0 && predicate(s);
   };
-  const want = Math.min(k, passing);
-  for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
+  // hnswlib's filtered walk stops once it holds `ef` passing nodes, so its work grows like
+  // ef / share: a width scaled down by the share (never below twice k) visits about as many nodes as
+  // an unfiltered search of width ef, at nearly the same recall (perf.md §2.7).
+  const walkEf = Math.min(ef, Math.max(2 * k, Math.ceil(ef * share * WALK_EF_SHARE_SCALE)));
+  for (let width = walkEf; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
     calls = 0;
     const hits = ctx.graph.search(query, k, Math.max(width, k), filter);
     if (calls >= passing * RESCUE_CALLS_PER_ALLOWED) break;
@@ -200,13 +259,13 @@ export function plannedSearch(
     const far = (calls * passing) / (n * Math.max(width, k)) > FAR_SPREAD;
     if (far && memo !== undefined) memo.spread = 0;
     if (far && passing <= rescueMax) break;
-    const res = toSlots(ctx, hits.labels, hits.distances);
+    const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
     // `passing` is an upper bound when not enumerated; hnswlib walks the whole reachable graph
     // before returning fewer than ef matches, so a short answer at the widest ef is the truth…
-    if (res.slots.length >= want && (!far || width >= HNSW_MAX_WIDEN_EF)) return { ...res, mode: 'hnsw' };
+    if (res.slots.length >= want && (!far || width >= HNSW_MAX_WIDEN_EF)) return res;
     if (width >= HNSW_MAX_WIDEN_EF) break;
   }
   // …except when the graph is disconnected around deleted nodes: the exact scan settles it.
   allowed ??= allowedSlots(cond, ctx, predicate);
-  return { ...exactTopK(ctx.ops, query, ctx.exact, allowed, k), mode: 'exact' };
+  return exact(ctx, query, allowed, k);
 }
