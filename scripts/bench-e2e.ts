@@ -22,6 +22,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { startDevnet } from '../src/devnet/index.ts';
 import { loadAutocannon } from './e2e/autocannon.ts';
+import { processCpuSeconds } from './e2e/cpu.ts';
 import { timeSequential, type LatencySummary } from './e2e/latency.ts';
 import { killChildren, type ServeProcess, spawnServe } from './e2e/serve.ts';
 import { clustered } from './generators.ts';
@@ -71,7 +72,12 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const asJson = (v: Float32Array) => Array.from(v, (x) => Number(x.toPrecision(8)));
 
 interface Row {
-  system: 'arkivector-rest' | 'arkivector-rest-baseline' | 'arkivector-mcp-http' | 'arkivector-mcp-stdio';
+  system:
+    | 'arkivector-rest'
+    | 'arkivector-rest-baseline'
+    | 'arkivector-mcp-http'
+    | 'arkivector-mcp-http-baseline'
+    | 'arkivector-mcp-stdio';
   n: number;
   dim: number;
   k: number;
@@ -82,6 +88,31 @@ interface Row {
   p50_ms: number;
   p90_ms: number;
   p99_ms: number;
+  /** The server process's CPU time (all threads) per request: its cost, whatever share of the cores it got. */
+  server_cpu_ms_per_request: number | null;
+}
+
+interface Target {
+  system: Row['system'];
+  base: string;
+  pid: number | undefined;
+}
+
+/** CPU milliseconds per request of `pid` while `run` makes `count(result)` requests. */
+async function withCpu<T>(
+  pid: number | undefined,
+  run: () => Promise<T>,
+  count: (result: T) => number,
+): Promise<{ result: T; cpuMsPerRequest: number | null }> {
+  const before = processCpuSeconds(pid);
+  const result = await run();
+  const after = processCpuSeconds(pid);
+  const requests = count(result);
+  return {
+    result,
+    cpuMsPerRequest:
+      before === undefined || after === undefined || requests === 0 ? null : ((after - before) * 1000) / requests,
+  };
 }
 
 async function json<T>(response: Response): Promise<T> {
@@ -166,7 +197,7 @@ async function waitIndexed(base: string, block: number): Promise<void> {
 }
 
 /** REST search load (autocannon) against each of `targets`, interleaved round by round. */
-async function benchRest(targets: { system: Row['system']; base: string }[], bodies: string[]): Promise<Row[]> {
+async function benchRest(targets: Target[], bodies: string[]): Promise<Row[]> {
   const autocannon = loadAutocannon(root, log);
   for (const { base } of targets) {
     const sample = await post<{ results: unknown[] }>(
@@ -196,9 +227,13 @@ async function benchRest(targets: { system: Row['system']; base: string }[], bod
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate the order, so neither system always runs right after the other's load.
     const ordered = round % 2 === 0 ? targets : [...targets].reverse();
-    for (const { system, base } of ordered) {
+    for (const { system, base, pid } of ordered) {
       log(`${system}: ${CONNECTIONS} connections for ${DURATION_S} s${ROUNDS > 1 ? ` (round ${round + 1})` : ''}`);
-      const result = await run(base, DURATION_S);
+      const { result, cpuMsPerRequest } = await withCpu(
+        pid,
+        () => run(base, DURATION_S),
+        (r) => r.requests.total,
+      );
       rows.push({
         system,
         n: N,
@@ -211,6 +246,7 @@ async function benchRest(targets: { system: Row['system']; base: string }[], bod
         p50_ms: result.latency.p50,
         p90_ms: result.latency.p90,
         p99_ms: result.latency.p99,
+        server_cpu_ms_per_request: cpuMsPerRequest,
       });
     }
   }
@@ -218,7 +254,12 @@ async function benchRest(targets: { system: Row['system']; base: string }[], bod
 }
 
 /** Sequential arkivector_search calls through the real MCP Client over `transport`. */
-async function benchMcp(system: Row['system'], client: Client, queries: number[][]): Promise<Row> {
+async function benchMcp(
+  system: Row['system'],
+  client: Client,
+  queries: number[][],
+  pid: number | undefined,
+): Promise<Row> {
   const call = async (i: number) => {
     const result = await client.callTool({
       name: 'arkivector_search',
@@ -228,7 +269,12 @@ async function benchMcp(system: Row['system'], client: Client, queries: number[]
     if (result.isError || hits !== K) throw new Error(`${system}: ${JSON.stringify(result.content).slice(0, 500)}`);
   };
   log(`${system}: ${WARMUP_CALLS} warm-up calls, then ${CALLS} sequential calls`);
-  const summary: LatencySummary = await timeSequential(call, CALLS, WARMUP_CALLS, MCP_PHASE_MS);
+  for (let i = 0; i < WARMUP_CALLS; i++) await call(i);
+  const { result: summary, cpuMsPerRequest } = await withCpu(
+    pid,
+    (): Promise<LatencySummary> => timeSequential(call, CALLS, 0, MCP_PHASE_MS),
+    (r) => r.calls,
+  );
   return {
     system,
     n: N,
@@ -241,6 +287,7 @@ async function benchMcp(system: Row['system'], client: Client, queries: number[]
     p50_ms: summary.p50_ms,
     p90_ms: summary.p90_ms,
     p99_ms: summary.p99_ms,
+    server_cpu_ms_per_request: cpuMsPerRequest,
   };
 }
 
@@ -290,24 +337,42 @@ try {
   await waitIndexed(serve.url, lastBlock);
   const queries = clustered(QUERIES, DIM, 2, { latent: 64 }).vectors.map(asJson);
 
-  if (SYSTEMS.has('rest')) {
-    const targets: { system: Row['system']; base: string }[] = [{ system: 'arkivector-rest', base: serve.url }];
-    if (BASELINE) {
-      // A read-only node of the other checkout, following the same chain.
-      const baseline = await spawnServe({ cwd: BASELINE, args: [...rpcArgs, '--http', '127.0.0.1:0'] });
-      servers.push(baseline);
-      await waitIndexed(baseline.url, lastBlock);
-      targets.push({ system: 'arkivector-rest-baseline', base: baseline.url });
+  // The node under test: the writer itself, or with --baseline a read-only node of this checkout started
+  // like the baseline's, so both index the chain the same way (bootstrap) and build the same graph.
+  let node = serve;
+  let baseline: ServeProcess | undefined;
+  if (BASELINE) {
+    for (const cwd of [root, BASELINE]) {
+      const started = await spawnServe({ cwd, args: [...rpcArgs, '--http', '127.0.0.1:0'] });
+      servers.push(started);
+      await waitIndexed(started.url, lastBlock);
+      if (cwd === root) node = started;
+      else baseline = started;
     }
+  }
+  if (SYSTEMS.has('rest')) {
+    const targets: Target[] = [{ system: 'arkivector-rest', base: node.url, pid: node.pid }];
+    if (baseline) targets.push({ system: 'arkivector-rest-baseline', base: baseline.url, pid: baseline.pid });
     const bodies = queries.map((vector) => JSON.stringify({ vector, k: K }));
     rows.push(...(await phase('rest', () => benchRest(targets, bodies))));
   }
   if (SYSTEMS.has('mcp-http')) {
-    const http = await connect(new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`)));
+    const targets: Target[] = [{ system: 'arkivector-mcp-http', base: node.url, pid: node.pid }];
+    if (baseline) targets.push({ system: 'arkivector-mcp-http-baseline', base: baseline.url, pid: baseline.pid });
+    const clients = await Promise.all(
+      targets.map(({ base }) => connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))),
+    );
     try {
-      rows.push(await phase('mcp-http', () => benchMcp('arkivector-mcp-http', http, queries)));
+      await phase('mcp-http', async () => {
+        for (let round = 0; round < (baseline ? ROUNDS : 1); round++)
+          for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
+            const target = targets[i];
+            const client = clients[i];
+            if (target && client) rows.push(await benchMcp(target.system, client, queries, target.pid));
+          }
+      });
     } finally {
-      await http.close();
+      for (const client of clients) await client.close();
     }
   }
   while (servers.length) await servers.pop()?.stop();
@@ -334,7 +399,7 @@ try {
         if (!listed.isError) break;
         if (round + 1 >= INDEX_WAIT_ROUNDS) throw new Error(`stdio node: ${JSON.stringify(listed.content)}`);
       }
-      rows.push(await benchMcp('arkivector-mcp-stdio', client, queries));
+      rows.push(await benchMcp('arkivector-mcp-stdio', client, queries, stdio.pid ?? undefined));
     } finally {
       await client.close();
       stdio = undefined;
@@ -358,13 +423,24 @@ console.table(
     'p50 ms': r.p50_ms.toFixed(2),
     'p90 ms': r.p90_ms.toFixed(2),
     'p99 ms': r.p99_ms.toFixed(2),
+    'server CPU ms/req': r.server_cpu_ms_per_request?.toFixed(3) ?? '-',
   })),
 );
 if (values.out) writeFileSync(values.out, `${JSON.stringify(rows, null, 2)}\n`);
 if (BASELINE) {
-  const rate = (system: Row['system']) => rows.filter((r) => r.system === system).map((r) => r.requests_per_s);
-  const after = rate('arkivector-rest');
-  const before = rate('arkivector-rest-baseline');
-  const ratios = after.map((a, i) => a / (before[i] ?? Number.NaN)).sort((a, b) => a - b);
-  log(`REST req/s, this checkout / baseline, per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+  const of = (system: Row['system'], read: (r: Row) => number | null) =>
+    rows.filter((r) => r.system === system).map((r) => read(r) ?? Number.NaN);
+  const ratios = (after: Row['system'], before: Row['system'], read: (r: Row) => number | null) =>
+    of(after, read)
+      .map((a, i) => (a / (of(before, read)[i] ?? Number.NaN)).toFixed(2))
+      .join(', ');
+  for (const [label, after, before] of [
+    ['REST', 'arkivector-rest', 'arkivector-rest-baseline'],
+    ['MCP over HTTP', 'arkivector-mcp-http', 'arkivector-mcp-http-baseline'],
+  ] as const) {
+    if (!of(after, (r) => r.requests_per_s).length) continue;
+    log(`${label}, this checkout / baseline, per round:`);
+    log(`  requests/s ${ratios(after, before, (r) => r.requests_per_s)}`);
+    log(`  server CPU ms per request ${ratios(after, before, (r) => r.server_cpu_ms_per_request)}`);
+  }
 }

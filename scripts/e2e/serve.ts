@@ -20,6 +20,7 @@ export function killChildren(): void {
 export interface ServeProcess {
   /** `http://127.0.0.1:PORT`. */
   url: string;
+  pid: number | undefined;
   /** The last 16 KiB of stderr (logs), for error messages. */
   stderrTail(): string;
   /** SIGTERM, then waits for the exit (SIGKILL after 30 s). */
@@ -69,6 +70,7 @@ export async function spawnServe(options: {
     child.stdout?.resume();
     return {
       url,
+      pid: child.pid,
       stderrTail: () => stderr,
       async stop() {
         if (child.exitCode === null && child.signalCode === null) {

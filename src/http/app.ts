@@ -71,6 +71,10 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array> {
     new ArkivectorError('payload_too_large', `request body over ${limit} bytes`, { meta: { limit_bytes: limit } });
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) throw tooLarge();
+  // A declared length bounds the body (Node's HTTP parser reads exactly that many bytes), so it can be
+  // read whole: @hono/node-server then reads the socket directly instead of building a web Request and
+  // a stream per request (about a tenth of a search request's CPU).
+  if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
