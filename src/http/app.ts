@@ -71,6 +71,10 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array> {
     new ArkivectorError('payload_too_large', `request body over ${limit} bytes`, { meta: { limit_bytes: limit } });
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) throw tooLarge();
+  // A declared length bounds the body (Node's HTTP parser reads exactly that many bytes), so it can be
+  // read whole: @hono/node-server then reads the socket directly instead of building a web Request and
+  // a stream per request (about a tenth of a search request's CPU).
+  if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await request.arrayBuffer());
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -88,13 +92,16 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
+// One decoder for every request: without `stream`, each decode() starts afresh, also after a failure.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** The JSON object of a POST body (empty body = `{}`); anything else is invalid_argument. */
 async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
   const bytes = await readBody(c.req.raw, MAX_REQUEST_BYTES);
   if (bytes.byteLength === 0) return {};
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    value = JSON.parse(utf8.decode(bytes));
   } catch (error) {
     const reason = error instanceof SyntaxError ? error.message : 'not UTF-8';
     throw new ArkivectorError('invalid_argument', `request body is not valid JSON: ${reason}`, {
@@ -388,8 +395,10 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
         authInfo: { token: '', clientId: grant.principal, scopes: [...grant.scopes] },
       });
       if (!wantsProgress || !response.body) {
-        // A JSON answer is complete once handleRequest resolves, so closing cannot cut it short.
-        await close();
+        // A JSON answer is complete once handleRequest resolves, so closing cannot cut it short. Closing
+        // after the pending microtasks lets the SDK retire the call's abort controller first; closed at
+        // once, it aborts it, and the abort's DOMException costs about 3 % of a call's CPU.
+        setImmediate(() => void close());
         return response;
       }
       // An SSE answer is still streaming: close when it ends (or the client goes away).

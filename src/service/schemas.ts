@@ -86,6 +86,22 @@ export const searchArgs = {
 export const searchSchema = z.object(searchArgs);
 export type SearchParameters = z.input<typeof searchSchema>;
 
+/**
+ * Exactly what searchArgs.vector accepts (an array of 1 to DIM_MAX numbers within ±QUERY_VALUE_MAX; NaN
+ * and infinities fail), checked in one loop: zod runs each element through its number schema, which
+ * cost about a twentieth of a search request's CPU at dim 384.
+ */
+export function isQueryVector(value: unknown): value is number[] {
+  if (!Array.isArray(value) || value.length < 1 || value.length > DIM_MAX) return false;
+  for (let i = 0; i < value.length; i++) {
+    const x: unknown = value[i];
+    if (typeof x !== 'number' || !(x >= -QUERY_VALUE_MAX && x <= QUERY_VALUE_MAX)) return false;
+  }
+  return true;
+}
+/** searchSchema with the vector checked by isQueryVector: same accepted inputs and output, for valid input only. */
+export const searchSchemaFast = searchSchema.extend({ vector: z.custom<number[]>(isQueryVector).optional() });
+
 export const getArgs = {
   collection: collectionArg,
   ref: z.string().min(1).max(REF_MAX_CHARS).describe('Entity id, or its 0x entity key'),

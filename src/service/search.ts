@@ -3,15 +3,15 @@
 import type { ServiceContext } from './context.ts';
 import { EmbedderNotConfiguredError, InvalidArgumentError } from './errors.ts';
 import { typedAttributes } from './render.ts';
-import { searchSchema, type SearchParameters, type SearchResult } from './schemas.ts';
+import { searchSchema, searchSchemaFast, type SearchParameters, type SearchResult } from './schemas.ts';
 import { textEmbedder } from './textEmbedder.ts';
-import { validate } from './validate.ts';
+import { validateFast } from './validate.ts';
 import { collectionIn, readView } from './view.ts';
 
 export type { SearchParameters, SearchResult };
 
 export async function search(ctx: ServiceContext, params: unknown): Promise<SearchResult> {
-  const args = validate(searchSchema, params);
+  const args = validateFast(searchSchemaFast, searchSchema, params);
   if (!args.vector && !args.text)
     throw new InvalidArgumentError('vector or text: one of them is required', [
       { path: 'vector', message: 'required when text is absent' },

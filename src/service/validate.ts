@@ -16,3 +16,12 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.outp
     errors,
   );
 }
+
+/**
+ * Validates with `fast`, a cheaper schema accepting exactly what `full` accepts; anything `fast`
+ * refuses is validated again with `full`, so errors keep `full`'s issues and paths.
+ */
+export function validateFast<S extends z.ZodType>(fast: z.ZodType<z.output<S>>, full: S, input: unknown): z.output<S> {
+  const parsed = fast.safeParse(input ?? {});
+  return parsed.success ? parsed.data : validate(full, input);
+}
