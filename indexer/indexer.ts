@@ -22,6 +22,7 @@ import { CollectionResolver, type PublishedCollection, type ResolverLogger } fro
 import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
 import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
 import { ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
+import { defined } from '../src/defined.ts';
 import { INDEXER_DEFAULTS } from './defaults.ts';
 import type { SyncState } from './syncState.ts';
 import { TrackedEntities, boundedEntity, classify, type TrackedEntity } from './trackedEntities.ts';
@@ -417,7 +418,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   async #initialize(target: number): Promise<void> {
     if (this.#options.dataDir) {
       this.#progress.phase('loading the snapshot');
-      if (await this.#loadSnapshot()) {
+      if (await this.#loadSnapshot(this.#options.dataDir)) {
         this.#progress.phase(`snapshot loaded at block ${this.#asOf}; following the chain from there`);
         return;
       }
@@ -485,7 +486,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
 
   /** Walks back to the newest block whose hash we applied and that is still canonical, and rolls back to it. */
   async #handleReorg(): Promise<void> {
-    const from = this.#asOf!;
+    const from = defined(this.#asOf, 'asOfBlock at a reorg');
     const known = [...this.#hashes.keys()].filter((n) => n <= from).sort((a, b) => b - a);
     let ancestor: number | undefined;
     for (let i = 0; i < known.length && ancestor === undefined; i += 32) {
@@ -499,7 +500,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       this.#logger.warn({ from, ancestor }, 'reorg deeper than the journal; rebuilding from the chain');
       const target = Math.max(0, (this.#head ?? from) - this.#options.confirmations);
       await this.#bootstrap(target);
-      this.emit('reorg', { from, to: this.#asOf! });
+      this.emit('reorg', { from, to: target });
       return;
     }
     this.#table.rollBackTo(ancestor);
@@ -511,8 +512,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.emit('reorg', { from, to: ancestor });
   }
 
-  async #loadSnapshot(): Promise<boolean> {
-    const dataDir = this.#options.dataDir!;
+  async #loadSnapshot(dataDir: string): Promise<boolean> {
     const started = Date.now();
     const meta = await readSnapshotMeta(dataDir);
     if (!meta) return false;
@@ -548,19 +548,16 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #snapshot(): Promise<void> {
+    const { dataDir } = this.#options;
+    const block = this.#asOf;
+    // Both callers check dataDir and asOfBlock first; the hash of asOfBlock is remembered whenever it is set.
+    if (!dataDir || block === undefined) return;
+    const hash = defined(this.#hashes.get(block), `hash of block ${block}`);
     const started = Date.now();
     const stores = new Map([...this.collections].map(([name, c]) => [name, c.store]));
-    await writeSnapshot(
-      this.#options.dataDir!,
-      { chainId: this.#options.chainId, block: this.#asOf!, hash: this.#hashes.get(this.#asOf!)! },
-      this.#table.values(),
-      stores,
-    );
-    this.#snapshotAt = this.#asOf;
+    await writeSnapshot(dataDir, { chainId: this.#options.chainId, block, hash }, this.#table.values(), stores);
+    this.#snapshotAt = block;
     this.counters.snapshotsWritten++;
-    this.#logger.info(
-      { block: this.#asOf, dir: join(this.#options.dataDir!, 'snapshot'), ms: Date.now() - started },
-      'snapshot written',
-    );
+    this.#logger.info({ block, dir: join(dataDir, 'snapshot'), ms: Date.now() - started }, 'snapshot written');
   }
 }

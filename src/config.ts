@@ -199,7 +199,7 @@ export function parseServeConfig(
     liveLag: check(intFlag('live-lag', 0, 100_000), str('live-lag') ?? INDEXER_DEFAULTS.liveLag),
     startBlock:
       startBlock === undefined ? undefined : check(intFlag('start-block', 0, Number.MAX_SAFE_INTEGER), startBlock),
-    embedder: embedderUrl ? { url: embedderUrl, model: embedderModel! } : undefined,
+    embedder: embedderUrl && embedderModel ? { url: embedderUrl, model: embedderModel } : undefined,
     tokensFile: str('tokens'),
     tokensEnv: env.ARKIVECTOR_TOKENS === '' ? undefined : env.ARKIVECTOR_TOKENS,
     publicRead: get('public-read') === true,

@@ -108,8 +108,9 @@ export async function startGateway(
   if (config.http) await assertPortFree(config.http.host, config.http.port);
   try {
     if (!rpc) {
-      devnet = await startEmbeddedDevnet(config);
-      closers.push(() => devnet!.stop());
+      const started = await startEmbeddedDevnet(config);
+      devnet = started;
+      closers.push(() => started.stop());
       rpc = devnet.url;
       logger.info(
         { rpc, chain_id: devnet.chainId, state: config.devnetState, head: devnet.headNumber },

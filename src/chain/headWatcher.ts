@@ -23,12 +23,13 @@ export function watchHeads(
   let timer: NodeJS.Timeout | undefined;
   const connect = () => {
     if (closed) return;
-    socket = new WebSocket(url);
-    socket.on('open', () => {
+    const current = new WebSocket(url);
+    socket = current;
+    current.on('open', () => {
       backoff = 500;
-      socket!.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+      current.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
     });
-    socket.on('message', (data) => {
+    current.on('message', (data) => {
       try {
         const message = JSON.parse(data.toString()) as {
           id?: number;
@@ -43,8 +44,10 @@ export function watchHeads(
         // not ours to judge: the poll loop reads the chain anyway
       }
     });
-    socket.on('error', (error) => logger?.debug({ ws: redactUrl(url), error: error.message }, 'newHeads socket error'));
-    socket.on('close', () => {
+    current.on('error', (error) =>
+      logger?.debug({ ws: redactUrl(url), error: error.message }, 'newHeads socket error'),
+    );
+    current.on('close', () => {
       if (closed) return;
       timer = setTimeout(connect, backoff);
       timer.unref();

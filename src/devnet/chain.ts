@@ -383,7 +383,8 @@ export class DevnetChain {
       let revertReason: string | undefined;
       if (tx.type === 'deposit') {
         for (const key of this.entities.expiringAt(number)) {
-          const entity = this.entities.get(key)!;
+          const entity = this.entities.get(key);
+          if (!entity) continue;
           this.entities.remove(key, number);
           logs.push(push({ topics: [ARKIV_TOPICS.expired, key, addressTopic(entity.owner)], data: key }));
         }

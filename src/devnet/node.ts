@@ -65,7 +65,7 @@ export interface DevnetEvents {
 
 type Params = unknown[];
 
-function readBlockTag(value: unknown, head: number): number | undefined {
+function readBlockTag(value: unknown, head: number): number {
   if (
     value === undefined ||
     value === null ||
@@ -500,7 +500,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
         const raw = (params[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown };
         const id = numberToHex(this.#nextFilterId++);
         const from =
-          raw.fromBlock === undefined || raw.fromBlock === 'latest' ? head + 1 : readBlockTag(raw.fromBlock, head)!;
+          raw.fromBlock === undefined || raw.fromBlock === 'latest' ? head + 1 : readBlockTag(raw.fromBlock, head);
         const to = raw.toBlock === undefined || raw.toBlock === 'latest' ? undefined : readBlockTag(raw.toBlock, head);
         this.#filters.set(id, {
           kind: 'logs',

@@ -33,7 +33,7 @@ const receiptTimeout = (ctx: ServiceContext) => ctx.receiptTimeoutMs ?? RECEIPT_
 /** The background half of a write the caller did not wait for: until indexed here, or failed. */
 async function indexedLater(ctx: ServiceContext, hash: Hex, block?: number): Promise<void> {
   try {
-    const mined = block ?? (await ctx.writer!.waitForReceipt(hash, receiptTimeout(ctx))).blockNumber;
+    const mined = block ?? (await requireWriter(ctx).waitForReceipt(hash, receiptTimeout(ctx))).blockNumber;
     ctx.indexer.poke?.();
     await ctx.indexer.waitForBlock(mined, ctx.minBlockTimeoutMs);
   } catch {
