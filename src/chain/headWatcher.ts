@@ -2,17 +2,19 @@
 // indexer at once instead of at its next poll. Polling stays the source of truth; this only cuts latency,
 // so failures just reconnect with backoff and never stop the node.
 import WebSocket from 'ws';
+import type { HeadWatch } from './source.ts';
 import { redactUrl } from './transport.ts';
 
-export interface HeadWatcher {
-  close(): void;
+export type HeadWatcher = HeadWatch;
+export interface HeadWatcherLogger {
+  debug(fields: Record<string, unknown>, message: string): void;
 }
 
 export function watchHeads(
   url: string,
   onHead: (blockNumber: number) => void,
   options: {
-    logger?: { debug(fields: Record<string, unknown>, message: string): void };
+    logger?: HeadWatcherLogger;
     onSubscribed?: () => void;
   } = {},
 ): HeadWatcher {

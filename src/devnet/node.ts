@@ -4,8 +4,12 @@
 import { EventEmitter } from 'node:events';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { hexToBytes, numberToHex, type Address, type Hex } from 'viem';
-import { ARKIV_ADDRESS } from '../chain/protocol.ts';
-import { StorageTxDecodeError, decodeStorageTransaction, validateStorageOps } from '../chain/storageTransaction.ts';
+import {
+  ARKIV_ADDRESS,
+  StorageTxDecodeError,
+  decodeStorageTransaction,
+  validateStorageOps,
+} from '../chain/v1/index.ts';
 import {
   BASE_FEE_PER_GAS,
   DevnetChain,

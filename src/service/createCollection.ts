@@ -10,8 +10,7 @@ import {
   type CollectionDefinition,
   type CollectionDefinitionInput,
 } from '../collections/index.ts';
-import { entityKey } from '../chain/protocol.ts';
-import { emptyStorageOps } from '../chain/storageTransaction.ts';
+import { emptyBatch } from '../chain/index.ts';
 import { defined } from '../defined.ts';
 import { embedderDimension } from '../embedder.ts';
 import type { ServiceContext } from './context.ts';
@@ -62,11 +61,12 @@ export async function createCollection(
   try {
     const raced = existing();
     if (raced) return answer(raced.key, false, [], raced.block);
-    submitted = await submit(ctx, { ...emptyStorageOps(), creates: [create] }, wait, onProgress);
+    submitted = await submit(ctx, { ...emptyBatch(), creates: [create] }, wait, onProgress);
   } finally {
     release(submitted?.settled);
   }
-  return answer(entityKey(submitted.hash, entity.payload, 0), true, [submitted.hash], submitted.block_number);
+  const key = defined(submitted.keys[0], 'key of the definition created');
+  return answer(key, true, [submitted.hash], submitted.block_number);
 }
 
 /**

@@ -3,7 +3,7 @@
 // 127.0.0.1:0) built around them with any access policy.
 import assert from 'node:assert/strict';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';

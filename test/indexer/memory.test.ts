@@ -11,7 +11,7 @@ import {
   encodeVectorPayload,
   type CollectionDefinition,
 } from '../../src/collections/index.ts';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import { QUERY_PAGE_MAX_BYTES } from '../../src/devnet/entityQuery.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer } from '../../indexer/indexer.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Address, Hex } from 'viem';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer, type IndexerOptions, type SyncState } from '../../indexer/indexer.ts';
 import type { StoreFactory } from '../../src/engine/index.ts';
