@@ -18,7 +18,7 @@ import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
 import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
-import { ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
+import { ATTR_COLLECTION, ATTR_TYPE, ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
 import { defined } from '../src/defined.ts';
 import { INDEXER_DEFAULTS } from './defaults.ts';
 import type { SyncState } from './syncState.ts';
@@ -401,7 +401,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   async #loadVectors(name: string, block: number, hash: Hex): Promise<TrackedEntity[]> {
     const out: TrackedEntity[] = [];
     await this.#source.forEachEntityPage(
-      { strings: { arkivector_type: 'vector', arkivector_collection: name } },
+      { strings: { [ATTR_TYPE]: 'vector', [ATTR_COLLECTION]: name } },
       block,
       (page) => {
         for (const entity of page) {
@@ -437,7 +437,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     // Definitions first: only vectors of a name that has one are read, and each page is bounded
     // (oversize payloads dropped) before the next arrives.
     const only: EntitySelector['strings'] = this.#options.collections?.length
-      ? { arkivector_collection: this.#options.collections }
+      ? { [ATTR_COLLECTION]: this.#options.collections }
       : {};
     const tracked: TrackedEntity[] = [];
     const keep = (page: ChainEntity[]) => {
@@ -447,16 +447,12 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       }
       this.#progress.bootstrap(tracked.length, Date.now() - started);
     };
-    const definitions: EntitySelector = { strings: { arkivector_type: 'collection', ...only } };
+    const definitions: EntitySelector = { strings: { [ATTR_TYPE]: 'collection', ...only } };
     await source.forEachEntityPage(definitions, pinned, keep);
     const names = [...new Set(tracked.map((t) => t.collection))].sort();
     for (let i = 0; i < names.length; i += BOOTSTRAP_NAMES_PER_QUERY) {
       const chunk = names.slice(i, i + BOOTSTRAP_NAMES_PER_QUERY);
-      await source.forEachEntityPage(
-        { strings: { arkivector_type: 'vector', arkivector_collection: chunk } },
-        pinned,
-        keep,
-      );
+      await source.forEachEntityPage({ strings: { [ATTR_TYPE]: 'vector', [ATTR_COLLECTION]: chunk } }, pinned, keep);
     }
     const [after] = await source.headers([pinned]);
     if (!after || after.hash !== before.hash)

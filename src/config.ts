@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
 import { z } from 'zod';
+// Not the indexer's index: every command parses its configuration, and the client commands must not
+// load the indexer (and the engine's native addon) to learn three defaults.
 import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
 import { DEVNET_DEFAULTS } from './devnet/index.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';

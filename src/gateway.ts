@@ -23,9 +23,7 @@ import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { defaultRateLimit } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
-import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
-import { ChainIndexer } from '../indexer/indexer.ts';
-import { logProgress, ttyProgress } from '../indexer/progress.ts';
+import { ChainIndexer, INDEXER_DEFAULTS, logProgress, ttyProgress } from '../indexer/index.ts';
 import { serveStdio } from '../tools/index.ts';
 
 export interface Gateway {

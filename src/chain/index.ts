@@ -42,7 +42,6 @@ export {
   type TransportOptions,
 } from './transport.ts';
 export { watchHeads, type HeadWatcher } from './headWatcher.ts';
-export { NONCE_RETRIES } from './signer.ts';
 export { createArkivV1Source, type ArkivV1SourceOptions } from './v1/source.ts';
 export {
   createArkivV1Writer,

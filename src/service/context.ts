@@ -3,8 +3,7 @@
 // and signer. Built once by `arkivector serve`; tests build it around a real indexer and devnet.
 import type { VectorRecord } from '../collections/index.ts';
 import type { IndexedStore } from '../engine/index.ts';
-import type { PublishedCollection } from '../../indexer/resolver.ts';
-import type { SyncState } from '../../indexer/indexer.ts';
+import type { PublishedCollection, SyncState } from '../../indexer/index.ts';
 import type { ChainWriter } from '../chain/index.ts';
 
 type SearchMode = 'exact' | 'hnsw';

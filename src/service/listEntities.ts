@@ -17,7 +17,7 @@ import { entityOf } from './render.ts';
 import { type ListEntitiesParameters, type ListEntitiesResult, listEntitiesSchema } from './schemas.ts';
 import { validate } from './validate.ts';
 import { collectionIn, readView } from './view.ts';
-import type { PublishedCollection } from '../../indexer/resolver.ts';
+import type { PublishedCollection } from '../../indexer/index.ts';
 
 export type { ListEntitiesParameters, ListEntitiesResult };
 

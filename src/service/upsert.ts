@@ -15,7 +15,7 @@ import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { validate } from './validate.ts';
 import { claim, entityName } from './inFlight.ts';
 import { collectionIn, readView, type View } from './view.ts';
-import type { PublishedCollection } from '../../indexer/resolver.ts';
+import type { PublishedCollection } from '../../indexer/index.ts';
 import type { ReadableStore } from './context.ts';
 
 export type { UpsertResult };

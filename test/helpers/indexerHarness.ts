@@ -5,7 +5,7 @@ import { after, before } from 'node:test';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
-import { ChainIndexer } from '../../indexer/indexer.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 import { startTestDevnet } from './devnet.ts';
 
 export interface IndexerHarness {

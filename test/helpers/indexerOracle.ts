@@ -11,7 +11,7 @@ import {
   type CollectionDefinition,
   type RawEntity,
 } from '../../src/collections/index.ts';
-import type { ChainIndexer } from '../../indexer/indexer.ts';
+import type { ChainIndexer } from '../../indexer/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { rpcResult } from './devnet.ts';
 

@@ -17,7 +17,7 @@ import {
   type Metrics,
 } from '../../src/http/index.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
-import { ChainIndexer, type IndexerOptions } from '../../indexer/indexer.ts';
+import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { definitionArgs, stateReached, vectorArgs as writeVector } from '../helpers/writes.ts';
 

@@ -10,7 +10,7 @@ import { encodeCollectionEntity, encodeVectorEntity, type CollectionDefinition }
 import { ARKIV_ADDRESS, emptyStorageOps, encodeStorageTransaction, type StorageOps } from '../../src/chain/v1/index.ts';
 import { createHttpTransport, type CreateOp, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer } from '../../indexer/indexer.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 import { publicClient, rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { mulberry32 } from '../../scripts/generators.ts';
