@@ -36,16 +36,20 @@ function counting(inner: RpcTransport, methods: Set<string>): RpcTransport {
 
 /** Records which ChainSource methods the indexer uses. */
 function watched(inner: ChainSource, used: Set<string>): ChainSource {
+  const seen =
+    <A extends unknown[], R>(name: string, call: (...args: A) => R) =>
+    (...args: A): R => {
+      used.add(name);
+      return call(...args);
+    };
   return {
-    chainId: () => (used.add('chainId'), inner.chainId()),
-    head: () => (used.add('head'), inner.head()),
-    headers: (numbers) => (used.add('headers'), inner.headers(numbers)),
-    headAndHeader: (block) => (used.add('headAndHeader'), inner.headAndHeader(block)),
-    blocks: (from, to) => (used.add('blocks'), inner.blocks(from, to)),
-    forEachEntityPage: (selector, atBlock, visit, options) => (
-      used.add('forEachEntityPage'), inner.forEachEntityPage(selector, atBlock, visit, options)
-    ),
-    entityAt: (key, atBlock) => (used.add('entityAt'), inner.entityAt(key, atBlock)),
+    chainId: seen('chainId', () => inner.chainId()),
+    head: seen('head', () => inner.head()),
+    headers: seen('headers', (numbers: readonly number[]) => inner.headers(numbers)),
+    headAndHeader: seen('headAndHeader', (block: number) => inner.headAndHeader(block)),
+    blocks: seen('blocks', (from: number, to: number) => inner.blocks(from, to)),
+    forEachEntityPage: seen('forEachEntityPage', inner.forEachEntityPage.bind(inner)),
+    entityAt: seen('entityAt', inner.entityAt.bind(inner)),
   };
 }
 
