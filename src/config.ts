@@ -1,5 +1,5 @@
-// Configuration of `arkivector serve`: every flag of DESIGN.md §11 with its ARKIVECTOR_<FLAG> environment
-// twin, parsed and validated once. Flags win over the environment.
+// Configuration of `arkivector serve`: every flag of the README's "Configuration" with its
+// ARKIVECTOR_<FLAG> environment twin, parsed and validated once. Flags win over the environment.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
@@ -50,7 +50,7 @@ const OPTIONS = {
 
 export type FlagName = keyof typeof OPTIONS;
 export const FLAG_NAMES = Object.keys(OPTIONS) as FlagName[];
-// ARKIVECTOR_TOKENS is the documented list of `scope:secret` pairs (DESIGN.md §9), so the file flag's
+// ARKIVECTOR_TOKENS is the documented list of `scope:secret` pairs (README, "Access"), so the file flag's
 // twin takes another name: reading the secrets as a path would print them in the "file not found" error.
 const ENV_NAMES: Partial<Record<FlagName, string>> = { tokens: 'ARKIVECTOR_TOKENS_FILE' };
 export const envName = (flag: FlagName) => ENV_NAMES[flag] ?? `ARKIVECTOR_${flag.toUpperCase().replace(/-/g, '_')}`;

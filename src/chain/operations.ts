@@ -1,7 +1,7 @@
 // The entity operations every chain driver speaks, in both directions: what a writer is asked to do
 // (a batch of creates, updates, deletes, extends and owner changes) and what a block did (the same
 // operations, plus expiries, with their keys and positions). Nothing here is tied to one protocol's wire
-// format; a driver maps these to and from its own encoding (ARCHITECTURE.md §6, "a chain driver").
+// format; a driver maps these to and from its own encoding (ARCHITECTURE.md §7, "Adding a chain driver").
 import type { Address, Hex } from 'viem';
 
 export interface StringAttribute {

@@ -1,6 +1,6 @@
 // What the indexer reads from a chain, whatever its protocol: the head (and, optionally, a push of new
 // heads), blocks as entity operations, and the live entities at a block, page by page. The indexer talks
-// only to this interface; `v1/source.ts` implements it for Arkiv v1 (ARCHITECTURE.md §6).
+// only to this interface; `v1/source.ts` implements it for Arkiv v1 (ARCHITECTURE.md §7).
 import type { Address, Hex } from 'viem';
 import type { EntityOp } from './operations.ts';
 
@@ -18,7 +18,7 @@ export interface SourceBlock extends BlockHeader {
   anomalies: string[];
 }
 
-/** One live entity at a block, with every field the indexer keeps (hex payload, so an oversize one is only measured). */
+/** One live entity at a block with every field the indexer keeps; the payload stays hex (oversize: only measured). */
 export interface ChainEntity {
   key: Hex;
   value?: Hex;

@@ -1,7 +1,7 @@
 // What the write path asks of a chain, whatever its protocol: send a batch of entity operations with this
 // node's signer and learn the keys of what it creates, then follow the transaction to its receipt and
 // block. The service talks only to this interface; `v1/writer.ts` implements it for Arkiv v1 over the
-// shared signer (`signer.ts`) and transport (ARCHITECTURE.md §6).
+// shared signer (`signer.ts`) and transport (ARCHITECTURE.md §7).
 import type { Address, Hex } from 'viem';
 import type { EntityBatch } from './operations.ts';
 

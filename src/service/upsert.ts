@@ -48,7 +48,7 @@ export function vectorContent(
   } catch (error) {
     if (error instanceof ArkivectorError) {
       throw new ArkivectorError(error.code, `entities[${index}]: ${error.shortMessage}`, {
-        // The same `errors` list as a schema error, so every invalid_argument reads alike (DESIGN.md §8).
+        // The same `errors` list as a schema error, so every invalid_argument reads alike (README, "Errors").
         meta: { ...error.meta, index, errors: entityErrors(error, index) },
       });
     }

@@ -47,7 +47,7 @@ export function collectionIn(view: View, name: string): PublishedCollection<Read
   return collection;
 }
 
-/** The Collection object of DESIGN.md §7. */
+/** The Collection object of the README's "REST API" and "Tools (MCP)". */
 export function describeCollection(view: View, c: PublishedCollection<ReadableStore>): Collection {
   const d = c.definition;
   return {

@@ -1,5 +1,5 @@
 // The reference the indexer is checked against: what a collection should hold at block B, computed
-// straight from the devnet's own arkiv_query answer at B with the rules of DESIGN.md §4, written
+// straight from the devnet's own arkiv_query answer at B with the rules of ARCHITECTURE.md §8, written
 // independently of the indexer (no journal, no incremental state, no tail decoding).
 import { hexToBytes, numberToHex, type Hex } from 'viem';
 import {
