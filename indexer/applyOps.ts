@@ -5,8 +5,7 @@
 // a stranger fill every node's memory. When a name gains its first definition, its vectors are loaded from
 // the chain at that block; when it loses its last one, they are dropped.
 import type { Address, Hex } from 'viem';
-import type { EntityOp } from '../src/chain/blockOps.ts';
-import type { CreateOp } from '../src/chain/storageTransaction.ts';
+import type { CreateOp, EntityOp } from '../src/chain/index.ts';
 import { boundedEntity, classify, type TrackedEntities, type TrackedEntity } from './trackedEntities.ts';
 
 /** Creation facts of an entity the table did not track, read from the chain when an update makes it ours. */

@@ -1,27 +1,25 @@
-// The chain indexer: bootstraps the arkivector entities at a pinned block (paged arkiv_query with
-// atBlock), then tails blocks and receipts in JSON-RPC batches, applying each batch as one step so no
+// The chain indexer: bootstraps the arkivector entities at a pinned block (paged entity queries pinned to
+// that block), then tails blocks as entity operations in batches, applying each batch as one step so no
 // answer sees half a block. Handles reorgs (journal rollback to the common ancestor), RPC failures
 // (backoff, `stalled`), confirmations and snapshots. Readers use `collections`, `asOfBlock`, `syncState`.
+// It reads the chain only through a ChainSource (src/chain), so it does not know the protocol.
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Address, Hex } from 'viem';
 import {
-  getBlockNumber,
-  getBlocksWithReceipts,
-  getHeadAndHeader,
-  getHeaders,
-  forEachEntityPage,
-  queryAllEntities,
-  type QueriedEntity,
-} from '../src/chain/actions.ts';
-import { decodeBlock } from '../src/chain/blockOps.ts';
-import type { RpcTransport } from '../src/chain/transport.ts';
+  createArkivV1Source,
+  type ChainEntity,
+  type ChainSource,
+  type EntitySelector,
+  type RpcTransport,
+} from '../src/chain/index.ts';
 import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
 import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
-import { ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
+import { ATTR_COLLECTION, ATTR_TYPE, ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
+import { defined } from '../src/defined.ts';
 import { INDEXER_DEFAULTS } from './defaults.ts';
 import type { SyncState } from './syncState.ts';
 import { TrackedEntities, boundedEntity, classify, type TrackedEntity } from './trackedEntities.ts';
@@ -35,7 +33,10 @@ export interface IndexerLogger extends ResolverLogger {
 }
 
 export interface IndexerOptions<S extends IndexedStore = IndexedStore> {
-  transport: RpcTransport;
+  /** Where blocks and entities come from (one of `source` and `transport` is required). */
+  source?: ChainSource;
+  /** Shorthand for `source: createArkivV1Source(transport)`, the default driver over a JSON-RPC transport. */
+  transport?: RpcTransport;
   stores: StoreFactory<S>;
   chainId: number;
   /** Follow head − N. */
@@ -71,7 +72,7 @@ const MAX_BACKOFF_MS = 5_000;
 /** Collection names per `IN (…)` query when bootstrap reads vectors. */
 const BOOTSTRAP_NAMES_PER_QUERY = 50;
 
-function toTracked(entity: QueriedEntity, wanted: CollectionFilter): TrackedEntity | undefined {
+function toTracked(entity: ChainEntity, wanted: CollectionFilter): TrackedEntity | undefined {
   const stringAttributes = new Map((entity.stringAttributes ?? []).map((a) => [a.key, a.value]));
   const kind = classify(stringAttributes);
   if (!kind || (wanted && !wanted(kind.collection))) return undefined;
@@ -96,7 +97,7 @@ function toTracked(entity: QueriedEntity, wanted: CollectionFilter): TrackedEnti
   );
 }
 
-const creationSequence = (entity: QueriedEntity): bigint =>
+const creationSequence = (entity: ChainEntity): bigint =>
   (BigInt(entity.createdAtBlock ?? 0) << 32n) |
   (BigInt(entity.transactionIndexInBlock ?? 0) << 16n) |
   BigInt(entity.operationIndexInTransaction ?? 0);
@@ -106,6 +107,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     Pick<IndexerOptions<S>, 'confirmations' | 'liveLag' | 'blockTimeSeconds' | 'batchSize' | 'snapshotEveryBlocks'>
   > &
     IndexerOptions<S>;
+  readonly #source: ChainSource;
   readonly #logger: IndexerLogger;
   readonly #progress: ProgressSink;
   readonly #wanted: CollectionFilter;
@@ -148,6 +150,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       ...INDEXER_DEFAULTS,
       ...options,
     };
+    const { source, transport } = options;
+    if (source) this.#source = source;
+    else if (transport) this.#source = createArkivV1Source(transport);
+    else throw new TypeError('ChainIndexer needs a chain: pass `source` (or `transport` for Arkiv v1)');
     this.#logger = options.logger ?? noopLogger;
     this.#progress = options.progress ?? silentProgress;
     const only = options.collections ? new Set(options.collections) : undefined;
@@ -305,15 +311,15 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
 
   /** One unit of work; returns whether it applied anything (false: caught up, wait). */
   async #step(): Promise<boolean> {
-    const transport = this.#options.transport;
+    const source = this.#source;
     if (this.#asOf === undefined) {
       this.#progress.phase('connecting to the chain');
-      this.#head = await getBlockNumber(transport);
+      this.#head = await source.head();
       await this.#initialize(Math.max(0, this.#head - this.#options.confirmations));
       return true;
     }
     // One round trip per step: the head, and whether our last applied block is still canonical.
-    const { head, header: tip } = await getHeadAndHeader(transport, this.#asOf);
+    const { head, header: tip } = await source.headAndHeader(this.#asOf);
     this.#head = head;
     const target = Math.max(0, head - this.#options.confirmations);
     if (!tip || tip.hash !== this.#hashes.get(this.#asOf)) {
@@ -328,7 +334,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     const behind = target - this.#asOf;
     const to = Math.min(target, this.#asOf + (behind > this.#options.liveLag ? this.#options.batchSize : 1));
     const started = Date.now();
-    const blocks = await getBlocksWithReceipts(transport, this.#asOf + 1, to);
+    const blocks = await source.blocks(this.#asOf + 1, to);
     let applied = 0;
     let ops = 0;
     let commit: () => void;
@@ -336,20 +342,19 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     try {
       for (const block of blocks) {
         if (block.parentHash !== (last ? last.hash : this.#hashes.get(this.#asOf))) break;
-        const decoded = decodeBlock(block);
-        for (const anomaly of decoded.anomalies) this.#logger.warn({ block: block.number, anomaly }, 'block anomaly');
-        this.counters.anomalies += decoded.anomalies.length;
+        for (const anomaly of block.anomalies) this.#logger.warn({ block: block.number, anomaly }, 'block anomaly');
+        this.counters.anomalies += block.anomalies.length;
         this.#table.beginBlock(block.number);
         await applyOps(
           this.#table,
-          decoded.ops,
+          block.ops,
           block.number,
           (key, at) => this.#lookupCreation(key, at),
           this.#wanted,
           (name, at) => this.#loadVectors(name, at, block.hash),
         );
         this.#table.endBlock();
-        ops += decoded.ops.length;
+        ops += block.ops.length;
         applied++;
         last = block;
       }
@@ -388,19 +393,15 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #lookupCreation(key: Hex, block: number) {
-    const [found] = await queryAllEntities(this.#options.transport, `$key = ${key}`, block, {
-      pageSize: 1,
-      maxPages: 1,
-    });
+    const found = await this.#source.entityAt(key, block);
     return found && { creator: found.creator?.toLowerCase() as Address | undefined, sequence: creationSequence(found) };
   }
 
   /** The vectors of one name at `block`, checked to come from the block we are applying. */
   async #loadVectors(name: string, block: number, hash: Hex): Promise<TrackedEntity[]> {
     const out: TrackedEntity[] = [];
-    await forEachEntityPage(
-      this.#options.transport,
-      `arkivector_type = "vector" && arkivector_collection = ${JSON.stringify(name)}`,
+    await this.#source.forEachEntityPage(
+      { strings: { [ATTR_TYPE]: 'vector', [ATTR_COLLECTION]: name } },
       block,
       (page) => {
         for (const entity of page) {
@@ -409,7 +410,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
         }
       },
     );
-    const [header] = await getHeaders(this.#options.transport, [block]);
+    const [header] = await this.#source.headers([block]);
     if (header?.hash !== hash) throw new Error(`block ${block} changed while loading collection ${name}; retrying`);
     return out;
   }
@@ -417,7 +418,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   async #initialize(target: number): Promise<void> {
     if (this.#options.dataDir) {
       this.#progress.phase('loading the snapshot');
-      if (await this.#loadSnapshot()) {
+      if (await this.#loadSnapshot(this.#options.dataDir)) {
         this.#progress.phase(`snapshot loaded at block ${this.#asOf}; following the chain from there`);
         return;
       }
@@ -429,35 +430,31 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #bootstrap(pinned: number): Promise<void> {
-    const transport = this.#options.transport;
+    const source = this.#source;
     const started = Date.now();
-    const [before] = await getHeaders(transport, [pinned]);
+    const [before] = await source.headers([pinned]);
     if (!before) throw new Error(`block ${pinned} is not available for bootstrap`);
     // Definitions first: only vectors of a name that has one are read, and each page is bounded
     // (oversize payloads dropped) before the next arrives.
-    const only = this.#options.collections?.length
-      ? ` && arkivector_collection IN (${this.#options.collections.map((c) => JSON.stringify(c)).join(' ')})`
-      : '';
+    const only: EntitySelector['strings'] = this.#options.collections?.length
+      ? { [ATTR_COLLECTION]: this.#options.collections }
+      : {};
     const tracked: TrackedEntity[] = [];
-    const keep = (page: QueriedEntity[]) => {
+    const keep = (page: ChainEntity[]) => {
       for (const entity of page) {
         const t = toTracked(entity, this.#wanted);
         if (t) tracked.push(t);
       }
       this.#progress.bootstrap(tracked.length, Date.now() - started);
     };
-    await forEachEntityPage(transport, `arkivector_type = "collection"${only}`, pinned, keep);
+    const definitions: EntitySelector = { strings: { [ATTR_TYPE]: 'collection', ...only } };
+    await source.forEachEntityPage(definitions, pinned, keep);
     const names = [...new Set(tracked.map((t) => t.collection))].sort();
     for (let i = 0; i < names.length; i += BOOTSTRAP_NAMES_PER_QUERY) {
-      const chunk = names.slice(i, i + BOOTSTRAP_NAMES_PER_QUERY).map((n) => JSON.stringify(n));
-      await forEachEntityPage(
-        transport,
-        `arkivector_type = "vector" && arkivector_collection IN (${chunk.join(' ')})`,
-        pinned,
-        keep,
-      );
+      const chunk = names.slice(i, i + BOOTSTRAP_NAMES_PER_QUERY);
+      await source.forEachEntityPage({ strings: { [ATTR_TYPE]: 'vector', [ATTR_COLLECTION]: chunk } }, pinned, keep);
     }
-    const [after] = await getHeaders(transport, [pinned]);
+    const [after] = await source.headers([pinned]);
     if (!after || after.hash !== before.hash)
       throw new Error(`block ${pinned} changed during bootstrap (reorg); retrying`);
     this.#reset();
@@ -485,12 +482,12 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
 
   /** Walks back to the newest block whose hash we applied and that is still canonical, and rolls back to it. */
   async #handleReorg(): Promise<void> {
-    const from = this.#asOf!;
+    const from = defined(this.#asOf, 'asOfBlock at a reorg');
     const known = [...this.#hashes.keys()].filter((n) => n <= from).sort((a, b) => b - a);
     let ancestor: number | undefined;
     for (let i = 0; i < known.length && ancestor === undefined; i += 32) {
       const numbers = known.slice(i, i + 32);
-      const headers = await getHeaders(this.#options.transport, numbers);
+      const headers = await this.#source.headers(numbers);
       const match = numbers.findIndex((n, j) => headers[j]?.hash === this.#hashes.get(n));
       if (match >= 0) ancestor = numbers[match];
     }
@@ -499,7 +496,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       this.#logger.warn({ from, ancestor }, 'reorg deeper than the journal; rebuilding from the chain');
       const target = Math.max(0, (this.#head ?? from) - this.#options.confirmations);
       await this.#bootstrap(target);
-      this.emit('reorg', { from, to: this.#asOf! });
+      this.emit('reorg', { from, to: target });
       return;
     }
     this.#table.rollBackTo(ancestor);
@@ -511,8 +508,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.emit('reorg', { from, to: ancestor });
   }
 
-  async #loadSnapshot(): Promise<boolean> {
-    const dataDir = this.#options.dataDir!;
+  async #loadSnapshot(dataDir: string): Promise<boolean> {
     const started = Date.now();
     const meta = await readSnapshotMeta(dataDir);
     if (!meta) return false;
@@ -523,7 +519,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       );
       return false;
     }
-    const [header] = await getHeaders(this.#options.transport, [meta.block]);
+    const [header] = await this.#source.headers([meta.block]);
     if (!header || header.hash !== meta.hash) {
       this.#logger.warn({ block: meta.block }, 'snapshot block is no longer canonical; rebuilding');
       return false;
@@ -548,19 +544,16 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #snapshot(): Promise<void> {
+    const { dataDir } = this.#options;
+    const block = this.#asOf;
+    // Both callers check dataDir and asOfBlock first; the hash of asOfBlock is remembered whenever it is set.
+    if (!dataDir || block === undefined) return;
+    const hash = defined(this.#hashes.get(block), `hash of block ${block}`);
     const started = Date.now();
     const stores = new Map([...this.collections].map(([name, c]) => [name, c.store]));
-    await writeSnapshot(
-      this.#options.dataDir!,
-      { chainId: this.#options.chainId, block: this.#asOf!, hash: this.#hashes.get(this.#asOf!)! },
-      this.#table.values(),
-      stores,
-    );
-    this.#snapshotAt = this.#asOf;
+    await writeSnapshot(dataDir, { chainId: this.#options.chainId, block, hash }, this.#table.values(), stores);
+    this.#snapshotAt = block;
     this.counters.snapshotsWritten++;
-    this.#logger.info(
-      { block: this.#asOf, dir: join(this.#options.dataDir!, 'snapshot'), ms: Date.now() - started },
-      'snapshot written',
-    );
+    this.#logger.info({ block, dir: join(dataDir, 'snapshot'), ms: Date.now() - started }, 'snapshot written');
   }
 }

@@ -1,9 +1,11 @@
-// Configuration of `arkivector serve`: every flag of DESIGN.md §11 with its ARKIVECTOR_<FLAG> environment
-// twin, parsed and validated once. Flags win over the environment.
+// Configuration of `arkivector serve`: every flag of the README's "Configuration" with its
+// ARKIVECTOR_<FLAG> environment twin, parsed and validated once. Flags win over the environment.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
 import { z } from 'zod';
+// Not the indexer's index: every command parses its configuration, and the client commands must not
+// load the indexer (and the engine's native addon) to learn three defaults.
 import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
 import { DEVNET_DEFAULTS } from './devnet/index.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';
@@ -48,7 +50,7 @@ const OPTIONS = {
 
 export type FlagName = keyof typeof OPTIONS;
 export const FLAG_NAMES = Object.keys(OPTIONS) as FlagName[];
-// ARKIVECTOR_TOKENS is the documented list of `scope:secret` pairs (DESIGN.md §9), so the file flag's
+// ARKIVECTOR_TOKENS is the documented list of `scope:secret` pairs (README, "Access"), so the file flag's
 // twin takes another name: reading the secrets as a path would print them in the "file not found" error.
 const ENV_NAMES: Partial<Record<FlagName, string>> = { tokens: 'ARKIVECTOR_TOKENS_FILE' };
 export const envName = (flag: FlagName) => ENV_NAMES[flag] ?? `ARKIVECTOR_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -199,7 +201,7 @@ export function parseServeConfig(
     liveLag: check(intFlag('live-lag', 0, 100_000), str('live-lag') ?? INDEXER_DEFAULTS.liveLag),
     startBlock:
       startBlock === undefined ? undefined : check(intFlag('start-block', 0, Number.MAX_SAFE_INTEGER), startBlock),
-    embedder: embedderUrl ? { url: embedderUrl, model: embedderModel! } : undefined,
+    embedder: embedderUrl && embedderModel ? { url: embedderUrl, model: embedderModel } : undefined,
     tokensFile: str('tokens'),
     tokensEnv: env.ARKIVECTOR_TOKENS === '' ? undefined : env.ARKIVECTOR_TOKENS,
     publicRead: get('public-read') === true,

@@ -4,7 +4,7 @@
 // strict check of the answer's shape. Every failure is EmbedderUnavailableError; no secret reaches it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch } from 'undici';
-import { redactUrl } from './chain/transport.ts';
+import { redactUrl } from './redactUrl.ts';
 import { DIM_MAX } from './collections/limits.ts';
 import { EmbedderUnavailableError } from './service/errors.ts';
 import { readBounded } from './readBounded.ts';

@@ -1,8 +1,8 @@
 // The one error base of arkivector (viem's BaseError pattern): every failure a caller can act on is an
-// ArkivectorError with a stable `code` from DESIGN.md §8, an HTTP status, a short factual message and
+// ArkivectorError with a stable `code` from the README's "Errors", an HTTP status, a short factual message and
 // structured `meta`. src/http renders it as application/problem+json, tools/ as an isError result.
 
-/** Every code of DESIGN.md §8, one closed union. */
+/** Every code of the README's "Errors", one closed union. */
 export type ErrorCode =
   | 'invalid_argument'
   | 'dimension_mismatch'

@@ -4,11 +4,15 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { hexToNumber, type Hex } from 'viem';
-import { getBlockNumber, getHeaders } from './chain/actions.ts';
-import { watchHeads } from './chain/headWatcher.ts';
-import { createChainWriter } from './chain/writer.ts';
-import { createHttpTransport, redactUrl, type RpcTransport } from './chain/transport.ts';
+import type { Hex } from 'viem';
+import {
+  createArkivV1Source,
+  createArkivV1Writer,
+  createHttpTransport,
+  redactUrl,
+  type ChainSource,
+  type RpcTransport,
+} from './chain/index.ts';
 import type { ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
@@ -19,9 +23,7 @@ import { engineStores } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { defaultRateLimit } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
-import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
-import { ChainIndexer } from '../indexer/indexer.ts';
-import { logProgress, ttyProgress } from '../indexer/progress.ts';
+import { ChainIndexer, INDEXER_DEFAULTS, logProgress, ttyProgress } from '../indexer/index.ts';
 import { serveStdio } from '../tools/index.ts';
 
 export interface Gateway {
@@ -108,8 +110,9 @@ export async function startGateway(
   if (config.http) await assertPortFree(config.http.host, config.http.port);
   try {
     if (!rpc) {
-      devnet = await startEmbeddedDevnet(config);
-      closers.push(() => devnet!.stop());
+      const started = await startEmbeddedDevnet(config);
+      devnet = started;
+      closers.push(() => started.stop());
       rpc = devnet.url;
       logger.info(
         { rpc, chain_id: devnet.chainId, state: config.devnetState, head: devnet.headNumber },
@@ -132,13 +135,15 @@ export async function startGateway(
       onRetry: ({ attempt, delayMs, reason }) => logger.debug({ attempt, delay_ms: delayMs, reason }, 'rpc retry'),
     });
     closers.push(() => transport.close());
-    const chainId = hexToNumber(await transport.request<Hex>('eth_chainId'));
+    // Arkiv v1 is the one driver: the indexer reads and the signer writes through the same transport.
+    const source = createArkivV1Source(transport, { wsUrl: config.ws ?? devnet?.wsUrl, logger });
+    const chainId = await source.chainId();
     // The embedded devnet signs with its first dev account, so the demo can write too.
     const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0]?.privateKey;
-    const writer = privateKey ? createChainWriter({ rpcUrl: rpc, chainId, privateKey }) : undefined;
+    const writer = privateKey ? createArkivV1Writer({ rpcUrl: rpc, chainId, privateKey, transport }) : undefined;
     if (writer) logger.info({ signer: writer.address }, 'signer configured: write tools enabled');
     const indexer = new ChainIndexer({
-      transport,
+      source,
       stores: engineStores,
       chainId,
       confirmations: config.confirmations,
@@ -154,17 +159,14 @@ export async function startGateway(
     });
     indexer.start();
     closers.push(() => indexer.stop());
-    const ws = config.ws ?? devnet?.wsUrl;
-    if (ws) {
-      const watcher = watchHeads(ws, () => indexer.poke(), { logger });
-      closers.push(async () => watcher.close());
-    }
+    const watcher = source.watchHeads?.(() => indexer.poke());
+    if (watcher) closers.push(async () => watcher.close());
     const ctx: ServiceContext = {
       indexer,
       chain: { chainId, rpc: redactUrl(rpc) },
       minBlockTimeoutMs: config.minBlockTimeoutMs,
       writer,
-      blockTimestamp: blockTimestamps(transport),
+      blockTimestamp: blockTimestamps(source),
       embedder: config.embedder
         ? createEmbedder({
             ...config.embedder,
@@ -184,7 +186,7 @@ export async function startGateway(
     }
     if (devnet) {
       // Reads right after start should see the demo data: wait (bounded) for the first sync.
-      await indexer.waitForBlock(await getBlockNumber(transport), 30_000);
+      await indexer.waitForBlock(await source.head(), 30_000);
     }
     if (writer) {
       // A write daemon keeps its own collection definitions alive (checked at start and hourly).
@@ -265,12 +267,12 @@ async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
 }
 
 /** Block times for answers that show dates; blocks never change time once final, so they are cached. */
-function blockTimestamps(transport: RpcTransport): (block: number) => Promise<number> {
+function blockTimestamps(source: ChainSource): (block: number) => Promise<number> {
   const cache = new Map<number, number>();
   return async (block) => {
     const known = cache.get(block);
     if (known !== undefined) return known;
-    const [header] = await getHeaders(transport, [block]);
+    const [header] = await source.headers([block]);
     if (!header) throw new Error(`block ${block} is not available`);
     if (cache.size > 10_000) cache.clear();
     cache.set(block, header.timestamp);

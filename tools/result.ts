@@ -1,5 +1,5 @@
 // Converts service answers and errors into MCP tool results: one text block plus structuredContent on
-// success; isError with the problem object as text on failure (DESIGN.md §8), the same object REST
+// success; isError with the problem object as text on failure (README, "Errors"), the same object REST
 // answers. Unknown errors are logged in full and answered generically, so no stack or secret reaches a
 // client; a caller's mistake (any ArkivectorError) is never logged as a server error.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

@@ -2,17 +2,19 @@
 // indexer at once instead of at its next poll. Polling stays the source of truth; this only cuts latency,
 // so failures just reconnect with backoff and never stop the node.
 import WebSocket from 'ws';
+import type { HeadWatch } from './source.ts';
 import { redactUrl } from './transport.ts';
 
-export interface HeadWatcher {
-  close(): void;
+export type HeadWatcher = HeadWatch;
+export interface HeadWatcherLogger {
+  debug(fields: Record<string, unknown>, message: string): void;
 }
 
 export function watchHeads(
   url: string,
   onHead: (blockNumber: number) => void,
   options: {
-    logger?: { debug(fields: Record<string, unknown>, message: string): void };
+    logger?: HeadWatcherLogger;
     onSubscribed?: () => void;
   } = {},
 ): HeadWatcher {
@@ -23,12 +25,13 @@ export function watchHeads(
   let timer: NodeJS.Timeout | undefined;
   const connect = () => {
     if (closed) return;
-    socket = new WebSocket(url);
-    socket.on('open', () => {
+    const current = new WebSocket(url);
+    socket = current;
+    current.on('open', () => {
       backoff = 500;
-      socket!.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+      current.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
     });
-    socket.on('message', (data) => {
+    current.on('message', (data) => {
       try {
         const message = JSON.parse(data.toString()) as {
           id?: number;
@@ -43,8 +46,10 @@ export function watchHeads(
         // not ours to judge: the poll loop reads the chain anyway
       }
     });
-    socket.on('error', (error) => logger?.debug({ ws: redactUrl(url), error: error.message }, 'newHeads socket error'));
-    socket.on('close', () => {
+    current.on('error', (error) =>
+      logger?.debug({ ws: redactUrl(url), error: error.message }, 'newHeads socket error'),
+    );
+    current.on('close', () => {
       if (closed) return;
       timer = setTimeout(connect, backoff);
       timer.unref();

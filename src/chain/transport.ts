@@ -1,7 +1,12 @@
-// JSON-RPC over HTTP for the indexer and the write path: single calls and batches, bounded retries with
-// backoff, and rate limits respected (HTTP 429 with Retry-After, JSON-RPC -32005 / -32016).
-// Callers above (the indexer loop) decide what a persistent failure means; this layer only retries briefly.
+// JSON-RPC over HTTP, the node's one stack for chain reads (the ChainSource) and writes (the signer, as
+// viem's custom transport): single calls and batches, bounded retries with backoff, rate limits respected
+// (HTTP 429 with Retry-After, JSON-RPC -32005 / -32016), URL credentials sent as Basic auth and never
+// printed. Callers above (the indexer loop) decide what a persistent failure means; this layer only
+// retries briefly.
 import { Agent, fetch } from 'undici';
+import { redactUrl } from '../redactUrl.ts';
+
+export { redactUrl } from '../redactUrl.ts';
 
 export interface RpcCall {
   method: string;
@@ -47,17 +52,6 @@ export interface RpcTransport {
 
 const RATE_LIMIT_CODES = new Set([-32005, -32016, 429]);
 
-/** Drops credentials, query strings and paths (API keys often live there) before a URL reaches a log or error. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const path = parsed.pathname && parsed.pathname !== '/' ? '/…' : '';
-    return `${parsed.protocol}//${parsed.host}${path}`;
-  } catch {
-    return '<invalid url>';
-  }
-}
-
 function retryAfterMs(header: string | null): number | undefined {
   if (!header) return undefined;
   const seconds = Number(header);
@@ -79,7 +73,7 @@ class Retryable extends Error {
 
 /**
  * fetch refuses URLs with credentials: split them off into a Basic `authorization` header (some RPC
- * providers put them in the URL). Used by this transport and by the signer's viem transport.
+ * providers put them in the URL).
  * @example urlCredentials('https://u:p@rpc.example/v1') // { endpoint: 'https://rpc.example/v1', authorization: 'Basic dTpw' }
  */
 export function urlCredentials(url: string): { endpoint: string; authorization?: string } {

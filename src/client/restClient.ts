@@ -3,7 +3,7 @@
 // a decision the caller may act on) and no arkivector gateway answered at all (GatewayUnreachableError).
 // The token travels only in the Authorization header and never appears in an error.
 import { fetch } from 'undici';
-import { redactUrl } from '../chain/transport.ts';
+import { redactUrl } from '../redactUrl.ts';
 import type { Problem } from '../errors.ts';
 import { readBounded } from '../readBounded.ts';
 
@@ -31,7 +31,7 @@ export interface RestClientOptions {
   timeoutMs?: number;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are the REST bodies of DESIGN.md §7, passed through
+// biome-ignore lint/suspicious/noExplicitAny: answers are the REST bodies of the README's "REST API", passed through
 type Json = any;
 
 export class RestClient {

@@ -1,8 +1,8 @@
 // Errors thrown by the schema v1 codecs in src/collections/. The service layer catches them and renders
-// them as problem objects (DESIGN.md §8); decodeVectorEntity turns them into `{ ok: false, reason }`.
+// them as problem objects (README, "Errors"); decodeVectorEntity turns them into `{ ok: false, reason }`.
 import { ArkivectorError } from '../errors.ts';
 
-/** The DESIGN.md §8 codes the codecs can raise. */
+/** The codes (README, "Errors") the codecs can raise. */
 export type CodecErrorCode = 'invalid_argument' | 'dimension_mismatch';
 
 /** One problem found while validating a value (a zod issue, flattened). */

@@ -1,4 +1,4 @@
-// Limits, defaults and wire constants of on-chain schema v1 (DESIGN.md §4, §5), declared once.
+// Limits, defaults and wire constants of on-chain schema v1 (ARCHITECTURE.md §8), declared once.
 // Read by the collection codecs, the zod schemas, the command-line parser and the engine.
 
 /** Smallest vector dimension a collection may declare. */
@@ -74,7 +74,7 @@ export const VECTOR_PAYLOAD_HEADER_BYTES = 4;
 export const HALF_MAX = 65504;
 
 /**
- * Bounds on a collection definition found on chain (DESIGN.md §4.2, "Bounds"). Anyone may write a
+ * Bounds on a collection definition found on chain (ARCHITECTURE.md §8.1–8.2, bounds). Anyone may write a
  * definition and every list answer repeats it, so a violator is skipped and counted, never served.
  */
 export const DEFINITION_PAYLOAD_MAX_BYTES = 64 * 1024;

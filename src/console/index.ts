@@ -35,11 +35,16 @@ type FileName = keyof typeof FILES;
 /** The directory of the console's static files, beside this module in the sources and in `dist/`. */
 export const CONSOLE_DIR = new URL('./public/', import.meta.url);
 
-function loadFiles(): Map<string, { body: Uint8Array; type: string }> {
-  const files = new Map<string, { body: Uint8Array; type: string }>();
-  for (const [name, type] of Object.entries(FILES))
-    files.set(name, { body: readFileSync(new URL(name, CONSOLE_DIR)), type });
-  return files;
+type ConsoleFile = { body: Uint8Array; type: string };
+
+function loadFiles(): Record<FileName, ConsoleFile> {
+  const load = (name: FileName): ConsoleFile => ({ body: readFileSync(new URL(name, CONSOLE_DIR)), type: FILES[name] });
+  return {
+    'index.html': load('index.html'),
+    'app.js': load('app.js'),
+    'style.css': load('style.css'),
+    'favicon.svg': load('favicon.svg'),
+  };
 }
 
 /** What the console learns about the node besides the REST API (GET /console/node.json, `read` scope). */
@@ -72,7 +77,7 @@ const labelRoute: RouteLabel = (c, route) => (c as unknown as { set(k: string, v
 export function mountConsole<E extends Env>(app: Hono<E>, deps: ConsoleDeps): void {
   const files = loadFiles();
   const serve = (c: Context, name: FileName) => {
-    const file = files.get(name)!;
+    const file = files[name];
     return c.body(file.body as Uint8Array<ArrayBuffer>, 200, { 'content-type': file.type, ...SECURITY_HEADERS });
   };
   const typed = app as unknown as Hono;

@@ -15,13 +15,13 @@ import {
   type Address,
   type Hex,
 } from 'viem';
-import { ARKIV_ADDRESS, ARKIV_TOPICS, SYSTEM_TX_FROM, SYSTEM_TX_TO, entityKey } from '../chain/protocol.ts';
+import { ARKIV_ADDRESS, ARKIV_TOPICS, SYSTEM_TX_FROM, SYSTEM_TX_TO, entityKey } from '../chain/v1/index.ts';
 import {
   StorageTxDecodeError,
   decodeStorageTransaction,
   validateStorageOps,
   type StorageOps,
-} from '../chain/storageTransaction.ts';
+} from '../chain/v1/index.ts';
 import { EntityState, type EntityFields } from './state.ts';
 
 export const BASE_FEE_PER_GAS = 1_000_000_000n;
@@ -383,7 +383,8 @@ export class DevnetChain {
       let revertReason: string | undefined;
       if (tx.type === 'deposit') {
         for (const key of this.entities.expiringAt(number)) {
-          const entity = this.entities.get(key)!;
+          const entity = this.entities.get(key);
+          if (!entity) continue;
           this.entities.remove(key, number);
           logs.push(push({ topics: [ARKIV_TOPICS.expired, key, addressTopic(entity.owner)], data: key }));
         }

@@ -1,4 +1,4 @@
-// Demo data for `arkivector serve` without --rpc (DESIGN.md §10): the `notes` collection (dim 4: cat,
+// Demo data for `arkivector serve` without --rpc (README, "Quick start"): the `notes` collection (dim 4: cat,
 // dog, fern) and `demo.docs` (dim 8, 200 entities), written with the unmodified SDK like any writer would.
 import { createPublicClient, createWalletClient, http, type Hex } from '@arkiv-network/sdk';
 import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';

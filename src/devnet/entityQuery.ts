@@ -1,7 +1,7 @@
 // arkiv_query, arkiv_getEntityCount: the node's query store semantics over the devnet's versioned state
 // (pebble-bitmap-store: descending row ids, 200 per page, cursor = last id returned, historical atBlock).
 import { numberToHex, type Hex } from 'viem';
-import { QUERY_PAGE_LIMIT } from '../chain/protocol.ts';
+import { QUERY_PAGE_LIMIT } from '../chain/v1/index.ts';
 import { QuerySyntaxError, compileArkivQuery, parseQuery } from '../query/index.ts';
 import { RpcError } from './chain.ts';
 import { visibleAt, type EntityState, type EntityVersion } from './state.ts';

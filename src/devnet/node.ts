@@ -4,8 +4,12 @@
 import { EventEmitter } from 'node:events';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { hexToBytes, numberToHex, type Address, type Hex } from 'viem';
-import { ARKIV_ADDRESS } from '../chain/protocol.ts';
-import { StorageTxDecodeError, decodeStorageTransaction, validateStorageOps } from '../chain/storageTransaction.ts';
+import {
+  ARKIV_ADDRESS,
+  StorageTxDecodeError,
+  decodeStorageTransaction,
+  validateStorageOps,
+} from '../chain/v1/index.ts';
 import {
   BASE_FEE_PER_GAS,
   DevnetChain,
@@ -65,7 +69,7 @@ export interface DevnetEvents {
 
 type Params = unknown[];
 
-function readBlockTag(value: unknown, head: number): number | undefined {
+function readBlockTag(value: unknown, head: number): number {
   if (
     value === undefined ||
     value === null ||
@@ -500,7 +504,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
         const raw = (params[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown };
         const id = numberToHex(this.#nextFilterId++);
         const from =
-          raw.fromBlock === undefined || raw.fromBlock === 'latest' ? head + 1 : readBlockTag(raw.fromBlock, head)!;
+          raw.fromBlock === undefined || raw.fromBlock === 'latest' ? head + 1 : readBlockTag(raw.fromBlock, head);
         const to = raw.toBlock === undefined || raw.toBlock === 'latest' ? undefined : readBlockTag(raw.toBlock, head);
         this.#filters.set(id, {
           kind: 'logs',

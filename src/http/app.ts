@@ -1,4 +1,4 @@
-// The HTTP surface of a node (DESIGN.md §7): the REST routes over the service operations, MCP streamable
+// The HTTP surface of a node (README, "REST API"): the REST routes over the service operations, MCP streamable
 // HTTP on /mcp, health/readiness probes and /metrics, with access control (auth.ts) on every guarded
 // route and one error renderer (application/problem+json). `arkivector serve` builds it and hands it to
 // serveHttp; tests call it over a real socket.

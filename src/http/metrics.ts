@@ -3,7 +3,7 @@
 // never stale. `arkivector serve` creates one Metrics and hands it to createHttpApp.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceContext } from '../service/index.ts';
-import { SYNC_STATES } from '../../indexer/syncState.ts';
+import { SYNC_STATES } from '../../indexer/index.ts';
 
 // Reads answer in well under a millisecond from memory; waits for min_block and embedder calls take seconds.
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

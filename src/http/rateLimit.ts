@@ -1,4 +1,4 @@
-// Per-caller rate limits (DESIGN.md §8 `rate_limited`): a token bucket per token name, or per client IP
+// Per-caller rate limits (README, "Errors": `rate_limited`): a token bucket per token name, or per client IP
 // for anonymous and local callers, refilled continuously. Off by default on loopback, where the only
 // callers are the machine's own.
 import { ArkivectorError } from '../errors.ts';

@@ -5,7 +5,7 @@ import { basename, join, relative, resolve, sep } from 'node:path';
 
 /** Most files one ingest run looks at; more is refused before anything is read. */
 export const INGEST_MAX_FILES = 100_000;
-/** `source` is a string attribute, so at most 1024 bytes (DESIGN.md §4.2). */
+/** `source` is a string attribute, so at most 1024 bytes (ARCHITECTURE.md §8.2). */
 const SOURCE_MAX_BYTES = 1024;
 
 export interface FoundFile {

@@ -107,7 +107,8 @@ function formatTyped(lit: Extract<Literal, { kind: 'typed' }>): string {
 export function goQuote(s: string): string {
   let out = '"';
   for (const ch of s) {
-    const c = ch.codePointAt(0)!;
+    // `for…of` yields whole code points, so codePointAt(0) is always defined.
+    const c = ch.codePointAt(0) ?? 0;
     if (ch === '"' || ch === '\\') out += `\\${ch}`;
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';

@@ -181,7 +181,7 @@ function getEsc(chunk: Uint8Array): { rune: number; chunk: Uint8Array } | undefi
 /** utf8.DecodeRuneInString: invalid or truncated input yields (RuneError, 1); empty yields (RuneError, 0). */
 function decodeRune(b: Uint8Array): { rune: number; size: number } {
   if (b.length === 0) return { rune: RUNE_ERROR, size: 0 };
-  const b0 = b[0]!;
+  const b0 = b[0] ?? 0;
   if (b0 < 0x80) return { rune: b0, size: 1 };
   let size: number;
   let min: number;
@@ -203,7 +203,7 @@ function decodeRune(b: Uint8Array): { rune: number; size: number } {
   }
   if (b.length < size) return { rune: RUNE_ERROR, size: 1 };
   for (let i = 1; i < size; i++) {
-    const bi = b[i]!;
+    const bi = b[i] ?? 0;
     if ((bi & 0xc0) !== 0x80) return { rune: RUNE_ERROR, size: 1 };
     rune = (rune << 6) | (bi & 0x3f);
   }

@@ -151,7 +151,8 @@ export function goUnquote(raw: string): string | { error: string } {
   const bytes: number[] = [];
   const cps = [...body];
   for (let i = 0; i < cps.length; i++) {
-    const c = cps[i]!;
+    const c = cps[i];
+    if (c === undefined) break;
     if (c === '\n') return { error: 'invalid syntax' };
     if (c !== '\\') {
       for (const b of utf8Encoder.encode(c)) bytes.push(b);
@@ -159,8 +160,9 @@ export function goUnquote(raw: string): string | { error: string } {
     }
     const e = cps[++i];
     if (e === undefined) return { error: 'invalid syntax' };
-    if (e in SIMPLE_ESCAPES) {
-      bytes.push(SIMPLE_ESCAPES[e]!);
+    const simple = SIMPLE_ESCAPES[e];
+    if (simple !== undefined) {
+      bytes.push(simple);
     } else if (e === 'x' || e === 'u' || e === 'U') {
       const n = e === 'x' ? 2 : e === 'u' ? 4 : 8;
       const digits = cps.slice(i + 1, i + 1 + n).join('');
@@ -196,7 +198,8 @@ function unquoteSingle(raw: string): string | { error: string } {
   const body = raw.slice(1, -1);
   let out = '';
   for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
+    const c = body[i];
+    if (c === undefined) break;
     if (c !== '\\') {
       out += c;
       continue;

@@ -10,6 +10,7 @@ import {
   type QueryExpr,
   type TypedLiteralType,
 } from './ast.ts';
+import { defined } from '../defined.ts';
 import { tokenize, type Token, type TokenType } from './lexer.ts';
 import { FILTER_DEPTH_MAX, FILTER_TERMS_MAX } from './limits.ts';
 
@@ -101,7 +102,8 @@ class Parser {
       this.#next();
       items.push(this.#parseAnd());
     }
-    return items.length === 1 ? items[0]! : { type: 'or', items };
+    const [only] = items;
+    return only !== undefined && items.length === 1 ? only : { type: 'or', items };
   }
 
   #parseAnd(): QueryExpr {
@@ -110,7 +112,8 @@ class Parser {
       this.#next();
       items.push(this.#parseTerm());
     }
-    return items.length === 1 ? items[0]! : { type: 'and', items };
+    const [only] = items;
+    return only !== undefined && items.length === 1 ? only : { type: 'and', items };
   }
 
   #parseTerm(): QueryExpr {
@@ -173,8 +176,7 @@ class Parser {
 
   #parseParenBody(): QueryExpr {
     // Checked before descending, so hostile nesting never reaches the stack's limit.
-    if (++this.#depth > FILTER_DEPTH_MAX)
-      this.#error(this.#tokens[this.#index - 1]!, `groups nested deeper than ${FILTER_DEPTH_MAX}`);
+    if (++this.#depth > FILTER_DEPTH_MAX) this.#error(this.#peek(-1), `groups nested deeper than ${FILTER_DEPTH_MAX}`);
     const expr = this.#parseOr();
     this.#depth--;
     const close = this.#peek();
@@ -339,7 +341,8 @@ class Parser {
   }
 
   #peek(offset = 0): Token {
-    return this.#tokens[Math.min(this.#index + offset, this.#tokens.length - 1)]!;
+    // The lexer always ends the list with an eof token, so the clamped index always finds one.
+    return defined(this.#tokens[Math.max(0, Math.min(this.#index + offset, this.#tokens.length - 1))], 'token');
   }
 
   #next(): Token {

@@ -3,9 +3,8 @@
 // and signer. Built once by `arkivector serve`; tests build it around a real indexer and devnet.
 import type { VectorRecord } from '../collections/index.ts';
 import type { IndexedStore } from '../engine/index.ts';
-import type { PublishedCollection } from '../../indexer/resolver.ts';
-import type { SyncState } from '../../indexer/indexer.ts';
-import type { ChainWriter } from '../chain/writer.ts';
+import type { PublishedCollection, SyncState } from '../../indexer/index.ts';
+import type { ChainWriter } from '../chain/index.ts';
 
 type SearchMode = 'exact' | 'hnsw';
 type Filtered = { where?: string; filter?: unknown };

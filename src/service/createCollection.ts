@@ -10,8 +10,8 @@ import {
   type CollectionDefinition,
   type CollectionDefinitionInput,
 } from '../collections/index.ts';
-import { entityKey } from '../chain/protocol.ts';
-import { emptyStorageOps } from '../chain/storageTransaction.ts';
+import { emptyBatch } from '../chain/index.ts';
+import { defined } from '../defined.ts';
 import { embedderDimension } from '../embedder.ts';
 import type { ServiceContext } from './context.ts';
 import { ConflictError, InvalidArgumentError } from './errors.ts';
@@ -61,11 +61,12 @@ export async function createCollection(
   try {
     const raced = existing();
     if (raced) return answer(raced.key, false, [], raced.block);
-    submitted = await submit(ctx, { ...emptyStorageOps(), creates: [create] }, wait, onProgress);
+    submitted = await submit(ctx, { ...emptyBatch(), creates: [create] }, wait, onProgress);
   } finally {
     release(submitted?.settled);
   }
-  return answer(entityKey(submitted.hash, entity.payload, 0), true, [submitted.hash], submitted.block_number);
+  const key = defined(submitted.keys[0], 'key of the definition created');
+  return answer(key, true, [submitted.hash], submitted.block_number);
 }
 
 /**
@@ -89,10 +90,11 @@ async function withEmbedder(
         : 'dim: required on a node without an embedder (start it with --embedder URL --embedder-model NAME to omit dim)',
       [{ path: 'dim', message: 'required' }],
     );
-  if (!fromNode || (given !== undefined && input.dim !== undefined)) return { ...input, dim: input.dim! };
-  const dim = await embedderDimension(embedder!);
+  if (!fromNode) return { ...input, dim: defined(input.dim, 'dim (checked above)') };
+  if (given !== undefined && input.dim !== undefined) return { ...input, dim: input.dim };
+  const dim = await embedderDimension(embedder);
   if (input.dim !== undefined && input.dim !== dim) return { ...input, dim: input.dim };
-  return { ...input, dim, embedder: { ...given, model: embedder!.model, dim } };
+  return { ...input, dim, embedder: { ...given, model: embedder.model, dim } };
 }
 
 /** Sorted-key JSON: definitions read from chain may order `embedder`'s keys differently. */

@@ -1,9 +1,7 @@
 // delete: removes entities this signer owns, named by refs or chosen by a filter; a dry run (the
 // default) only reports what a real run would remove and how many transactions it would take.
 import type { Hex } from 'viem';
-import { MAX_OPERATIONS_PER_TX } from '../chain/protocol.ts';
-import { emptyStorageOps } from '../chain/storageTransaction.ts';
-import type { ChainWriter } from '../chain/writer.ts';
+import { MAX_BATCH_OPERATIONS, emptyBatch, type ChainWriter } from '../chain/index.ts';
 import { ArkivectorError } from '../errors.ts';
 import type { ServiceContext } from './context.ts';
 import { ConflictError, EntityNotFoundError } from './errors.ts';
@@ -19,8 +17,8 @@ export type { DeleteResult };
 type DeleteArgs = ReturnType<typeof deleteSchema.parse>;
 type Doomed = { id: string; key: string; op: 'delete' };
 
-/** Deletes per transaction: the chain's cap on operations per storage transaction. */
-export const DELETES_PER_TX = MAX_OPERATIONS_PER_TX;
+/** Deletes per transaction: the most operations one batch carries. */
+export const DELETES_PER_TX = MAX_BATCH_OPERATIONS;
 
 /** Splits `items` into consecutive batches of at most `size` (the last one may be shorter). */
 export function batches<T>(items: readonly T[], size: number): T[][] {
@@ -76,12 +74,7 @@ async function deleteByRefs(
   let unique;
   try {
     unique = resolve();
-    submitted = await submit(
-      ctx,
-      { ...emptyStorageOps(), deletes: unique.map((r) => r.key as Hex) },
-      args.wait,
-      onProgress,
-    );
+    submitted = await submit(ctx, { ...emptyBatch(), deletes: unique.map((r) => r.key as Hex) }, args.wait, onProgress);
   } finally {
     release(submitted?.settled);
   }
@@ -140,12 +133,7 @@ async function deleteByFilter(
   try {
     const final = plan(view(), writer, args);
     for (const batch of batches(final.chosen, DELETES_PER_TX)) {
-      last = await submit(
-        ctx,
-        { ...emptyStorageOps(), deletes: batch.map((r) => r.key as Hex) },
-        args.wait,
-        onProgress,
-      );
+      last = await submit(ctx, { ...emptyBatch(), deletes: batch.map((r) => r.key as Hex) }, args.wait, onProgress);
       hashes.push(last.hash);
       done += batch.length;
     }

@@ -1,4 +1,4 @@
-// Errors raised by the service operations (one class per DESIGN.md §8 code they can raise).
+// Errors raised by the service operations (one class per code of the README's "Errors" they can raise).
 import { ArkivectorError } from '../errors.ts';
 
 export class CollectionNotFoundError extends ArkivectorError {

@@ -2,7 +2,7 @@
 // (collection + id, or a collection definition). A second write of the same name waits for the first
 // before it reads the store, so two upserts of one new id make one entity (created, then updated) rather
 // than two. Check and registration happen in one synchronous step: nothing can slip in between.
-import type { ChainWriter } from '../chain/writer.ts';
+import type { ChainWriter } from '../chain/index.ts';
 
 const inFlight = new WeakMap<ChainWriter, Map<string, Promise<void>>>();
 

@@ -1,8 +1,8 @@
 // keep definitions alive: a write daemon extends the collection definitions its signer owns before they
-// expire (DESIGN.md §4.1), so its collections do not vanish from every node. Run periodically by serve.
+// expire (README, "Collections expire"), so its collections do not vanish from every node. Run periodically by serve.
 import type { Hex } from 'viem';
 import { ttlToBlocks } from '../collections/index.ts';
-import { emptyStorageOps } from '../chain/storageTransaction.ts';
+import { emptyBatch } from '../chain/index.ts';
 import type { ServiceContext } from './context.ts';
 import { requireWriter, submit } from './submit.ts';
 import { readView } from './view.ts';
@@ -25,7 +25,7 @@ export async function keepDefinitionsAlive(
   );
   if (!due.length) return { extended: [], tx_hashes: [] };
   const ops = {
-    ...emptyStorageOps(),
+    ...emptyBatch(),
     extends: due.map((c) => ({ entityKey: c.definitionKey as Hex, numberOfBlocks: by })),
   };
   const { hash } = await submit(ctx, ops, 'receipt');

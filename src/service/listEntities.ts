@@ -17,7 +17,7 @@ import { entityOf } from './render.ts';
 import { type ListEntitiesParameters, type ListEntitiesResult, listEntitiesSchema } from './schemas.ts';
 import { validate } from './validate.ts';
 import { collectionIn, readView } from './view.ts';
-import type { PublishedCollection } from '../../indexer/resolver.ts';
+import type { PublishedCollection } from '../../indexer/index.ts';
 
 export type { ListEntitiesParameters, ListEntitiesResult };
 
@@ -145,7 +145,10 @@ function keep(ctx: ServiceContext, id: string, entries: readonly Listed[]): void
   const now = Date.now();
   for (const [k, l] of map) if (l.keptUntil <= now) map.delete(k);
   map.delete(id);
-  while (map.size >= LIST_PINNED_MAX) map.delete(map.keys().next().value!);
+  for (const oldest of map.keys()) {
+    if (map.size < LIST_PINNED_MAX) break;
+    map.delete(oldest);
+  }
   map.set(id, { entries, keptUntil: now + LIST_PINNED_TTL_MS, reorgs: reorgsOf(ctx) });
 }
 

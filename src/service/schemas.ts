@@ -10,7 +10,7 @@ import {
   METRICS,
   ttlSchema,
 } from '../collections/index.ts';
-import { SYNC_STATES } from '../../indexer/syncState.ts';
+import { SYNC_STATES } from '../../indexer/index.ts';
 import { QUERY_VALUE_MAX } from '../engine/limits.ts';
 import { SEARCH_MODES } from '../engine/planner.ts';
 import {

@@ -1,5 +1,6 @@
 // search: nearest neighbours by vector, by embedded text, by keyword (BM25) or hybrid (RRF), with
 // Arkiv filters; the planner in the engine chooses exact or HNSW and reports it.
+import { defined } from '../defined.ts';
 import type { ServiceContext } from './context.ts';
 import { EmbedderNotConfiguredError, InvalidArgumentError } from './errors.ts';
 import { typedAttributes } from './render.ts';
@@ -23,7 +24,8 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
       'vector: required for mode "vector" (or pass text with mode "keyword", "semantic" or "hybrid")',
       [{ path: 'vector', message: 'required' }],
     );
-  if (mode !== 'vector' && !args.text)
+  const text = args.text;
+  if (mode !== 'vector' && !text)
     throw new InvalidArgumentError(`text: required for mode "${mode}"`, [{ path: 'text', message: 'required' }]);
   // The embedding call is the only await after validation: it happens before the answer's view is taken.
   let vector = args.vector;
@@ -31,7 +33,7 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
     if (!ctx.embedder) throw new EmbedderNotConfiguredError();
     // The model check waits for min_block too: a collection created on another node may arrive with it.
     const before = (await readView(ctx, args.min_block))();
-    vector = await textEmbedder(ctx, collectionIn(before, args.collection)).embed(args.text!);
+    vector = await textEmbedder(ctx, collectionIn(before, args.collection)).embed(text ?? '');
   }
   const view = (await readView(ctx, args.min_block))();
   const c = collectionIn(view, args.collection);
@@ -47,13 +49,15 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
     ...(args.include_document ? { document: hit.record.document } : {}),
   });
   if (mode === 'keyword') {
-    const { results } = c.store.keywordSearch({ text: args.text!, k: args.k, ...filters });
+    const { results } = c.store.keywordSearch({ text: text ?? '', k: args.k, ...filters });
     return { ...base, search_mode: 'exact', results: results.map(render) };
   }
+  // Every mode but keyword has a vector by now: given, or embedded above.
+  const query = defined(vector, 'query vector');
   if (mode === 'hybrid') {
-    const answer = c.store.hybridSearch({ vector: vector!, text: args.text!, k: args.k, ...filters });
+    const answer = c.store.hybridSearch({ vector: query, text: text ?? '', k: args.k, ...filters });
     return { ...base, search_mode: answer.search_mode, results: answer.results.map(render) };
   }
-  const answer = c.store.search({ vector: vector!, k: args.k, ...filters });
+  const answer = c.store.search({ vector: query, k: args.k, ...filters });
   return { ...base, search_mode: answer.search_mode, results: answer.results.map(render) };
 }

@@ -1,9 +1,8 @@
-// The shared tail of every write: send the storage transaction with this node's signer (through the
-// writer's one ordered queue), then wait as asked (none: accepted; receipt: mined; indexed: searchable on
+// The shared tail of every write: send one batch of entity operations with this node's signer (through
+// the writer's one ordered queue), then wait as asked (none: accepted; receipt: mined; indexed: searchable on
 // this node), reporting each step.
 import type { Hex } from 'viem';
-import { ChainUnreachableError, TransactionRefusedError, type ChainWriter } from '../chain/writer.ts';
-import type { StorageOps } from '../chain/storageTransaction.ts';
+import { ChainUnreachableError, TransactionRefusedError, type ChainWriter, type EntityBatch } from '../chain/index.ts';
 import type { ServiceContext } from './context.ts';
 import { ChainUnavailableError, NotYetIndexedError, SignerNotConfiguredError, TxFailedError } from './errors.ts';
 import { RECEIPT_TIMEOUT_MS_DEFAULT } from './limits.ts';
@@ -15,6 +14,8 @@ export type ProgressReporter = (step: WriteStep, progress: number, total: number
 
 export interface Submitted {
   hash: Hex;
+  /** The key of each create of the batch, in order. */
+  keys: Hex[];
   block_number: number | null;
   /**
    * Settles (never rejects) once this node has indexed the write's block, or the write failed, or the
@@ -33,7 +34,7 @@ const receiptTimeout = (ctx: ServiceContext) => ctx.receiptTimeoutMs ?? RECEIPT_
 /** The background half of a write the caller did not wait for: until indexed here, or failed. */
 async function indexedLater(ctx: ServiceContext, hash: Hex, block?: number): Promise<void> {
   try {
-    const mined = block ?? (await ctx.writer!.waitForReceipt(hash, receiptTimeout(ctx))).blockNumber;
+    const mined = block ?? (await requireWriter(ctx).waitForReceipt(hash, receiptTimeout(ctx))).blockNumber;
     ctx.indexer.poke?.();
     await ctx.indexer.waitForBlock(mined, ctx.minBlockTimeoutMs);
   } catch {
@@ -42,26 +43,27 @@ async function indexedLater(ctx: ServiceContext, hash: Hex, block?: number): Pro
 }
 
 /**
- * @param ops the operations, or a function building them at the queue's turn (it may throw)
+ * @param batch the operations, or a function building them at the queue's turn (it may throw)
  */
 export async function submit(
   ctx: ServiceContext,
-  ops: StorageOps | (() => StorageOps),
+  batch: EntityBatch | (() => EntityBatch),
   wait: WaitMode,
   onProgress?: ProgressReporter,
 ): Promise<Submitted> {
   const writer = requireWriter(ctx);
   const total = wait === 'none' ? 1 : wait === 'receipt' ? 2 : 3;
   let hash: Hex;
+  let keys: Hex[];
   try {
-    ({ hash } = await writer.send(ops));
+    ({ hash, keys } = await writer.send(batch));
   } catch (error) {
     if (error instanceof TransactionRefusedError) throw new TxFailedError(error.message);
     if (error instanceof ChainUnreachableError) throw new ChainUnavailableError(error.message);
     throw error;
   }
   onProgress?.('sent', 1, total, `transaction ${hash} accepted`);
-  if (wait === 'none') return { hash, block_number: null, settled: indexedLater(ctx, hash) };
+  if (wait === 'none') return { hash, keys, block_number: null, settled: indexedLater(ctx, hash) };
   let outcome;
   try {
     outcome = await writer.waitForReceipt(hash, receiptTimeout(ctx));
@@ -71,7 +73,7 @@ export async function submit(
   if (outcome.status === 'reverted') throw new TxFailedError(outcome.reason ?? 'reverted', hash);
   onProgress?.('receipt', 2, total, `mined in block ${outcome.blockNumber}`);
   if (wait === 'receipt')
-    return { hash, block_number: outcome.blockNumber, settled: indexedLater(ctx, hash, outcome.blockNumber) };
+    return { hash, keys, block_number: outcome.blockNumber, settled: indexedLater(ctx, hash, outcome.blockNumber) };
   ctx.indexer.poke?.();
   const started = Date.now();
   if (!(await ctx.indexer.waitForBlock(outcome.blockNumber, ctx.minBlockTimeoutMs))) {
@@ -80,5 +82,5 @@ export async function submit(
     throw error;
   }
   onProgress?.('indexed', 3, total, `indexed at block ${ctx.indexer.asOfBlock}`);
-  return { hash, block_number: outcome.blockNumber, settled: Promise.resolve() };
+  return { hash, keys, block_number: outcome.blockNumber, settled: Promise.resolve() };
 }

@@ -1,7 +1,7 @@
 // The one gate of every text path (semantic and hybrid search, search_rag's semantic branch, text
 // upserts): the node needs an embedder, and a collection that records a model is only embedded with that
 // model. Vectors of another model would be compared as if they meant the same thing.
-import type { PublishedCollection } from '../../indexer/resolver.ts';
+import type { PublishedCollection } from '../../indexer/index.ts';
 import type { Embedder, ReadableStore, ServiceContext } from './context.ts';
 import { EmbedderMismatchError, EmbedderNotConfiguredError } from './errors.ts';
 

@@ -4,8 +4,8 @@
 // signed, and embedding happens outside the signer's write queue (it may be slow).
 import { ArkivectorError } from '../errors.ts';
 import { encodeVectorEntity, ttlToBlocks, type CollectionDefinition } from '../collections/index.ts';
-import { entityKey } from '../chain/protocol.ts';
-import { emptyStorageOps, type CreateOp } from '../chain/storageTransaction.ts';
+import { emptyBatch, type CreateOp } from '../chain/index.ts';
+import { defined } from '../defined.ts';
 import type { ServiceContext } from './context.ts';
 import { ConflictError, EmbedderUnavailableError, ForbiddenError, InvalidArgumentError } from './errors.ts';
 import { embedTexts, textEmbedder } from './textEmbedder.ts';
@@ -15,12 +15,12 @@ import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { validate } from './validate.ts';
 import { claim, entityName } from './inFlight.ts';
 import { collectionIn, readView, type View } from './view.ts';
-import type { PublishedCollection } from '../../indexer/resolver.ts';
+import type { PublishedCollection } from '../../indexer/index.ts';
 import type { ReadableStore } from './context.ts';
 
 export type { UpsertResult };
 
-/** Storage-transaction content of one entity; codec errors name the entity's position. */
+/** The written content of one entity; codec errors name the entity's position. */
 export function vectorContent(
   collection: string,
   definition: CollectionDefinition,
@@ -48,7 +48,7 @@ export function vectorContent(
   } catch (error) {
     if (error instanceof ArkivectorError) {
       throw new ArkivectorError(error.code, `entities[${index}]: ${error.shortMessage}`, {
-        // The same `errors` list as a schema error, so every invalid_argument reads alike (DESIGN.md §8).
+        // The same `errors` list as a schema error, so every invalid_argument reads alike (README, "Errors").
         meta: { ...error.meta, index, errors: entityErrors(error, index) },
       });
     }
@@ -103,13 +103,13 @@ export async function upsert(
   } finally {
     release(submitted?.settled);
   }
-  const { hash, block_number } = submitted;
+  const { hash, keys, block_number } = submitted;
   const { steps } = planned;
   return {
     results: steps.map((p) => ({
       id: p.id,
       op: p.op,
-      key: p.op === 'update' ? p.key : entityKey(hash, p.payload, p.create),
+      key: p.op === 'update' ? p.key : defined(keys[p.create], `key of create ${p.create}`),
     })),
     tx_hashes: [hash],
     block_number,
@@ -165,15 +165,12 @@ async function embedDocuments(ctx: ServiceContext, view: View, args: UpsertParam
   return { ...args, entities } as Filled;
 }
 
-/** The storage operations of a validated upsert against one view: updates for ids this signer owns. */
+/** The entity batch of a validated upsert against one view: updates for ids this signer owns. */
 function plan(view: View, args: Filled, signer: string) {
   const c = collectionIn(view, args.collection);
   writable(c, signer);
-  const ops = emptyStorageOps();
-  const steps: (
-    | { id: string; op: 'update'; key: string }
-    | { id: string; op: 'create'; create: number; payload: Uint8Array }
-  )[] = [];
+  const ops = emptyBatch();
+  const steps: ({ id: string; op: 'update'; key: string } | { id: string; op: 'create'; create: number })[] = [];
   args.entities.forEach((entity, index) => {
     const content = vectorContent(c.name, c.definition, entity, index);
     const existing = c.store.get(entity.id);
@@ -188,7 +185,7 @@ function plan(view: View, args: Filled, signer: string) {
       ops.updates.push({ entityKey: existing.key as `0x${string}`, ...content });
       steps.push({ id: entity.id, op: 'update', key: existing.key });
     } else {
-      steps.push({ id: entity.id, op: 'create', create: ops.creates.length, payload: content.payload });
+      steps.push({ id: entity.id, op: 'create', create: ops.creates.length });
       ops.creates.push(content);
     }
   });

@@ -1,5 +1,5 @@
 // Validates operation arguments with the shared zod schemas; failures become invalid_argument with
-// the zod issue list (DESIGN.md §8).
+// the zod issue list (README, "Errors").
 import type { z } from 'zod';
 import { InvalidArgumentError } from './errors.ts';
 

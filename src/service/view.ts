@@ -2,7 +2,7 @@
 // number, sync state and collections together, synchronously, so the answer reflects exactly one block.
 import { METRIC_OPS } from '../engine/index.ts';
 import { ArkivectorError } from '../errors.ts';
-import type { PublishedCollection } from '../../indexer/resolver.ts';
+import type { PublishedCollection } from '../../indexer/index.ts';
 import type { ReadableStore, ServiceContext } from './context.ts';
 import { ChainUnavailableError, CollectionNotFoundError, NotYetIndexedError } from './errors.ts';
 import type { Collection } from './schemas.ts';
@@ -47,7 +47,7 @@ export function collectionIn(view: View, name: string): PublishedCollection<Read
   return collection;
 }
 
-/** The Collection object of DESIGN.md §7. */
+/** The Collection object of the README's "REST API" and "Tools (MCP)". */
 export function describeCollection(view: View, c: PublishedCollection<ReadableStore>): Collection {
   const d = c.definition;
   return {

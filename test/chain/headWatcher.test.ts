@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter, once } from 'node:events';
 import { test } from 'node:test';
-import { watchHeads } from '../../src/chain/headWatcher.ts';
+import { watchHeads } from '../../src/chain/index.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 
 test('watchHeads: reports mined blocks, and again after an outage', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { RpcResponseError, RpcUnavailableError, createHttpTransport, redactUrl } from '../../src/chain/transport.ts';
+import { RpcResponseError, RpcUnavailableError, createHttpTransport, redactUrl } from '../../src/chain/index.ts';
 import { defined } from '../helpers/defined.ts';
 
 type Handler = (

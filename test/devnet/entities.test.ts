@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { NoEntityFoundError, decodeEventLog, type Hex } from '@arkiv-network/sdk';
 import { ExpirationTime } from '@arkiv-network/sdk/utils';
-import { ARKIV_ADDRESS, ARKIV_TOPICS, SYSTEM_TX_FROM, arkivEventAbi, entityKey } from '../../src/chain/protocol.ts';
+import { ARKIV_ADDRESS, ARKIV_TOPICS, SYSTEM_TX_FROM, arkivEventAbi, entityKey } from '../../src/chain/v1/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { lower, publicClient, startTestDevnet, text, walletClient } from '../helpers/devnet.ts';
 import { defined } from '../helpers/defined.ts';

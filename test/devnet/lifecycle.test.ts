@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { NoEntityFoundError, type Hex } from '@arkiv-network/sdk';
 import { ExpirationTime } from '@arkiv-network/sdk/utils';
 import WebSocket from 'ws';
-import { ARKIV_TOPICS, SYSTEM_TX_FROM } from '../../src/chain/protocol.ts';
+import { ARKIV_TOPICS, SYSTEM_TX_FROM } from '../../src/chain/v1/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { publicClient, rpcResult, startTestDevnet, text, walletClient } from '../helpers/devnet.ts';
 import { defined } from '../helpers/defined.ts';

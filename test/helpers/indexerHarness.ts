@@ -2,10 +2,10 @@
 // registers its own before/after hooks in the calling suite and stops everything it started.
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
-import { ChainIndexer } from '../../indexer/indexer.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 import { startTestDevnet } from './devnet.ts';
 
 export interface IndexerHarness {

@@ -1,5 +1,5 @@
 // The reference the indexer is checked against: what a collection should hold at block B, computed
-// straight from the devnet's own arkiv_query answer at B with the rules of DESIGN.md §4, written
+// straight from the devnet's own arkiv_query answer at B with the rules of ARCHITECTURE.md §8, written
 // independently of the indexer (no journal, no incremental state, no tail decoding).
 import { hexToBytes, numberToHex, type Hex } from 'viem';
 import {
@@ -11,7 +11,7 @@ import {
   type CollectionDefinition,
   type RawEntity,
 } from '../../src/collections/index.ts';
-import type { ChainIndexer } from '../../indexer/indexer.ts';
+import type { ChainIndexer } from '../../indexer/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { rpcResult } from './devnet.ts';
 

@@ -3,8 +3,7 @@
 import { Agent, fetch } from 'undici';
 import { bytesToHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ARKIV_ADDRESS } from '../../src/chain/protocol.ts';
-import { emptyStorageOps, encodeStorageTransaction, type StorageOps } from '../../src/chain/storageTransaction.ts';
+import { ARKIV_ADDRESS, emptyStorageOps, encodeStorageTransaction, type StorageOps } from '../../src/chain/v1/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { defined } from './defined.ts';
 

@@ -2,7 +2,7 @@
 // seeded random generator and a sync-state waiter.
 import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { encodeCollectionEntity, encodeVectorEntity } from '../../src/collections/index.ts';
-import type { ChainIndexer, SyncState } from '../../indexer/indexer.ts';
+import type { ChainIndexer, SyncState } from '../../indexer/index.ts';
 
 /** createEntity arguments for a collection definition. */
 export function definitionArgs(name: string, def: CollectionDefinition, expiresIn = 100_000) {

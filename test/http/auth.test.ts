@@ -1,4 +1,4 @@
-// Access control (DESIGN.md §9): the policy functions on their own, then the same rules through real
+// Access control (README, "Access"): the policy functions on their own, then the same rules through real
 // nodes: tokens from a file and from ARKIVECTOR_TOKENS with scopes, --public-read, and the trust-local
 // mode of a loopback bind with its Origin/Host checks.
 import assert from 'node:assert/strict';

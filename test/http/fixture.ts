@@ -3,7 +3,7 @@
 // 127.0.0.1:0) built around them with any access policy.
 import assert from 'node:assert/strict';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
@@ -17,7 +17,7 @@ import {
   type Metrics,
 } from '../../src/http/index.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
-import { ChainIndexer, type IndexerOptions } from '../../indexer/indexer.ts';
+import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { definitionArgs, stateReached, vectorArgs as writeVector } from '../helpers/writes.ts';
 

@@ -1,4 +1,4 @@
-// REST routes of DESIGN.md §7 over a real socket: each read route's answer checked against what was
+// REST routes of the README's "REST API" over a real socket: each read route's answer checked against what was
 // written through the SDK and against the service's own answer, and the problem objects of §8.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';

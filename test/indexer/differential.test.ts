@@ -7,16 +7,10 @@ import { after, before, describe, test } from 'node:test';
 import { bytesToHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { encodeCollectionEntity, encodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
-import { ARKIV_ADDRESS } from '../../src/chain/protocol.ts';
-import {
-  emptyStorageOps,
-  encodeStorageTransaction,
-  type CreateOp,
-  type StorageOps,
-} from '../../src/chain/storageTransaction.ts';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import { ARKIV_ADDRESS, emptyStorageOps, encodeStorageTransaction, type StorageOps } from '../../src/chain/v1/index.ts';
+import { createHttpTransport, type CreateOp, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer } from '../../indexer/indexer.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 import { publicClient, rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { mulberry32 } from '../../scripts/generators.ts';

@@ -14,8 +14,8 @@ import {
   encodeCollectionDefinition,
   type CollectionDefinition,
 } from '../../src/collections/index.ts';
-import { ARKIV_TOPICS } from '../../src/chain/protocol.ts';
-import type { CreateOp } from '../../src/chain/storageTransaction.ts';
+import { ARKIV_TOPICS } from '../../src/chain/v1/index.ts';
+import type { CreateOp } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { rpcResult } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';

@@ -11,10 +11,10 @@ import {
   encodeVectorPayload,
   type CollectionDefinition,
 } from '../../src/collections/index.ts';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import { QUERY_PAGE_MAX_BYTES } from '../../src/devnet/entityQuery.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer } from '../../indexer/indexer.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';

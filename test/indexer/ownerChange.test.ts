@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer } from '../../indexer/indexer.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { status } from '../../src/service/status.ts';
 import type { ServiceContext } from '../../src/service/context.ts';

@@ -3,9 +3,9 @@
 // suspended, so the count does not depend on how fast this machine is.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/transport.ts';
+import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer } from '../../indexer/indexer.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { stateReached } from '../helpers/writes.ts';

@@ -2,11 +2,10 @@
 // answer 503 chain_unavailable (reads of an indexed node keep answering from the last applied block).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createHttpTransport } from '../../src/chain/transport.ts';
-import { createChainWriter } from '../../src/chain/writer.ts';
+import { createChainWriter, createHttpTransport } from '../../src/chain/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { createCollection, listCollections, upsert, type ServiceContext } from '../../src/service/index.ts';
-import { ChainIndexer } from '../../indexer/indexer.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { stateReached } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';

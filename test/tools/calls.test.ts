@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { createChainWriter } from '../../src/chain/writer.ts';
+import { createChainWriter } from '../../src/chain/index.ts';
 import { ArkivectorError, ERROR_STATUS, problemFor } from '../../src/errors.ts';
 import { createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from '../../src/http/index.ts';
 import {

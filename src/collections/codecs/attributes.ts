@@ -1,4 +1,4 @@
-// Typed user attributes of schema v1 (DESIGN.md §4.2): value <-> Arkiv string/numeric attribute.
+// Typed user attributes of schema v1 (ARCHITECTURE.md §8.2): value <-> Arkiv string/numeric attribute.
 // Used by encodeVectorEntity/decodeVectorEntity and by the filter compiler, which encodes literals
 // with encodeAttribute so that numeric comparisons on chain match comparisons of the typed values.
 //

@@ -1,4 +1,4 @@
-// Collection definition entity of schema v1 (DESIGN.md §4.1): zod schemas, the payload codec pair,
+// Collection definition entity of schema v1 (ARCHITECTURE.md §8.1): zod schemas, the payload codec pair,
 // the update rules, and the name/id schemas. Used by the indexer (parse definitions found on chain),
 // the service (create collection, validate ids and names) and the tools/REST schemas.
 //
@@ -336,7 +336,7 @@ function canonical(v: unknown): string {
 }
 
 /**
- * Lists what an update of a definition changes that DESIGN.md §4.1 forbids. Allowed: `description`,
+ * Lists what an update of a definition changes that ARCHITECTURE.md §8.1 forbids. Allowed: `description`,
  * `writers`, `open`, `index.ef_search`, `default_ttl`, and new attributes. Everything else — `dim`,
  * `metric`, existing attribute types (or removing one), `index.m`, `index.ef_construction`, `embedder` — is fixed.
  * @param old the live definition
@@ -369,7 +369,7 @@ export function checkDefinitionUpdate(old: CollectionDefinition, next: Collectio
 }
 
 /**
- * Whether an entity owner's vectors count in a collection (DESIGN.md §4.2): any writer when `open`,
+ * Whether an entity owner's vectors count in a collection (ARCHITECTURE.md §8.2): any writer when `open`,
  * else the definition's owner or one of `writers`. Addresses compare case-insensitively.
  * @param definition the collection definition
  * @param definitionOwner the owner of the definition entity
@@ -384,7 +384,7 @@ export function isWriterAllowed(definition: CollectionDefinition, definitionOwne
 }
 
 /**
- * Whether a vector entity counts in a collection (DESIGN.md §4.2). Open: always. Closed: a permitted
+ * Whether a vector entity counts in a collection (ARCHITECTURE.md §8.2). Open: always. Closed: a permitted
  * writer (the definition's owner or one in `writers`) created it AND a permitted writer owns it now. The
  * creator matters because ChangeOwner lets anyone hand an entity to the owner: without it, a stranger
  * could inject into a closed collection and, with a newer last-modified block, shadow a legitimate id.

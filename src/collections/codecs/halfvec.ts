@@ -1,4 +1,4 @@
-// IEEE-754 binary16 ("halfvec") codec and the vector entity payload of schema v1 (DESIGN.md §4.2).
+// IEEE-754 binary16 ("halfvec") codec and the vector entity payload of schema v1 (ARCHITECTURE.md §8.2).
 // Used by encodeVectorEntity/decodeVectorEntity, the upsert path (encode) and the indexer (decode, hot).
 //
 // Payload layout:

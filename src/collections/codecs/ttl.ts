@@ -1,4 +1,4 @@
-// TTL of schema v1 (DESIGN.md §4.2): `{seconds|minutes|hours|days|blocks: n}` → blocks-to-live.
+// TTL of schema v1 (ARCHITECTURE.md §8.2): `{seconds|minutes|hours|days|blocks: n}` → blocks-to-live.
 // Used by the definition codec (`default_ttl`) and by upsert/extend to compute an entity's lifetime.
 
 import { InvalidArgumentError } from '../errors.ts';

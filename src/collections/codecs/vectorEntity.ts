@@ -1,4 +1,4 @@
-// Vector entity of schema v1 (DESIGN.md §4.2): RawEntity (as read from the chain) -> VectorRecord, and
+// Vector entity of schema v1 (ARCHITECTURE.md §8.2): RawEntity (as read from the chain) -> VectorRecord, and
 // the inverse for writes. Used by the indexer (decodeVectorEntity on every entity it sees: hostile
 // input, never throws) and by upsert (encodeVectorEntity builds `createEntity`/`updateEntity` arguments).
 //

@@ -2,6 +2,7 @@
 // The devnet uses it to admit and execute transactions; the indexer uses it to decode what it follows.
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import { bytesToHex, fromRlp, toRlp, type Address, type Hex } from 'viem';
+import { batchSize, emptyBatch, type CreateOp, type EntityBatch } from '../operations.ts';
 import {
   ATTRIBUTE_NAME_PATTERN,
   MAX_CONTENT_TYPE_BYTES,
@@ -9,39 +10,16 @@ import {
   MAX_OPERATIONS_PER_TX,
 } from './protocol.ts';
 
-export interface StringAttribute {
-  key: string;
-  value: string;
-}
-export interface NumericAttribute {
-  key: string;
-  value: bigint;
-}
-export interface CreateOp {
-  btl: bigint;
-  contentType: string;
-  payload: Uint8Array;
-  stringAttributes: StringAttribute[];
-  numericAttributes: NumericAttribute[];
-}
-export interface UpdateOp extends CreateOp {
-  entityKey: Hex;
-}
-export interface ExtendOp {
-  entityKey: Hex;
-  numberOfBlocks: bigint;
-}
-export interface ChangeOwnerOp {
-  entityKey: Hex;
-  newOwner: Address;
-}
-export interface StorageOps {
-  creates: CreateOp[];
-  updates: UpdateOp[];
-  deletes: Hex[];
-  extends: ExtendOp[];
-  ownerChanges: ChangeOwnerOp[];
-}
+export type {
+  ChangeOwnerOp,
+  CreateOp,
+  ExtendOp,
+  NumericAttribute,
+  StringAttribute,
+  UpdateOp,
+} from '../operations.ts';
+/** A v1 storage transaction carries exactly one entity batch, in the batch's own list order. */
+export type StorageOps = EntityBatch;
 
 /** Calldata that the node would refuse before execution; `message` follows op-geth's wording. */
 export class StorageTxDecodeError extends Error {
@@ -202,9 +180,7 @@ function validateEntityFields(op: CreateOp, what: string): void {
 
 /** The node's stateless checks (ArkivTransaction.Validate); throws StorageTxDecodeError on the first failure. */
 export function validateStorageOps(ops: StorageOps): void {
-  const total =
-    ops.creates.length + ops.updates.length + ops.deletes.length + ops.extends.length + ops.ownerChanges.length;
-  if (total > MAX_OPERATIONS_PER_TX)
+  if (batchSize(ops) > MAX_OPERATIONS_PER_TX)
     throw new StorageTxDecodeError(`number of operations is greater than ${MAX_OPERATIONS_PER_TX}`);
   ops.creates.forEach((op, i) => {
     validateEntityFields(op, `create[${i}]`);
@@ -262,10 +238,4 @@ export function encodeStorageTransaction(ops: StorageOps): Uint8Array {
   });
 }
 
-export const emptyStorageOps = (): StorageOps => ({
-  creates: [],
-  updates: [],
-  deletes: [],
-  extends: [],
-  ownerChanges: [],
-});
+export const emptyStorageOps: () => StorageOps = emptyBatch;

@@ -3,22 +3,12 @@
 // and owner changes. Calldata gives the content; the receipt's logs give keys and expiries, and are
 // cross-checked against the calldata. Failed transactions are skipped: they changed nothing.
 import { hexToBigInt, hexToBytes, type Address, type Hex } from 'viem';
-import type { BlockWithReceipts, ChainLogData } from './actions.ts';
+import type { EntityOp } from '../operations.ts';
+import type { BlockWithReceipts, ChainLogData } from './reads.ts';
 import { ARKIV_ADDRESS, ARKIV_TOPICS } from './protocol.ts';
-import { StorageTxDecodeError, decodeStorageTransaction, type CreateOp } from './storageTransaction.ts';
+import { StorageTxDecodeError, decodeStorageTransaction } from './storageTransaction.ts';
 
-interface OpPosition {
-  txIndex: number;
-  opIndex: number;
-}
-
-export type EntityOp =
-  | { type: 'expire'; key: Hex }
-  | ({ type: 'create'; key: Hex; owner: Address; expiresAt: bigint; content: CreateOp } & OpPosition)
-  | ({ type: 'delete'; key: Hex } & OpPosition)
-  | ({ type: 'update'; key: Hex; owner: Address; expiresAt: bigint; content: CreateOp } & OpPosition)
-  | ({ type: 'extend'; key: Hex; expiresAt: bigint } & OpPosition)
-  | ({ type: 'changeOwner'; key: Hex; newOwner: Address } & OpPosition);
+export type { EntityOp } from '../operations.ts';
 
 export interface DecodedBlock {
   ops: EntityOp[];
@@ -38,7 +28,7 @@ function topicAt(log: ChainLogData, index: number, where: string): Hex {
 }
 
 /**
- * @example decodeBlock(await getBlocksWithReceipts(t, n, n)[0]).ops
+ * @example decodeBlock((await getBlocksWithReceipts(t, n, n))[0]).ops
  */
 export function decodeBlock(block: BlockWithReceipts): DecodedBlock {
   const ops: EntityOp[] = [];

@@ -32,7 +32,7 @@ export const ARKIV_TOPICS: Record<ArkivEventName, Hex> = Object.fromEntries(
 ) as Record<ArkivEventName, Hex>;
 
 /** The node caps a storage transaction at this many operations across its five lists. */
-export const MAX_OPERATIONS_PER_TX = 1000;
+export { MAX_BATCH_OPERATIONS as MAX_OPERATIONS_PER_TX } from '../operations.ts';
 /** contentType must be non-empty and at most this many bytes. */
 export const MAX_CONTENT_TYPE_BYTES = 128;
 /** The node reads at most this much decompressed calldata. */

@@ -1,15 +1,10 @@
-// Chain reads the indexer needs, as plain functions over an RpcTransport (viem's action style):
-// block headers, whole blocks with receipts in JSON-RPC batches, and pages of arkiv_query.
+// Arkiv v1 chain reads as plain functions over an RpcTransport (viem's action style): block headers,
+// whole blocks with receipts in JSON-RPC batches, and pages of arkiv_query. `source.ts` composes them
+// into the ChainSource the indexer sees.
 import { hexToNumber, numberToHex, type Address, type Hex } from 'viem';
+import { ChainDataError, type BlockHeader, type ChainEntity } from '../source.ts';
+import { RpcResponseError, type RpcTransport } from '../transport.ts';
 import { QUERY_PAGE_LIMIT } from './protocol.ts';
-import { RpcResponseError, type RpcTransport } from './transport.ts';
-
-export interface BlockHeader {
-  number: number;
-  hash: Hex;
-  parentHash: Hex;
-  timestamp: number;
-}
 
 export interface ChainLogData {
   address: Address;
@@ -51,11 +46,6 @@ interface RawReceipt {
   transactionIndex: Hex;
   status: Hex;
   logs: { address: Address; topics: Hex[]; data: Hex; logIndex: Hex }[];
-}
-
-/** A block the node does not have (yet) or an answer that breaks the JSON-RPC shapes. */
-export class ChainDataError extends Error {
-  override name = 'ChainDataError';
 }
 
 const toHeader = (raw: RawHeader): BlockHeader => ({
@@ -146,21 +136,8 @@ export async function getBlocksWithReceipts(
   });
 }
 
-/** One entity as arkiv_query returns it with every field requested. */
-export interface QueriedEntity {
-  key: Hex;
-  value?: Hex;
-  contentType?: string;
-  expiresAt: number | string;
-  owner: Address;
-  creator?: Address;
-  createdAtBlock?: number;
-  lastModifiedAtBlock?: number;
-  transactionIndexInBlock?: number;
-  operationIndexInTransaction?: number;
-  stringAttributes?: { key: string; value: string }[];
-  numericAttributes?: { key: string; value: number | string }[];
-}
+/** One entity as arkiv_query returns it with every field requested: the ChainSource shape as is. */
+export type QueriedEntity = ChainEntity;
 
 const FULL_INCLUDE = {
   key: true,

@@ -1,0 +1,50 @@
+// The chain layer's public surface, chosen by hand: the two seams (ChainSource for the indexer,
+// ChainWriter for the service), the entity operations both speak, the shared JSON-RPC transport, and the
+// Arkiv v1 driver. Protocol details stay in `v1/` (its own index serves the devnet, which is a v1 node).
+export {
+  MAX_BATCH_OPERATIONS,
+  batchSize,
+  emptyBatch,
+  type ChangeOwnerOp,
+  type CreateOp,
+  type EntityBatch,
+  type EntityOp,
+  type ExtendOp,
+  type NumericAttribute,
+  type OpPosition,
+  type StringAttribute,
+  type UpdateOp,
+} from './operations.ts';
+export {
+  ChainDataError,
+  type BlockHeader,
+  type ChainEntity,
+  type ChainSource,
+  type EntitySelector,
+  type HeadWatch,
+  type PageOptions,
+  type SourceBlock,
+} from './source.ts';
+export {
+  ChainUnreachableError,
+  TransactionRefusedError,
+  type ChainWriter,
+  type SentTransaction,
+  type TransactionOutcome,
+} from './writer.ts';
+export {
+  RpcResponseError,
+  RpcUnavailableError,
+  createHttpTransport,
+  redactUrl,
+  type RpcCall,
+  type RpcTransport,
+  type TransportOptions,
+} from './transport.ts';
+export { watchHeads, type HeadWatcher } from './headWatcher.ts';
+export { createArkivV1Source, type ArkivV1SourceOptions } from './v1/source.ts';
+export {
+  createArkivV1Writer,
+  createArkivV1Writer as createChainWriter,
+  type ArkivV1WriterOptions,
+} from './v1/writer.ts';

@@ -1,0 +1,125 @@
+// The EVM half of every writer, whatever the protocol: signs transactions to one contract address with a
+// local key, sends them in order with a nonce this module owns, and follows receipts. Requests go through
+// the node's one RpcTransport (retries, rate limits, credentials, redaction), handed to viem as a custom
+// transport, so reads and writes share one stack.
+//
+// Every send of one signer goes through one ordered queue: concurrent sends that handed out nonces locally
+// (viem's nonce manager) lost batches to "nonce too high/low" as soon as one send failed. Here a nonce is
+// only spent when the node accepted the transaction, and any failure re-reads the pending nonce from the
+// chain, so a refused send never poisons the next and a gap left by a crash heals.
+import { createPublicClient, createWalletClient, custom, defineChain, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { RpcUnavailableError, type RpcTransport } from './transport.ts';
+import { ChainUnreachableError, TransactionRefusedError, type TransactionOutcome } from './writer.ts';
+
+/** Sends retried with a freshly read nonce when the node refuses one for its nonce. */
+export const NONCE_RETRIES = 3;
+/** Causes followed when classifying an error (viem wraps ours a few levels deep). */
+const CAUSE_DEPTH_MAX = 8;
+const RECEIPT_POLL_MS = 250;
+
+export interface TransactionSender {
+  readonly address: Address;
+  balance(): Promise<bigint>;
+  /**
+   * Sends in call order, one at a time. `data` may be a function: it runs at the job's turn, after every
+   * earlier send was accepted or refused, so it sees their effects (a throw fails only this job).
+   * @returns the hash and whatever `data` built alongside the calldata
+   */
+  send<T>(build: () => { data: Hex; extra: T }): Promise<{ hash: Hex; extra: T }>;
+  waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionOutcome>;
+}
+
+/** The node's message without viem's multi-line decoration (request bodies, versions). */
+function nodeReason(error: unknown): string {
+  const e = error as { details?: string; shortMessage?: string; message?: string; cause?: unknown };
+  const details = e.details ?? (e.cause as { details?: string } | undefined)?.details;
+  const reason = details ?? e.shortMessage ?? e.message ?? String(error);
+  return reason.split('\n', 1)[0] ?? reason;
+}
+
+/** Whether the transport gave up reaching the RPC somewhere down the cause chain. */
+function unreachable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < CAUSE_DEPTH_MAX && current instanceof Error; depth++) {
+    if (current instanceof RpcUnavailableError) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/**
+ * @param privateKey the signer key (never logged)
+ * @param to every transaction goes to this address (the protocol's entity processor)
+ */
+export function createTransactionSender(options: {
+  transport: RpcTransport;
+  chainId: number;
+  privateKey: Hex;
+  to: Address;
+}): TransactionSender {
+  const { transport, to } = options;
+  const chain = defineChain({
+    id: options.chainId,
+    name: 'arkiv',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    // viem wants a URL; every request goes through `transport` below, never to this one.
+    rpcUrls: { default: { http: ['http://127.0.0.1/'] } },
+  });
+  const account = privateKeyToAccount(options.privateKey);
+  // The RpcTransport already retries what is worth retrying: viem must not multiply the attempts.
+  const viemTransport = custom(
+    { request: ({ method, params }) => transport.request(method, (params as unknown[] | undefined) ?? []) },
+    { retryCount: 0 },
+  );
+  const wallet = createWalletClient({ chain, transport: viemTransport, account });
+  const reader = createPublicClient({ chain, transport: viemTransport, pollingInterval: RECEIPT_POLL_MS });
+  let queue: Promise<unknown> = Promise.resolve();
+  /** The next nonce to use; undefined = read the pending nonce from the chain first. */
+  let nonce: number | undefined;
+  async function sendInOrder(data: Hex): Promise<Hex> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        nonce ??= await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
+        const hash = await wallet.sendTransaction({ to, data, value: 0n, nonce });
+        nonce++;
+        return hash;
+      } catch (error) {
+        // Whether the node took the nonce is unknown (a timeout may follow acceptance): ask it next time.
+        nonce = undefined;
+        if (unreachable(error)) throw new ChainUnreachableError('the RPC cannot be reached to send the transaction');
+        const reason = nodeReason(error);
+        if (/nonce/i.test(reason) && attempt < NONCE_RETRIES) continue;
+        throw new TransactionRefusedError(reason);
+      }
+    }
+  }
+  return {
+    address: account.address.toLowerCase() as Address,
+    balance: () => reader.getBalance({ address: account.address }),
+    send(build) {
+      const job = queue.then(async () => {
+        const { data, extra } = build();
+        return { hash: await sendInOrder(data), extra };
+      });
+      // The queue continues whatever this job's outcome; the caller sees the outcome.
+      queue = job.then(
+        () => undefined,
+        () => undefined,
+      );
+      return job;
+    },
+    async waitForReceipt(hash, timeoutMs) {
+      const receipt = await reader.waitForTransactionReceipt({
+        hash,
+        timeout: timeoutMs,
+        pollingInterval: RECEIPT_POLL_MS,
+      });
+      if (receipt.status === 'success') return { blockNumber: Number(receipt.blockNumber), status: 'success' };
+      let reason: string | undefined;
+      const tx = await reader.getTransaction({ hash });
+      await reader.call({ account: tx.from, to, data: tx.input }).catch((error) => (reason = nodeReason(error)));
+      return { blockNumber: Number(receipt.blockNumber), status: 'reverted', reason };
+    },
+  };
+}
