@@ -15,7 +15,10 @@ import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
 import { BIN_PATH } from './packageInfo.ts';
 import { assertPortFree } from './portCheck.ts';
-import { engineStores } from './engine/storeFactory.ts';
+import { addonBuild } from './engine/addonBuild.ts';
+import type { CollectionStore } from './engine/collectionStore.ts';
+import { stopGraphRebuilds } from './engine/rebuildThread.ts';
+import { engineStoresWith } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { defaultRateLimit } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
@@ -37,7 +40,7 @@ export interface Gateway {
   readonly demo: boolean;
   /** HTTP callers need bearer tokens (--tokens / ARKIVECTOR_TOKENS). */
   readonly tokens: boolean;
-  readonly indexer: ChainIndexer<ReturnType<typeof engineStores.create>>;
+  readonly indexer: ChainIndexer<CollectionStore>;
   readonly ctx: ServiceContext;
   close(): Promise<void>;
 }
@@ -137,9 +140,13 @@ export async function startGateway(
     const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0]?.privateKey;
     const writer = privateKey ? createChainWriter({ rpcUrl: rpc, chainId, privateKey }) : undefined;
     if (writer) logger.info({ signer: writer.address }, 'signer configured: write tools enabled');
+    // A native build dies with an illegal instruction on another CPU: say so whenever one is loaded.
+    const addon = addonBuild();
+    if (addon.build === 'native') logger.info(addon, 'hnswlib-node: native build for this CPU (npm run build:native)');
+    else logger.debug(addon, 'hnswlib-node addon build');
     const indexer = new ChainIndexer({
       transport,
-      stores: engineStores,
+      stores: engineStoresWith({ rebuild: { logger } }),
       chainId,
       confirmations: config.confirmations,
       liveLag: config.liveLag,
@@ -153,6 +160,8 @@ export async function startGateway(
       progress: process.stderr.isTTY && !config.stdio ? ttyProgress() : logProgress(logger),
     });
     indexer.start();
+    // Runs after indexer.stop (closers run in reverse): no block can start another rebuild then.
+    closers.push(stopGraphRebuilds);
     closers.push(() => indexer.stop());
     const ws = config.ws ?? devnet?.wsUrl;
     if (ws) {
