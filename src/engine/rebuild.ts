@@ -58,6 +58,8 @@ export type RebuildOptions = {
   tmpDir?: string;
   /** Delay before the first retry after a failure (default REBUILD_RETRY_MS). */
   retryMs?: number;
+  /** `in-thread` rebuilds on the store's write queue, as before workers (benchmarks compare the two). */
+  mode?: 'worker' | 'in-thread';
   /** Called at each phase; the rebuild waits for the promise it returns (tests interleave blocks). */
   phase?: (phase: RebuildPhase) => Promise<void> | void;
 };
@@ -172,7 +174,7 @@ export class GraphRebuilder {
       return;
     }
     if (this.#running !== undefined || !needsRebuild(this.#t)) return;
-    if (this.#failures >= REBUILD_WORKER_ATTEMPTS) {
+    if (this.#failures >= REBUILD_WORKER_ATTEMPTS || this.#options.mode === 'in-thread') {
       this.#track(this.#exclusive(() => rebuildGraph(this.#t, this.#def())));
       return;
     }

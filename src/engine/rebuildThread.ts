@@ -94,8 +94,8 @@ export function buildInWorker(
       finish(error as Error);
       return;
     }
-    // A rebuild never keeps the process alive: shutdown must not wait for one.
-    worker.unref();
+    // Not unref'd: a caller awaiting the rebuild (store.apply, rebuilt()) must keep the process alive.
+    // Shutdown does not wait for it: stopGraphRebuilds / store.close terminate it.
     worker.once('message', (msg: RebuildDone) =>
       finish(typeof msg?.written === 'number' ? undefined : new Error('rebuild worker sent an unknown message')),
     );
