@@ -96,12 +96,19 @@ export function buildInWorker(
     }
     // Not unref'd: a caller awaiting the rebuild (store.apply, rebuilt()) must keep the process alive.
     // Shutdown does not wait for it: stopGraphRebuilds / store.close terminate it.
-    worker.once('message', (msg: RebuildDone) =>
-      finish(typeof msg?.written === 'number' ? undefined : new Error('rebuild worker sent an unknown message')),
-    );
+    let written = false;
+    worker.once('message', (msg: RebuildDone) => {
+      written = typeof msg?.written === 'number';
+    });
     worker.once('error', (error) => finish(error));
+    // Settled at exit, not at the message: the worker's graph is freed before the main thread reads the
+    // file into a second one.
     worker.once('exit', (code) =>
-      finish(new Error(`rebuild worker exited with code ${code} before writing the graph`)),
+      finish(
+        written && code === 0
+          ? undefined
+          : new Error(`rebuild worker exited with code ${code} before writing the graph`),
+      ),
     );
   });
   const entry = {
