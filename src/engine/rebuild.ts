@@ -192,7 +192,11 @@ export class GraphRebuilder {
   }
 
   #track(run: Promise<void>): void {
-    const tracked: Promise<void> = run.finally(() => {
+    // The worker path handles its own failures; an in-thread rebuild that throws keeps the old graph.
+    const logged = run.catch((error: Error) =>
+      this.#options.logger?.warn({ collection: this.#name, error: error.message }, 'graph rebuild failed'),
+    );
+    const tracked: Promise<void> = logged.finally(() => {
       if (this.#running === tracked) this.#running = undefined;
     });
     this.#running = tracked;
