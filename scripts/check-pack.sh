@@ -37,8 +37,10 @@ echo "check-pack: packing"
 tarball="$(npm pack --silent --pack-destination "$tmp" | tail -n1)"
 [[ -f "$tmp/$tarball" ]] || fail "npm pack produced no tarball"
 contents="$(tar -tzf "$tmp/$tarball")"
+# rebuildWorker.js is started by path (new Worker), never imported: make sure the package has it.
 for file in package/bin/arkivector.js package/dist/src/cli.js package/dist/src/console/public/index.html \
-  package/dist/src/console/public/app.js package/LICENSE package/CHANGELOG.md package/README.md; do
+  package/dist/src/console/public/app.js package/dist/src/engine/rebuildWorker.js package/LICENSE \
+  package/CHANGELOG.md package/README.md; do
   grep -qx "$file" <<<"$contents" || fail "$file is missing from the package"
 done
 if grep -qE '^package/(src|test)/|\.ts$' <<<"$contents"; then fail "TypeScript sources or tests are in the package"; fi

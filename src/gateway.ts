@@ -19,7 +19,10 @@ import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
 import { BIN_PATH } from './packageInfo.ts';
 import { assertPortFree } from './portCheck.ts';
-import { engineStores } from './engine/storeFactory.ts';
+import { addonBuild } from './engine/addonBuild.ts';
+import type { CollectionStore } from './engine/collectionStore.ts';
+import { stopGraphRebuilds } from './engine/rebuildThread.ts';
+import { engineStoresWith } from './engine/storeFactory.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { defaultRateLimit } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
@@ -39,7 +42,7 @@ export interface Gateway {
   readonly demo: boolean;
   /** HTTP callers need bearer tokens (--tokens / ARKIVECTOR_TOKENS). */
   readonly tokens: boolean;
-  readonly indexer: ChainIndexer<ReturnType<typeof engineStores.create>>;
+  readonly indexer: ChainIndexer<CollectionStore>;
   readonly ctx: ServiceContext;
   close(): Promise<void>;
 }
@@ -142,9 +145,13 @@ export async function startGateway(
     const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0]?.privateKey;
     const writer = privateKey ? createArkivV1Writer({ rpcUrl: rpc, chainId, privateKey, transport }) : undefined;
     if (writer) logger.info({ signer: writer.address }, 'signer configured: write tools enabled');
+    // A native build dies with an illegal instruction on another CPU: say so whenever one is loaded.
+    const addon = addonBuild();
+    if (addon.build === 'native') logger.info(addon, 'hnswlib-node: native build for this CPU (npm run build:native)');
+    else logger.debug(addon, 'hnswlib-node addon build');
     const indexer = new ChainIndexer({
       source,
-      stores: engineStores,
+      stores: engineStoresWith({ rebuild: { logger } }),
       chainId,
       confirmations: config.confirmations,
       liveLag: config.liveLag,
@@ -158,6 +165,8 @@ export async function startGateway(
       progress: process.stderr.isTTY && !config.stdio ? ttyProgress() : logProgress(logger),
     });
     indexer.start();
+    // Runs after indexer.stop (closers run in reverse): no block can start another rebuild then.
+    closers.push(stopGraphRebuilds);
     closers.push(() => indexer.stop());
     const watcher = source.watchHeads?.(() => indexer.poke());
     if (watcher) closers.push(async () => watcher.close());

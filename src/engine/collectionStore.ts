@@ -7,8 +7,8 @@
 // The store composes its phases the way pgvector splits an index: the state they share
 // (slotTable.ts: slots, labels, slab, maps), attribute columns and indexes (attributeColumns.ts),
 // insert (staging.ts), vacuum (rebuild.ts), snapshot save/load (storeSnapshot.ts); the scans (the
-// read methods, the filter cache, the tie order) live here. All writes, rebuilds and saves run one
-// at a time on a queue.
+// read methods, the filter cache, the tie order) live here. All writes and saves run one at a time on
+// a queue; graph rebuilds run in a worker thread beside it and are swapped in at a block boundary.
 //
 // Records read out (get, records, search hits) are fresh objects carrying their own copy of the
 // vector (halfvec bytes derived from it on demand), so a caller never holds memory the store reuses.
@@ -33,7 +33,7 @@ import { rrf } from './keyword.ts';
 import { QUERY_VALUE_MAX } from './limits.ts';
 import { metricOps } from './metrics.ts';
 import { type PlannedResult, type PlannerContext, plannedSearch, type SearchMode } from './planner.ts';
-import { needsRebuild, rebuildGraph } from './rebuild.ts';
+import { GraphRebuilder, type RebuildOptions } from './rebuild.ts';
 import { HitBatch, PendingHits, RecordView, type StoredRecord } from './recordView.ts';
 import { SlotTable } from './slotTable.ts';
 import { type Stage, stageBlock } from './staging.ts';
@@ -65,6 +65,9 @@ export type HybridHit = { record: VectorRecord; score: number; distance?: number
 /** One block's changes: the store contract's StoreChanges. */
 export type BlockChanges = StoreChanges;
 
+/** How a store runs its graph rebuilds (logger; tests inject a worker module and phase hooks). */
+export type StoreOptions = { rebuild?: RebuildOptions };
+
 /** A record as listings see it: everything but the vector. */
 export type RecordSummary = Readonly<StoredRecord>;
 /** Compiled `where` strings kept per store (cleared when the definition changes). */
@@ -84,18 +87,31 @@ export class CollectionStore {
   readonly #ctx: PlannerContext;
   /** Search hits whose vector copies are deferred (settled before the slab is written again). */
   readonly #pendingHits = new PendingHits();
+  readonly #rebuilder: GraphRebuilder;
 
   /**
    * An empty store.
    * @param name the collection name
    * @param definition its parsed definition (dim, metric, attributes, index params)
+   * @param options how graph rebuilds run and are logged
    * @example new CollectionStore('notes', definition)
    */
-  constructor(name: string, definition: CollectionDefinition) {
+  constructor(name: string, definition: CollectionDefinition, options: StoreOptions = {}) {
     this.name = name;
     this.#def = definition;
     const t = new SlotTable(metricOps(definition.metric), definition);
     this.#t = t;
+    this.#rebuilder = new GraphRebuilder(
+      t,
+      name,
+      () => this.#def,
+      (task) => {
+        const run = this.#queue.then(task);
+        this.#queue = run.catch(() => undefined);
+        return run;
+      },
+      options.rebuild,
+    );
     this.#queryBuf = new Float32Array(definition.dim);
     // One context object, read live through getters, so the planner always sees the current graph.
     this.#ctx = {
@@ -148,6 +164,28 @@ export class CollectionStore {
     return { elementCount: this.#t.graph.elementCount, deleted: this.#t.graph.deleted };
   }
 
+  /** Graph rebuilds: whether one is in flight, how many were swapped in, how many worker attempts failed. */
+  get rebuildStats(): { running: boolean; rebuilds: number; failed: number } {
+    const r = this.#rebuilder;
+    return { running: r.running, rebuilds: r.rebuilds, failed: r.failed };
+  }
+
+  /**
+   * Resolves once no graph rebuild is in flight: the worker's graph was swapped in at a block
+   * boundary, or the attempt failed and the old graph stayed.
+   */
+  rebuilt(): Promise<void> {
+    return this.#rebuilder.idle();
+  }
+
+  /**
+   * Stops a running graph rebuild (terminates its worker, removes its file) and starts no more: for a
+   * store being dropped or a node shutting down. Reads and writes keep working on the current graph.
+   */
+  close(): Promise<void> {
+    return this.#rebuilder.close();
+  }
+
   /**
    * Takes an allowed definition update (ef_search, added attributes, description…).
    * @param definition the new definition
@@ -172,7 +210,8 @@ export class CollectionStore {
    * Applies one block's changes atomically for readers: removals are entity keys; upserts replace any
    * record with the same id or key. Graph inserts run in slices that yield to the event loop; new
    * records become visible together at the final synchronous commit. Same as `prepare` followed at once
-   * by its commit (and any rebuild that commit triggers).
+   * by its commit, and waits for any graph rebuild in flight (the indexer, which uses `prepare`, never
+   * waits for one).
    * @param changes `{ remove, upsert }`
    * @throws DimensionMismatchError for a record of the wrong dim (nothing is applied)
    * @example await store.apply({ remove: [], upsert: [record] })
@@ -181,6 +220,7 @@ export class CollectionStore {
     const commit = await this.prepare(changes);
     commit();
     await this.#queue;
+    await this.#rebuilder.idle();
   }
 
   /**
@@ -203,12 +243,7 @@ export class CollectionStore {
         staged: (stage) => {
           this.#staged = stage;
         },
-        committed: () => {
-          if (needsRebuild(this.#t)) {
-            const rebuild = this.#queue.then(() => rebuildGraph(this.#t, this.#def));
-            this.#queue = rebuild.catch(() => undefined);
-          }
-        },
+        committed: () => this.#rebuilder.committed(),
       });
     });
     this.#queue = run.catch(() => undefined);
@@ -445,12 +480,18 @@ export class CollectionStore {
    * @param dir the snapshot directory
    * @param name the collection name
    * @param definition its current definition (dim and metric must match the snapshot's)
+   * @param options how graph rebuilds run and are logged
    * @returns the store
    * @throws InvalidArgumentError when the snapshot does not fit the definition
    */
-  static async load(dir: string, name: string, definition: CollectionDefinition): Promise<CollectionStore> {
+  static async load(
+    dir: string,
+    name: string,
+    definition: CollectionDefinition,
+    options: StoreOptions = {},
+  ): Promise<CollectionStore> {
     const manifest = await readStoreManifest(dir, definition);
-    const store = new CollectionStore(name, definition);
+    const store = new CollectionStore(name, definition, options);
     await restoreStoreSnapshot(dir, manifest, store.#t, name, definition);
     return store;
   }

@@ -13,8 +13,12 @@ export type {
   SearchHit,
   SearchMode,
   SearchParams,
+  StoreOptions,
 } from './collectionStore.ts';
-export { engineStores } from './storeFactory.ts';
+export { engineStores, engineStoresWith } from './storeFactory.ts';
+export { stopGraphRebuilds } from './rebuildThread.ts';
+export { REBUILD_RETRY_MS, REBUILD_WORKER_ATTEMPTS } from './rebuild.ts';
+export type { RebuildLogger, RebuildOptions, RebuildPhase } from './rebuild.ts';
 export type { IndexedStore, StoreChanges, StoreFactory } from './storeContract.ts';
 export { SEARCH_MODES } from './planner.ts';
 export { QUERY_VALUE_MAX } from './limits.ts';
