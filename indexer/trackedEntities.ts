@@ -69,28 +69,18 @@ export function intern<T extends string>(s: T): T {
   return s;
 }
 
-/** Maps already rebuilt by `compact`: an extend or owner change reuses them as they are. */
-const compacted = new WeakSet<object>();
-
 /**
  * The entity with its repeated strings shared and its payload in a buffer of its own: a payload decoded
- * from an RPC answer is a view into that answer, which would otherwise stay alive with it.
+ * from an RPC answer is a view into that answer, which would otherwise stay alive with it. Run once per
+ * new content (create, update, a read from the chain): extends and owner changes keep the compacted maps.
  */
 function compact(entity: TrackedEntity): TrackedEntity {
-  let { stringAttributes, numericAttributes, payload } = entity;
-  if (!compacted.has(stringAttributes)) {
-    const strings = new Map<string, string>();
-    for (const [k, v] of stringAttributes)
-      strings.set(intern(k), k === ATTR_TYPE || k === ATTR_COLLECTION ? intern(v) : v);
-    compacted.add(strings);
-    stringAttributes = strings;
-  }
-  if (!compacted.has(numericAttributes)) {
-    const numbers = new Map<string, bigint>();
-    for (const [k, v] of numericAttributes) numbers.set(intern(k), v);
-    compacted.add(numbers);
-    numericAttributes = numbers;
-  }
+  const strings = new Map<string, string>();
+  for (const [k, v] of entity.stringAttributes)
+    strings.set(intern(k), k === ATTR_TYPE || k === ATTR_COLLECTION ? intern(v) : v);
+  const numbers = new Map<string, bigint>();
+  for (const [k, v] of entity.numericAttributes) numbers.set(intern(k), v);
+  let payload = entity.payload;
   // new Uint8Array(view) copies (a Buffer's own slice() would be another view).
   if (payload.byteLength !== payload.buffer.byteLength) payload = new Uint8Array(payload);
   return {
@@ -99,8 +89,8 @@ function compact(entity: TrackedEntity): TrackedEntity {
     owner: intern(entity.owner),
     creator: entity.creator === undefined ? undefined : intern(entity.creator),
     contentType: intern(entity.contentType),
-    stringAttributes,
-    numericAttributes,
+    stringAttributes: strings,
+    numericAttributes: numbers,
     payload,
   };
 }
