@@ -6,7 +6,7 @@
 // the chain at that block; when it loses its last one, they are dropped.
 import type { Address, Hex } from 'viem';
 import type { CreateOp, EntityOp } from '../src/chain/index.ts';
-import { boundedEntity, classify, type TrackedEntities, type TrackedEntity } from './trackedEntities.ts';
+import { boundedEntity, classify, intern, type TrackedEntities, type TrackedEntity } from './trackedEntities.ts';
 
 /** Creation facts of an entity the table did not track, read from the chain when an update makes it ours. */
 export type CreationLookup = (
@@ -42,11 +42,12 @@ export async function applyOps(
 ): Promise<void> {
   // name -> whether it had a definition before this block (only names whose definitions changed)
   const hadDefinition = new Map<string, boolean>();
-  const set = (key: Hex, next: TrackedEntity | undefined) => {
+  /** `next` carries new content (bounded and compacted here) unless `sameContent`: an extend or owner change. */
+  const set = (key: Hex, next: TrackedEntity | undefined, sameContent = false) => {
     for (const entity of [table.get(key), next])
       if (entity?.kind === 'collection' && !hadDefinition.has(entity.collection))
         hadDefinition.set(entity.collection, table.definitionCount(entity.collection) > 0);
-    table.set(key, next && boundedEntity(next));
+    table.set(key, next && (sameContent ? next : boundedEntity(next)));
   };
   const ours = (fields: ReturnType<typeof contentFields>) => {
     const kind = classify(fields.stringAttributes);
@@ -97,10 +98,10 @@ export async function applyOps(
         break;
       }
       case 'extend':
-        if (current) set(op.key, { ...current, expiresAt: op.expiresAt } satisfies TrackedEntity);
+        if (current) set(op.key, { ...current, expiresAt: op.expiresAt } satisfies TrackedEntity, true);
         break;
       case 'changeOwner':
-        if (current) set(op.key, { ...current, owner: op.newOwner } satisfies TrackedEntity);
+        if (current) set(op.key, { ...current, owner: intern(op.newOwner) } satisfies TrackedEntity, true);
         break;
     }
   }

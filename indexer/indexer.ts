@@ -18,7 +18,12 @@ import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
 import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
-import { ATTR_COLLECTION, ATTR_TYPE, ENTITY_DECODED_MAX_BYTES } from '../src/collections/index.ts';
+import {
+  ATTR_COLLECTION,
+  ATTR_TYPE,
+  ENTITY_DECODED_MAX_BYTES,
+  InvalidArgumentError,
+} from '../src/collections/index.ts';
 import { defined } from '../src/defined.ts';
 import { INDEXER_DEFAULTS } from './defaults.ts';
 import type { SyncState } from './syncState.ts';
@@ -526,10 +531,19 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     }
     this.#reset();
     for (const entity of await readSnapshotEntities(dataDir)) this.#table.set(entity.key, entity);
-    await this.#resolver.adopt(this.#table, async (name, definition) => {
-      const dir = snapshotStoreDir(dataDir, meta, name);
-      return dir ? this.#options.stores.load(dir, name, definition) : undefined;
-    });
+    try {
+      await this.#resolver.adopt(this.#table, async (name, definition) => {
+        const dir = snapshotStoreDir(dataDir, meta, name);
+        return dir ? this.#options.stores.load(dir, name, definition) : undefined;
+      });
+    } catch (error) {
+      // A store written by another version (or that no longer fits its definition) is not an outage:
+      // the chain has everything, so the node rebuilds rather than retrying a load that cannot succeed.
+      if (!(error instanceof InvalidArgumentError)) throw error;
+      this.#logger.warn({ block: meta.block, reason: error.message }, 'snapshot store refused; rebuilding');
+      this.#reset();
+      return false;
+    }
     this.#table.resetJournal();
     this.#rememberHash(meta.block, meta.hash);
     this.#asOf = meta.block;

@@ -74,7 +74,12 @@ export interface ResolverOptions<S extends IndexedStore> {
   logger?: ResolverLogger;
 }
 
-type Decoded = { definition: CollectionDefinition; result: ReturnType<typeof decodeVectorEntity> };
+/**
+ * What decoding an entity under a definition gave: only the verdict is kept, never the record (its
+ * vector and document would be one more copy of every entity, beside the store's); the winner of an
+ * id is decoded again when its record is needed.
+ */
+type Verdict = { definition: CollectionDefinition; reason: string | undefined };
 
 const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
   a.lastModifiedAtBlock !== b.lastModifiedAtBlock ? a.lastModifiedAtBlock > b.lastModifiedAtBlock : a.key > b.key;
@@ -86,7 +91,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   readonly #states = new Map<string, CollectionState<S>>();
   readonly #dirtyCollections = new Set<string>();
   readonly #dirtyIds = new Map<string, Set<string>>();
-  readonly #decoded = new WeakMap<TrackedEntity, Decoded>();
+  readonly #verdicts = new WeakMap<TrackedEntity, Verdict>();
   readonly #parsedDefinitions = new WeakMap<TrackedEntity, CollectionDefinition | Error>();
   readonly #reported = new Set<string>();
   /** name -> definitions of that name that were skipped (invalid or over the bounds) at the last resolve. */
@@ -206,18 +211,17 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     return { ...winner, conflicts };
   }
 
+  /** Decodes an entity and remembers (and reports, once) the verdict. */
   #decode(
     entity: TrackedEntity,
     name: string,
     definition: CollectionDefinition,
   ): ReturnType<typeof decodeVectorEntity> {
-    const cached = this.#decoded.get(entity);
-    if (cached && cached.definition === definition) return cached.result;
     const result: ReturnType<typeof decodeVectorEntity> =
       entity.oversize !== undefined
         ? { ok: false, reason: TOO_BIG(entity.oversize) }
         : decodeVectorEntity(entity, { name, definition });
-    this.#decoded.set(entity, { definition, result });
+    this.#verdicts.set(entity, { definition, reason: result.ok ? undefined : result.reason });
     if (!result.ok) {
       this.#reportOnce(
         `vec:${entity.key}:${entity.lastModifiedAtBlock}`,
@@ -228,27 +232,49 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     return result;
   }
 
-  /** Resolves one id: the newest valid candidate from an allowed writer. */
+  /** The record of an entity already found valid under `definition`. */
+  #record(entity: TrackedEntity, name: string, definition: CollectionDefinition): VectorRecord {
+    const result = this.#decode(entity, name, definition);
+    if (!result.ok) throw new Error(`entity ${entity.key} no longer decodes: ${result.reason}`);
+    return result.record;
+  }
+
+  /**
+   * Resolves one id: the newest valid candidate from an allowed writer, with its record when this call
+   * had to decode it anyway (else the caller decodes it with `#record` if it needs it).
+   */
   #resolveId(
     state: Pick<CollectionState<S>, 'name' | 'definition' | 'definitionEntity'>,
     id: string,
     table: TrackedEntities,
   ) {
-    let winner: { entity: TrackedEntity; record: VectorRecord } | undefined;
+    let winner: { entity: TrackedEntity; record: VectorRecord | undefined } | undefined;
     let valid = 0;
     let rejected = 0;
     for (const key of this.#vectors.get(state.name)?.get(id) ?? []) {
       const entity = table.get(key)!;
       if (!countsInCollection(state.definition, state.definitionEntity.owner, entity)) continue;
-      const decoded = this.#decode(entity, state.name, state.definition);
-      if (!decoded.ok) {
+      const cached = this.#verdicts.get(entity);
+      let record: VectorRecord | undefined;
+      if (cached?.definition !== state.definition) {
+        const decoded = this.#decode(entity, state.name, state.definition);
+        if (decoded.ok) record = decoded.record;
+      }
+      if (this.#verdicts.get(entity)?.reason !== undefined) {
         rejected++;
         continue;
       }
       valid++;
-      if (!winner || isNewer(entity, winner.entity)) winner = { entity, record: decoded.record };
+      if (!winner || isNewer(entity, winner.entity)) winner = { entity, record };
     }
     return { winner, rejected, shadowed: Math.max(0, valid - 1) };
+  }
+
+  #winnerRecord(
+    state: Pick<CollectionState<S>, 'name' | 'definition'>,
+    winner: { entity: TrackedEntity; record: VectorRecord | undefined },
+  ): VectorRecord {
+    return winner.record ?? this.#record(winner.entity, state.name, state.definition);
   }
 
   /**
@@ -310,7 +336,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
         state.shadowed += shadowed - counts.shadowed;
         countChanges.set(id, rejected || shadowed ? { rejected, shadowed } : undefined);
         if (winner) {
-          if (winner.entity !== before) upsert.push(winner.record);
+          if (winner.entity !== before) upsert.push(this.#winnerRecord(state, winner));
           winnerChanges.set(id, winner.entity);
         } else if (before) {
           remove.push(before.key);
@@ -369,7 +395,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       if (rejected || shadowed) state.perId.set(id, { rejected, shadowed });
       if (winner) {
         state.winners.set(id, winner.entity);
-        if (!store) upsert.push(winner.record);
+        if (!store) upsert.push(this.#winnerRecord(state, winner));
       }
     }
     if (!store) commits.push(await state.store.prepare({ remove: [], upsert }));

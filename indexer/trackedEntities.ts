@@ -53,9 +53,53 @@ export function decodedSize(
 const RESERVED = [ATTR_TYPE, ATTR_COLLECTION, ATTR_ID];
 
 /**
+ * Distinct strings the table shares between entities (attribute names, the type and collection values,
+ * owners, content types). Every entity of a collection repeats them, and each decoded copy costs ~30–60
+ * bytes; past this many the rest stay unshared, so hostile names cannot grow the table without bound.
+ */
+export const INTERNED_STRINGS_MAX = 4096;
+
+const interned = new Map<string, string>();
+
+/** The shared copy of `s` (kept while fewer than INTERNED_STRINGS_MAX strings are shared). */
+export function intern<T extends string>(s: T): T {
+  const hit = interned.get(s);
+  if (hit !== undefined) return hit as T;
+  if (interned.size < INTERNED_STRINGS_MAX && s.length <= 256) interned.set(s, s);
+  return s;
+}
+
+/**
+ * The entity with its repeated strings shared and its payload in a buffer of its own: a payload decoded
+ * from an RPC answer is a view into that answer, which would otherwise stay alive with it. Run once per
+ * new content (create, update, a read from the chain): extends and owner changes keep the compacted maps.
+ */
+function compact(entity: TrackedEntity): TrackedEntity {
+  const strings = new Map<string, string>();
+  for (const [k, v] of entity.stringAttributes)
+    strings.set(intern(k), k === ATTR_TYPE || k === ATTR_COLLECTION ? intern(v) : v);
+  const numbers = new Map<string, bigint>();
+  for (const [k, v] of entity.numericAttributes) numbers.set(intern(k), v);
+  let payload = entity.payload;
+  // new Uint8Array(view) copies (a Buffer's own slice() would be another view).
+  if (payload.byteLength !== payload.buffer.byteLength) payload = new Uint8Array(payload);
+  return {
+    ...entity,
+    collection: intern(entity.collection),
+    owner: intern(entity.owner),
+    creator: entity.creator === undefined ? undefined : intern(entity.creator),
+    contentType: intern(entity.contentType),
+    stringAttributes: strings,
+    numericAttributes: numbers,
+    payload,
+  };
+}
+
+/**
  * Applies the size limits before an entity is kept: over ENTITY_DECODED_MAX_BYTES (or, for a definition,
  * a payload over DEFINITION_PAYLOAD_MAX_BYTES) only what classifies it survives, marked `oversize`.
  * `unreadPayloadBytes`: a payload the caller measured but did not decode (already over the limit).
+ * What is kept is compacted (shared strings, a payload of its own).
  */
 export function boundedEntity(entity: TrackedEntity, unreadPayloadBytes = 0): TrackedEntity {
   const size =
@@ -64,21 +108,21 @@ export function boundedEntity(entity: TrackedEntity, unreadPayloadBytes = 0): Tr
   const tooBig =
     size > ENTITY_DECODED_MAX_BYTES ||
     (entity.kind === 'collection' && entity.payload.length > DEFINITION_PAYLOAD_MAX_BYTES);
-  if (!tooBig) return entity;
+  if (!tooBig) return compact(entity);
   const kept = new Map<string, string>();
   for (const name of RESERVED) {
     const value = entity.stringAttributes.get(name);
     // The id stays only when it is small: it is what lets the entity be counted against its id.
     if (value !== undefined && value.length <= 1024) kept.set(name, value);
   }
-  return {
+  return compact({
     ...entity,
     contentType: '',
     payload: new Uint8Array(),
     stringAttributes: kept,
     numericAttributes: new Map(),
     oversize: size,
-  };
+  });
 }
 
 /** Which arkivector entity (if any) a set of string attributes describes. */

@@ -1,9 +1,14 @@
-// Exact (brute-force) k-nearest-neighbour scan over the float32 vector slab, the hot loop behind the planner's
-// `exact` mode (small collections, narrow filters, and the fallback when the graph under-fills k).
+// Exact (brute-force) k-nearest-neighbour scan over the vector slab (binary16 patterns; float32 chunks
+// are accepted too, for benches that scan their own arrays), the hot loop behind the planner's `exact`
+// mode (small collections, narrow filters, and the fallback when the graph under-fills k).
 // Called by src/engine/planner.ts. Plain indexed loops with a 4-way unrolled dot product
-// (perf.md §2.4: ~+28 % over the simple loop); no allocation per candidate.
+// (perf.md §2.4: ~+28 % over the simple loop); halves are decoded through the 65,536-entry table in the
+// same loop (perf.md §2.8: ~1.2 ns an element); the query stays float32; no allocation per candidate.
 
+import { HALF_TO_FLOAT32 } from '../collections/index.ts';
 import type { MetricOps } from './metrics.ts';
+
+const LUT = HALF_TO_FLOAT32;
 
 /**
  * Bounded best-k list ordered by ascending key; ties keep arrival order. k ≤ 50 in practice, so a
@@ -57,6 +62,49 @@ function dot(a: Float32Array, b: Float32Array, o: number, dim: number): number {
   return s0 + s1 + s2 + s3;
 }
 
+/** a · decode(b[o … o + dim)). */
+function dotHalf(a: Float32Array, b: Uint16Array, o: number, dim: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  const end = dim - (dim % 4);
+  for (; i < end; i += 4) {
+    s0 += a[i]! * LUT[b[o + i]!]!;
+    s1 += a[i + 1]! * LUT[b[o + i + 1]!]!;
+    s2 += a[i + 2]! * LUT[b[o + i + 2]!]!;
+    s3 += a[i + 3]! * LUT[b[o + i + 3]!]!;
+  }
+  for (; i < dim; i++) s0 += a[i]! * LUT[b[o + i]!]!;
+  return s0 + s1 + s2 + s3;
+}
+
+/** ‖a − decode(b[o … o + dim))‖². */
+function l2sqHalf(a: Float32Array, b: Uint16Array, o: number, dim: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  const end = dim - (dim % 4);
+  for (; i < end; i += 4) {
+    const d0 = a[i]! - LUT[b[o + i]!]!;
+    const d1 = a[i + 1]! - LUT[b[o + i + 1]!]!;
+    const d2 = a[i + 2]! - LUT[b[o + i + 2]!]!;
+    const d3 = a[i + 3]! - LUT[b[o + i + 3]!]!;
+    s0 += d0 * d0;
+    s1 += d1 * d1;
+    s2 += d2 * d2;
+    s3 += d3 * d3;
+  }
+  for (; i < dim; i++) {
+    const d = a[i]! - LUT[b[o + i]!]!;
+    s0 += d * d;
+  }
+  return s0 + s1 + s2 + s3;
+}
+
 /** ‖a − b[o … o + dim)‖². */
 function l2sq(a: Float32Array, b: Float32Array, o: number, dim: number): number {
   let s0 = 0;
@@ -94,7 +142,7 @@ export function inverseNorm(v: ArrayLike<number>): number {
   return s > 0 ? 1 / Math.sqrt(s) : 0;
 }
 
-/** Slots per slab chunk (2^10): slot s lives in chunk s >> 10 at float offset (s & 1023) · dim. */
+/** Slots per slab chunk (2^10): slot s lives in chunk s >> 10 at element offset (s & 1023) · dim. */
 export const SLAB_CHUNK_SHIFT = 10;
 export const SLAB_CHUNK_SLOTS = 1 << SLAB_CHUNK_SHIFT;
 const CHUNK_MASK = SLAB_CHUNK_SLOTS - 1;
@@ -104,7 +152,8 @@ const CHUNK_MASK = SLAB_CHUNK_SLOTS - 1;
  * shorter), so a growing store never copies, and never leaves behind, more than one chunk.
  */
 export type ExactSource = {
-  chunks: readonly Float32Array[];
+  /** binary16 patterns (the store's slab), or float32 values. */
+  chunks: readonly Uint16Array[] | readonly Float32Array[];
   /** Non-zero for occupied slots; absent when every slot below slotCount is occupied. */
   live?: Uint8Array | undefined;
   /** 1/‖v‖ per slot; read only when the metric normalises. */
@@ -131,12 +180,71 @@ export function exactTopK(
   k: number,
 ): { slots: number[]; distances: number[] } {
   const top = new TopK(k);
-  const dim = query.length;
   const chunks = source.chunks;
+  if (chunks.length > 0 && chunks[0] instanceof Uint16Array)
+    scanHalf(ops, query, chunks as readonly Uint16Array[], source, candidates, top);
+  else scanFloat(ops, query, chunks as readonly Float32Array[], source, candidates, top);
+  const qInv = ops.normalize ? inverseNorm(query) : 1;
+  const slots: number[] = new Array(top.size);
+  const distances: number[] = new Array(top.size);
+  for (let i = 0; i < top.size; i++) {
+    const key = top.keys[i]!;
+    slots[i] = top.ids[i]!;
+    distances[i] = ops.kernel === 'l2' ? Math.sqrt(key) : ops.normalize ? 1 + key * qInv : key;
+  }
+  return { slots, distances };
+}
+
+// Two copies of one scan, so each loop sees one array type (V8 keeps the loads monomorphic).
+function scanHalf(
+  ops: MetricOps,
+  query: Float32Array,
+  chunks: readonly Uint16Array[],
+  source: ExactSource,
+  candidates: ArrayLike<number> | undefined,
+  top: TopK,
+): void {
+  const dim = query.length;
   const live = source.live;
   const invNorms = source.invNorms;
   const n = candidates === undefined ? source.slotCount : candidates.length;
   // Keys are "smaller is closer" in every kernel so one TopK serves all three metrics.
+  if (ops.kernel === 'l2') {
+    for (let j = 0; j < n; j++) {
+      const slot = candidates === undefined ? j : candidates[j]!;
+      if (live !== undefined && live[slot] === 0) continue;
+      const key = l2sqHalf(query, chunks[slot >>> SLAB_CHUNK_SHIFT]!, (slot & CHUNK_MASK) * dim, dim);
+      if (key < top.worst()) top.push(key, slot);
+    }
+  } else if (ops.normalize) {
+    for (let j = 0; j < n; j++) {
+      const slot = candidates === undefined ? j : candidates[j]!;
+      if (live !== undefined && live[slot] === 0) continue;
+      const key = -dotHalf(query, chunks[slot >>> SLAB_CHUNK_SHIFT]!, (slot & CHUNK_MASK) * dim, dim) * invNorms[slot]!;
+      if (key < top.worst()) top.push(key, slot);
+    }
+  } else {
+    for (let j = 0; j < n; j++) {
+      const slot = candidates === undefined ? j : candidates[j]!;
+      if (live !== undefined && live[slot] === 0) continue;
+      const key = -dotHalf(query, chunks[slot >>> SLAB_CHUNK_SHIFT]!, (slot & CHUNK_MASK) * dim, dim);
+      if (key < top.worst()) top.push(key, slot);
+    }
+  }
+}
+
+function scanFloat(
+  ops: MetricOps,
+  query: Float32Array,
+  chunks: readonly Float32Array[],
+  source: ExactSource,
+  candidates: ArrayLike<number> | undefined,
+  top: TopK,
+): void {
+  const dim = query.length;
+  const live = source.live;
+  const invNorms = source.invNorms;
+  const n = candidates === undefined ? source.slotCount : candidates.length;
   if (ops.kernel === 'l2') {
     for (let j = 0; j < n; j++) {
       const slot = candidates === undefined ? j : candidates[j]!;
@@ -159,13 +267,4 @@ export function exactTopK(
       if (key < top.worst()) top.push(key, slot);
     }
   }
-  const qInv = ops.normalize ? inverseNorm(query) : 1;
-  const slots: number[] = new Array(top.size);
-  const distances: number[] = new Array(top.size);
-  for (let i = 0; i < top.size; i++) {
-    const key = top.keys[i]!;
-    slots[i] = top.ids[i]!;
-    distances[i] = ops.kernel === 'l2' ? Math.sqrt(key) : ops.normalize ? 1 + key * qInv : key;
-  }
-  return { slots, distances };
 }

@@ -1,5 +1,6 @@
 // Snapshot phase of a collection store: writes the table to a directory (graph via hnswlib's
-// writeIndex, records as JSON lines, halfvec bytes, keyword index, manifest last) and restores it.
+// writeIndex, records as JSON lines, the vector slab's binary16 bytes, keyword index, manifest last) and
+// restores it.
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +10,11 @@ import { KeywordIndex } from './keyword.ts';
 import type { StoredRecord } from './recordView.ts';
 import { growInt32, type SlotTable } from './slotTable.ts';
 
-const SNAPSHOT_FORMAT = 1;
+/**
+ * 2: `halfvec.bin` is the slab itself, slots 0 … slotCount − 1 in slot order (free slots as zeros), loaded
+ * in one copy per chunk. 1 packed the live records' halves in record order.
+ */
+export const STORE_SNAPSHOT_FORMAT = 2;
 
 export type SnapshotManifest = {
   format: number;
@@ -51,8 +56,6 @@ export async function writeStoreSnapshot(
   const dim = def.dim;
   await t.graph.write(join(dir, 'hnsw.bin'));
   const lines: string[] = [];
-  const halves = new Uint8Array(t.live * dim * 2);
-  let o = 0;
   for (let s = 0; s < t.slotCount; s++) {
     const rec = t.records[s];
     if (rec === undefined) continue;
@@ -74,14 +77,12 @@ export async function writeStoreSnapshot(
         attributes,
       }),
     );
-    t.vectors.writeHalfvec(s, halves, o);
-    o += dim * 2;
   }
   await writeFile(join(dir, 'records.jsonl'), lines.join('\n'));
-  await writeFile(join(dir, 'halfvec.bin'), halves);
+  await writeFile(join(dir, 'halfvec.bin'), t.vectors.bytes(t.slotCount));
   await writeFile(join(dir, 'keyword.json'), JSON.stringify(t.keyword.toJSON()));
   const manifest = {
-    format: SNAPSHOT_FORMAT,
+    format: STORE_SNAPSHOT_FORMAT,
     name,
     dim,
     metric: def.metric,
@@ -102,8 +103,10 @@ export async function writeStoreSnapshot(
  */
 export async function readStoreManifest(dir: string, definition: CollectionDefinition): Promise<SnapshotManifest> {
   const manifest = JSON.parse(await readFile(join(dir, 'store.json'), 'utf8')) as SnapshotManifest;
-  if (manifest.format !== SNAPSHOT_FORMAT)
-    throw new InvalidArgumentError(`snapshot format ${manifest.format} is not supported`);
+  if (manifest.format !== STORE_SNAPSHOT_FORMAT)
+    throw new InvalidArgumentError(
+      `snapshot format ${manifest.format} is not supported (this node reads format ${STORE_SNAPSHOT_FORMAT})`,
+    );
   if (manifest.dim !== definition.dim || manifest.metric !== definition.metric) {
     throw new InvalidArgumentError(
       `snapshot is ${manifest.metric} halfvec(${manifest.dim}), definition is ${definition.metric} halfvec(${definition.dim})`,
@@ -142,11 +145,10 @@ export async function restoreStoreSnapshot(
   t.ensureCapacity(manifest.slotCount);
   t.labelSlot = growInt32(t.labelSlot, manifest.nextLabel, -1);
   const occupied = new Uint8Array(manifest.slotCount);
-  let o = 0;
-  for (const line of text.length === 0 ? [] : text.split('\n')) {
-    const r = JSON.parse(line) as RecordLine;
-    t.vectors.writeHalf(r.slot, halves, o);
-    o += dim * 2;
+  const lines = (text.length === 0 ? [] : text.split('\n')).map((line) => JSON.parse(line) as RecordLine);
+  for (const r of lines) occupied[r.slot] = 1;
+  t.vectors.loadBytes(halves, manifest.slotCount, occupied);
+  for (const r of lines) {
     const attributes: Record<string, AttributeValue> = Object.create(null);
     for (const [k, v] of Object.entries(r.attributes))
       attributes[k] = definition.attributes[k] === 'f32' && typeof v === 'string' ? Number(v) : v;
@@ -162,7 +164,6 @@ export async function restoreStoreSnapshot(
       attributes,
     };
     t.place(r.slot, rec, r.label);
-    occupied[r.slot] = 1;
   }
   for (let s = 0; s < manifest.slotCount; s++) if (occupied[s] === 0) t.freeSlots.push(s);
   t.keyword = KeywordIndex.fromJSON(await readFile(join(dir, 'keyword.json'), 'utf8'));

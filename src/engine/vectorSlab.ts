@@ -1,13 +1,14 @@
-// The store's one copy of its vectors: float32 values of every slot in a slab of fixed-size chunks
+// The store's one copy of its vectors: the binary16 bits of every slot in a slab of fixed-size chunks
 // (plus 1/‖v‖ and an occupied flag per slot). Exact scans, graph rebuilds and snapshots read it;
 // records handed out by CollectionStore get their `vector` (and `halfvec`) rebuilt from it on read.
 //
-// Why a slab instead of the records' own arrays: each record used to pin a Float32Array and its
-// halfvec bytes (~2.3 KB plus two ArrayBuffer headers at dim 384, on top of hnswlib's own copy); the
-// slab keeps 4·dim bytes per slot, and scans walk memory in slot order. Why chunks: one contiguous
-// array grown ×1.5 leaves its old copies (2× the final size in all) in the malloc heap, which RSS
-// keeps; chunks never move, and only the first one grows (up to a full chunk) so tiny collections
-// stay tiny.
+// Why binary16: the collection type is halfvec, so every vector arrives as halves and float32 would only
+// widen them (2·dim bytes a slot instead of 4·dim; hnswlib keeps its own float32 copy for the graph).
+// Why a slab instead of the records' own arrays: each record used to pin its arrays (plus two
+// ArrayBuffer headers); the slab keeps 2·dim bytes per slot, and scans walk memory in slot order. Why
+// chunks: one contiguous array grown ×1.5 leaves its old copies (2× the final size in all) in the malloc
+// heap, which RSS keeps; chunks never move, and only the first one grows (up to a full chunk) so tiny
+// collections stay tiny.
 
 import { floatToHalfBits, HALF_TO_FLOAT32 } from '../collections/index.ts';
 import { inverseNorm, SLAB_CHUNK_SHIFT, SLAB_CHUNK_SLOTS } from './exact.ts';
@@ -16,23 +17,30 @@ const CHUNK_MASK = SLAB_CHUNK_SLOTS - 1;
 /** Slots the first chunk starts with; it grows ×2 up to a full chunk. */
 const INITIAL_SLOTS = 64;
 
+/** Snapshots hold little-endian halves; a Uint16Array view of them is only right on such a host. */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+const f32 = new Float32Array(1);
+const f32Bits = new Uint32Array(f32.buffer);
+
 export class VectorSlab {
   readonly dim: number;
-  /** Chunk c holds slots [c·SLAB_CHUNK_SLOTS, (c + 1)·SLAB_CHUNK_SLOTS), dim floats each. */
-  readonly chunks: Float32Array[] = [];
-  /** The same memory as raw bits, for the fast halfvec encoder. */
-  readonly #bitChunks: Uint32Array[] = [];
+  /** Chunk c holds slots [c·SLAB_CHUNK_SLOTS, (c + 1)·SLAB_CHUNK_SLOTS), dim binary16 patterns each. */
+  readonly chunks: Uint16Array[] = [];
   /** 1/‖v‖ per slot (0 for a zero vector). */
   invNorms: Float32Array;
   /** 1 where a committed record lives; scans skip the rest (free slots, slots of a staged block). */
   live: Uint8Array;
+  /** What `view` decodes into. */
+  readonly #scratch: Float32Array;
   #slots = 0;
 
   constructor(dim: number) {
     this.dim = dim;
     this.invNorms = new Float32Array(INITIAL_SLOTS);
     this.live = new Uint8Array(INITIAL_SLOTS);
-    this.#setChunk(0, new Float32Array(INITIAL_SLOTS * dim));
+    this.chunks[0] = new Uint16Array(INITIAL_SLOTS * dim);
+    this.#scratch = new Float32Array(dim);
     this.#slots = INITIAL_SLOTS;
   }
 
@@ -41,24 +49,19 @@ export class VectorSlab {
     return this.#slots;
   }
 
-  #setChunk(c: number, chunk: Float32Array): void {
-    this.chunks[c] = chunk;
-    this.#bitChunks[c] = new Uint32Array(chunk.buffer, chunk.byteOffset, chunk.length);
-  }
-
   /** Makes slots 0 … min − 1 addressable. */
   grow(min: number): void {
     if (min <= this.#slots) return;
     const dim = this.dim;
     if (this.#slots < SLAB_CHUNK_SLOTS) {
       const first = Math.min(SLAB_CHUNK_SLOTS, Math.max(min, this.#slots * 2));
-      const chunk = new Float32Array(first * dim);
+      const chunk = new Uint16Array(first * dim);
       chunk.set(this.chunks[0]!);
-      this.#setChunk(0, chunk);
+      this.chunks[0] = chunk;
       this.#slots = first;
     }
     while (this.#slots < min) {
-      this.#setChunk(this.#slots >>> SLAB_CHUNK_SHIFT, new Float32Array(SLAB_CHUNK_SLOTS * dim));
+      this.chunks[this.#slots >>> SLAB_CHUNK_SHIFT] = new Uint16Array(SLAB_CHUNK_SLOTS * dim);
       this.#slots += SLAB_CHUNK_SLOTS;
     }
     // 5 bytes a slot: doubling these leaves little behind.
@@ -73,11 +76,11 @@ export class VectorSlab {
     }
   }
 
-  /** Stores a slot's values (float32-rounded) and inverse norm; does not mark it live. */
+  /** Stores a slot's values rounded to binary16 (exact for values decoded from a halfvec); does not mark it live. */
   write(slot: number, v: ArrayLike<number>): void {
     const out = this.chunks[slot >>> SLAB_CHUNK_SHIFT]!;
     const o = (slot & CHUNK_MASK) * this.dim;
-    for (let i = 0; i < this.dim; i++) out[o + i] = v[i]!;
+    for (let i = 0; i < this.dim; i++) out[o + i] = halfBitsOf(v[i]!);
     this.invNorms[slot] = inverseNorm(this.view(slot));
   }
 
@@ -85,27 +88,80 @@ export class VectorSlab {
   writeHalf(slot: number, bytes: Uint8Array, offset: number): void {
     const out = this.chunks[slot >>> SLAB_CHUNK_SHIFT]!;
     const o = (slot & CHUNK_MASK) * this.dim;
-    for (let i = 0; i < this.dim; i++)
-      out[o + i] = HALF_TO_FLOAT32[bytes[offset + 2 * i]! | (bytes[offset + 2 * i + 1]! << 8)]!;
+    for (let i = 0; i < this.dim; i++) out[o + i] = bytes[offset + 2 * i]! | (bytes[offset + 2 * i + 1]! << 8);
     this.invNorms[slot] = inverseNorm(this.view(slot));
   }
 
-  /** The slot's values without copying: valid only until the slot is rewritten or the slab grows. */
+  /**
+   * The slot's values as float32, decoded into a buffer the slab reuses: valid only until the next
+   * `view` (callers hand it straight to hnswlib or a distance).
+   */
   view(slot: number): Float32Array {
-    const o = (slot & CHUNK_MASK) * this.dim;
-    return this.chunks[slot >>> SLAB_CHUNK_SHIFT]!.subarray(o, o + this.dim);
+    return this.#decode(slot, this.#scratch);
   }
 
-  /** A copy of the slot's values, the caller's to keep. */
+  /** A copy of the slot's values as float32, the caller's to keep. */
   copy(slot: number): Float32Array {
-    const o = (slot & CHUNK_MASK) * this.dim;
-    return this.chunks[slot >>> SLAB_CHUNK_SHIFT]!.slice(o, o + this.dim);
+    return this.#decode(slot, new Float32Array(this.dim));
   }
 
-  /** Writes the slot's binary16 bytes into `out` at `offset`. */
+  #decode(slot: number, out: Float32Array): Float32Array {
+    const bits = this.chunks[slot >>> SLAB_CHUNK_SHIFT]!;
+    const o = (slot & CHUNK_MASK) * this.dim;
+    for (let i = 0; i < this.dim; i++) out[i] = HALF_TO_FLOAT32[bits[o + i]!]!;
+    return out;
+  }
+
+  /**
+   * Slots 0 … count − 1 as little-endian binary16 bytes, chunk by chunk (free slots included): what a
+   * snapshot writes, and `loadBytes` takes back in one copy per chunk.
+   */
+  bytes(count: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (let first = 0; first < count; first += SLAB_CHUNK_SLOTS) {
+      const chunk = this.chunks[first >>> SLAB_CHUNK_SHIFT]!;
+      const n = Math.min(SLAB_CHUNK_SLOTS, count - first) * this.dim;
+      if (LITTLE_ENDIAN) out.push(new Uint8Array(chunk.buffer, chunk.byteOffset, n * 2));
+      else {
+        const b = new Uint8Array(n * 2);
+        for (let i = 0; i < n; i++) {
+          b[2 * i] = chunk[i]! & 0xff;
+          b[2 * i + 1] = chunk[i]! >>> 8;
+        }
+        out.push(b);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Fills slots 0 … count − 1 from what `bytes` wrote and computes the inverse norms of the `occupied`
+   * ones; grows the slab first.
+   */
+  loadBytes(bytes: Uint8Array, count: number, occupied: Uint8Array): void {
+    if (bytes.length !== count * this.dim * 2)
+      throw new RangeError(`${bytes.length} bytes of vectors, expected ${count * this.dim * 2}`);
+    this.grow(count);
+    for (let first = 0; first < count; first += SLAB_CHUNK_SLOTS) {
+      const chunk = this.chunks[first >>> SLAB_CHUNK_SHIFT]!;
+      const n = Math.min(SLAB_CHUNK_SLOTS, count - first) * this.dim;
+      const o = first * this.dim * 2;
+      if (LITTLE_ENDIAN && o % 2 === 0 && (bytes.byteOffset + o) % 2 === 0)
+        chunk.set(new Uint16Array(bytes.buffer, bytes.byteOffset + o, n));
+      else for (let i = 0; i < n; i++) chunk[i] = bytes[o + 2 * i]! | (bytes[o + 2 * i + 1]! << 8);
+    }
+    for (let s = 0; s < count; s++) if (occupied[s] === 1) this.invNorms[s] = inverseNorm(this.view(s));
+  }
+
+  /** Writes the slot's binary16 bytes (little-endian) into `out` at `offset`. */
   writeHalfvec(slot: number, out: Uint8Array, offset: number): void {
-    const c = slot >>> SLAB_CHUNK_SHIFT;
-    writeHalf(this.chunks[c]!, this.#bitChunks[c]!, (slot & CHUNK_MASK) * this.dim, this.dim, out, offset);
+    const bits = this.chunks[slot >>> SLAB_CHUNK_SHIFT]!;
+    const o = (slot & CHUNK_MASK) * this.dim;
+    for (let i = 0; i < this.dim; i++) {
+      const h = bits[o + i]!;
+      out[offset + 2 * i] = h & 0xff;
+      out[offset + 2 * i + 1] = h >>> 8;
+    }
   }
 }
 
@@ -116,32 +172,26 @@ export class VectorSlab {
  */
 export function halfvecOf(v: Float32Array): Uint8Array {
   const out = new Uint8Array(v.length * 2);
-  writeHalf(v, new Uint32Array(v.buffer, v.byteOffset, v.length), 0, v.length, out, 0);
+  for (let i = 0; i < v.length; i++) {
+    const h = halfBitsOf(v[i]!);
+    out[2 * i] = h & 0xff;
+    out[2 * i + 1] = h >>> 8;
+  }
   return out;
 }
 
-function writeHalf(
-  values: Float32Array,
-  bits: Uint32Array,
-  o: number,
-  dim: number,
-  out: Uint8Array,
-  offset: number,
-): void {
-  for (let i = 0; i < dim; i++) {
-    const b = bits[o + i]!;
-    const sign = (b >>> 16) & 0x8000;
-    const exp = (b >>> 23) & 0xff;
-    const mant = b & 0x7fffff;
-    let h: number;
-    // Records arrive decoded from binary16, so nearly every value is a normal half or zero: pure bit
-    // moves. Subnormal halves and values a caller did not round go through the exact encoder.
-    if (exp >= 113 && exp <= 142 && (mant & 0x1fff) === 0) h = sign | ((exp - 112) << 10) | (mant >>> 13);
-    else if ((b & 0x7fffffff) === 0) h = sign;
-    else h = slowHalfBits(values[o + i]!);
-    out[offset + 2 * i] = h & 0xff;
-    out[offset + 2 * i + 1] = h >>> 8;
-  }
+/** The binary16 pattern nearest a value (rounded to float32 first, as the records' vectors are). */
+function halfBitsOf(x: number): number {
+  f32[0] = x;
+  const b = f32Bits[0]!;
+  const sign = (b >>> 16) & 0x8000;
+  const exp = (b >>> 23) & 0xff;
+  const mant = b & 0x7fffff;
+  // Records arrive decoded from binary16, so nearly every value is a normal half or zero: pure bit
+  // moves. Subnormal halves and values a caller did not round go through the exact encoder.
+  if (exp >= 113 && exp <= 142 && (mant & 0x1fff) === 0) return sign | ((exp - 112) << 10) | (mant >>> 13);
+  if ((b & 0x7fffffff) === 0) return sign;
+  return slowHalfBits(f32[0]!);
 }
 
 function slowHalfBits(x: number): number {

@@ -6,10 +6,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
-import { HALF_TO_FLOAT32 } from '../../src/collections/index.ts';
+import fc from 'fast-check';
+import { HALF_TO_FLOAT32, InvalidArgumentError } from '../../src/collections/index.ts';
 import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts';
 import { exactTopK, SLAB_CHUNK_SLOTS } from '../../src/engine/exact.ts';
+import { STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
 import { halfvecOf, VectorSlab } from '../../src/engine/vectorSlab.ts';
 import { clustered, definition, keyOf, makeRecord, mulberry32 } from './helpers.ts';
 
@@ -113,6 +116,85 @@ describe('VectorSlab', () => {
       want.map((w) => w.s),
     );
   });
+
+  test('property: the exact scan over the binary16 slab equals a float32 scan of the same (halfvec-rounded) values', () => {
+    const half = (x: number) =>
+      HALF_TO_FLOAT32[halfvecOf(Float32Array.of(x))[0]! | (halfvecOf(Float32Array.of(x))[1]! << 8)]!;
+    const element = fc.oneof(fc.float({ min: -4, max: 4, noNaN: true }), fc.constantFrom(0, -0, 6.1e-5, -6e-8, 65504));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 13 }),
+        fc.integer({ min: 1, max: 90 }),
+        fc.constantFrom('cosine', 'l2', 'ip'),
+        fc.integer({ min: 1, max: 12 }),
+        fc.boolean(),
+        fc.integer(),
+        fc.array(element, { minLength: 13, maxLength: 13 }),
+        (dim, n, metric, k, subset, seed, queryValues) => {
+          const rand = mulberry32(seed);
+          const slab = new VectorSlab(dim);
+          slab.grow(n);
+          // The reference: the same values, rounded to binary16 and held as float32.
+          const values = new Float32Array(n * dim);
+          const invNorms = new Float32Array(n);
+          const live = new Uint8Array(n);
+          for (let s = 0; s < n; s++) {
+            const v = Array.from({ length: dim }, () => half((rand() - 0.5) * 8));
+            if (rand() < 0.1) v.fill(0);
+            slab.write(s, v);
+            values.set(v, s * dim);
+            let sq = 0;
+            for (const x of v) sq += x * x;
+            invNorms[s] = sq > 0 ? 1 / Math.sqrt(sq) : 0;
+            live[s] = slab.live[s] = rand() < 0.85 ? 1 : 0;
+          }
+          const query = Float32Array.from(queryValues.slice(0, dim));
+          const candidates = subset ? Array.from({ length: n }, (_, s) => s).filter(() => rand() < 0.5) : undefined;
+          const ops = METRIC_OPS[metric];
+          const got = exactTopK(
+            ops,
+            query,
+            { chunks: slab.chunks, live: slab.live, invNorms: slab.invNorms, slotCount: n },
+            candidates,
+            k,
+          );
+          const want = exactTopK(ops, query, { chunks: [values], live, invNorms, slotCount: n }, candidates, k);
+          assert.deepEqual(got, want);
+          // And against pgvector's distance in float64 (the kernels sum in float64 too).
+          for (let i = 0; i < got.slots.length; i++) {
+            const s = got.slots[i]!;
+            const d = ops.distance(query, values.subarray(s * dim, (s + 1) * dim));
+            assert.ok(
+              Math.abs(got.distances[i]! - d) <= 1e-6 * Math.max(1, Math.abs(d)),
+              `slot ${s}: ${got.distances[i]} vs ${d}`,
+            );
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('behavior: slab bytes round trip through loadBytes, free slots included, across chunks', () => {
+    const dim = 3;
+    const n = SLAB_CHUNK_SLOTS + 9;
+    const slab = new VectorSlab(dim);
+    slab.grow(n);
+    const occupied = new Uint8Array(n);
+    for (let s = 0; s < n; s++) {
+      if (s % 3 === 0) continue;
+      slab.write(s, [s / 7, -s / 11, 0.5]);
+      occupied[s] = 1;
+    }
+    const bytes = Buffer.concat(slab.bytes(n));
+    assert.equal(bytes.length, n * dim * 2);
+    const back = new VectorSlab(dim);
+    back.loadBytes(new Uint8Array(bytes), n, occupied);
+    for (let s = 0; s < n; s++) {
+      assert.deepEqual([...back.copy(s)], [...slab.copy(s)], `slot ${s}`);
+      assert.equal(back.invNorms[s], occupied[s] ? slab.invNorms[s] : 0, `inverse norm of slot ${s}`);
+    }
+  });
 });
 
 describe('CollectionStore: vectors kept in the slab', () => {
@@ -197,6 +279,27 @@ describe('CollectionStore: vectors kept in the slab', () => {
       assertVector(loaded, 'id-7', expected(7, vec(7)));
       assertVector(loaded, 'id-1', expected(1, vec(1)));
       assert.equal(loaded.size, 3);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('behavior: a snapshot of an older format is refused cleanly, naming both formats', async () => {
+    const store = new CollectionStore('slab', definition(DIM));
+    await store.apply({ remove: [], upsert: [1, 2].map((i) => makeRecord(i, vec(i))) });
+    const dir = await mkdtemp(join(tmpdir(), 'arkivector-slab-'));
+    try {
+      await store.save(dir);
+      const manifest = JSON.parse(await readFile(join(dir, 'store.json'), 'utf8')) as { format: number };
+      assert.equal(manifest.format, STORE_SNAPSHOT_FORMAT);
+      await writeFile(join(dir, 'store.json'), JSON.stringify({ ...manifest, format: 1 }));
+      await assert.rejects(
+        CollectionStore.load(dir, 'slab', definition(DIM)),
+        (error: Error) =>
+          error instanceof InvalidArgumentError &&
+          error.message.includes('format 1') &&
+          error.message.includes(`format ${STORE_SNAPSHOT_FORMAT}`),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

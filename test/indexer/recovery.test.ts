@@ -3,7 +3,7 @@
 // states, confirmations, --collections, --collection-owner and a long-chain bootstrap of 20,000 entities.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +18,7 @@ import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { definitionArgs, stateReached, vectorArgs } from '../helpers/writes.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
+import { STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
 import { defined } from '../helpers/defined.ts';
 
 const notes: CollectionDefinition = {
@@ -165,6 +166,30 @@ describe('indexer: recovery and options', () => {
       assert.equal(third.counters.bootstraps, 1);
       assert.deepEqual(indexedCollections(third), await expectedCollections(devnet, third.asOfBlock!));
       await third.stop();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a snapshot whose store is of an older format is refused and the node rebuilds from the chain', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'arkivector-snap-'));
+    try {
+      const first = newIndexer({ dataDir });
+      await synced(first);
+      await first.stop();
+      assert.equal(first.counters.snapshotsWritten, 1);
+      // What a node of the previous version left behind: the same layout, an older store format.
+      const manifestPath = join(dataDir, 'snapshot', 'stores', '0', 'store.json');
+      const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { format: number };
+      assert.equal(manifest.format, STORE_SNAPSHOT_FORMAT);
+      await writeFile(manifestPath, JSON.stringify({ ...manifest, format: STORE_SNAPSHOT_FORMAT - 1 }));
+
+      const second = newIndexer({ dataDir });
+      await synced(second);
+      assert.equal(second.counters.snapshotsLoaded, 0);
+      assert.equal(second.counters.bootstraps, 1);
+      assert.deepEqual(indexedCollections(second), await expectedCollections(devnet, second.asOfBlock!));
+      await second.stop();
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
