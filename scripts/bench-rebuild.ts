@@ -4,7 +4,8 @@
 // is prepared and committed at once, and the time until its commit ran is "block wait". "max stall" is
 // the longest event-loop delay seen meanwhile (monitorEventLoopDelay), "rebuild" the time until the new
 // graph serves.
-// Usage: tsx scripts/bench-rebuild.ts [--n N] [--dim D]   (default 100k × 384; --n 20000 --dim 128 for a quick look)
+// Usage: tsx scripts/bench-rebuild.ts [--n N] [--dim D] [--out FILE]   (default 100k × 384; --n 20000 --dim 128 for a quick look)
+import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CollectionStore } from '../src/engine/index.ts';
 import { clustered } from './generators.ts';
@@ -73,3 +74,6 @@ for (const mode of ['in-thread', 'worker'] as const) {
   await store.close();
 }
 console.table(rows);
+const outIndex = argv.indexOf('--out');
+const outFile = outIndex >= 0 ? argv[outIndex + 1] : undefined;
+if (outFile) writeFileSync(outFile, `${JSON.stringify(rows, null, 2)}\n`);
