@@ -3,7 +3,7 @@
 // REST API; then REST search throughput and latency under load (autocannon, installed on demand), and
 // the latency of sequential `arkivector_search` calls through the MCP SDK's real Client over streamable
 // HTTP and over stdio (a second `serve --stdio` child that indexes the same chain). Query vectors come
-// from the seeded generator (scripts/generators.ts: perf.md §1 clustered data, base seed 1, queries seed 2).
+// from the seeded generator (scripts/generators.ts: ARCHITECTURE.md §10.1 clustered data, base seed 1, queries seed 2).
 //
 // Usage: npm run bench:e2e -- [--quick] [--out FILE] [--n N] [--dim D] [--connections C] [--duration S]
 //                             [--calls N] [--profile DIR]

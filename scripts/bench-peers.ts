@@ -1,5 +1,5 @@
 // `npm run bench:peers`: arkivector side by side with what users would pick instead, on the same
-// clustered data and queries as scripts/bench.ts (perf.md §1; base seed 1, query seed 2): raw
+// clustered data and queries as scripts/bench.ts (ARCHITECTURE.md §10.1; base seed 1, query seed 2): raw
 // hnswlib-node, an exact scan, pgvector `halfvec` HNSW in PGlite 0.3 (WASM) and native PostgreSQL with
 // pgvector when the machine has both. Each system runs in a child process of its own, so its memory is
 // the RSS growth of a process that holds nothing else. Every index uses m 16, ef_construction 64; the

@@ -5,7 +5,7 @@
 // a few of the data's clusters: ~50 % and ~10 %, queries from everywhere) and the far case (the ~10 %
 // clustered set, queries from the other clusters only). Each filtered row carries its QPS as a
 // ratio of the same system's unfiltered QPS at the same ef. Synthetic clustered data as in
-// shared/reference/perf.md §1 (64-d latent Gaussian mixture, 16 centres, linear map to d, noise,
+// ARCHITECTURE.md §10.1 (64-d latent Gaussian mixture, 16 centres, linear map to d, noise,
 // L2-normalised; base seed 1, query seed 2).
 //
 // Usage: tsx scripts/bench.ts [--quick | --long] [--out FILE] [--n N] [--dim D] [--queries Q]
@@ -77,7 +77,7 @@ function rss(): number {
   return process.memoryUsage().rss;
 }
 
-/** perf.md §1 `clustered`: a 64-d latent Gaussian mixture, 16 centres, projected linearly. */
+/** ARCHITECTURE.md §10.1 `clustered`: a 64-d latent Gaussian mixture, 16 centres, projected linearly. */
 function generate(n: number, dim: number, seed: number): { vectors: Float32Array[]; cluster: number[] } {
   return clustered(n, dim, seed, {
     latent: 64,

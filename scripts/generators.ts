@@ -30,7 +30,7 @@ export type ClusteredOptions = {
   spread?: number;
   /**
    * Draw the mixture in this many latent dimensions and project it linearly to `dim`, plus 0.1
-   * noise: the perf.md §1 benchmark data, closer to real embeddings. Without it, centres and noise
+   * noise: the ARCHITECTURE.md §10.1 benchmark data, closer to real embeddings. Without it, centres and noise
    * live in `dim` directly.
    */
   latent?: number;
@@ -56,7 +56,7 @@ export function clustered(
   const space = latent ?? dim;
   const s = mulberry32(CENTRES_SEED);
   const centres = Array.from({ length: clusters }, () => Float64Array.from({ length: space }, () => gaussian(s)));
-  // Entries N(0, 1/64), as perf.md §1 specifies.
+  // Entries N(0, 1/64), as ARCHITECTURE.md §10.1 specifies.
   const proj = latent === undefined ? undefined : Float64Array.from({ length: latent * dim }, () => gaussian(s) / 8);
   const rand = mulberry32(seed);
   const vectors: Float32Array[] = [];

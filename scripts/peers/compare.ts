@@ -1,5 +1,5 @@
 // QPS at equal recall@10: each system's QPS at a target recall, interpolated log-linearly between the two
-// swept widths that bracket it (perf.md §8), and the ratios the targets are stated in.
+// swept widths that bracket it (ARCHITECTURE.md §10.6), and the ratios the targets are stated in.
 
 import type { Row, SystemName } from './common.ts';
 

@@ -85,7 +85,7 @@ export async function runHnswlib(job: Job, data: Dataset): Promise<Row[]> {
   const index = new hnswlib.HierarchicalNSW('cosine', dim);
   index.initIndex(n, M, EF_CONSTRUCTION, HNSW_SEED, true);
   const buf = new Array<number>(dim);
-  // hnswlib-node takes number[] only; an indexed copy is its cheapest conversion (perf.md §2.5).
+  // hnswlib-node takes number[] only; an indexed copy is its cheapest conversion (ARCHITECTURE.md §10.3).
   const toArray = (v: Float32Array): number[] => {
     for (let d = 0; d < dim; d++) buf[d] = v[d]!;
     return buf;

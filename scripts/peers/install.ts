@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { log } from './common.ts';
 
-/** Exact versions: PGlite 0.3.16 reports PostgreSQL 17.5 with pgvector 0.8.0 (perf.md §8). */
+/** Exact versions: PGlite 0.3.16 reports PostgreSQL 17.5 with pgvector 0.8.0 (ARCHITECTURE.md §10.6). */
 export const PEER_VERSIONS = {
   '@electric-sql/pglite': '0.3.16',
   pg: '8.23.1',

@@ -1,4 +1,4 @@
-// One collection in memory (DESIGN.md §5): live records, an HNSW graph over their float32 vectors,
+// One collection in memory (ARCHITECTURE.md §1): live records, an HNSW graph over their float32 vectors,
 // per-attribute indexes, a keyword index over documents, and the planner on top. The chain indexer
 // stages each block with `prepare` and commits it synchronously (storeContract.ts); the tests and the
 // benchmark, which own a store alone, use `apply`. The service calls the read methods (search, count,

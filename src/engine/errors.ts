@@ -1,11 +1,11 @@
-// Errors the engine raises on bad filters (DESIGN.md §8 `invalid_filter`). Thrown by the filter
+// Errors the engine raises on bad filters (`invalid_filter`, README "Errors"). Thrown by the filter
 // compiler in src/engine/filter/ and surfaced through CollectionStore.search/count/keywordSearch/
 // hybridSearch. Modelled on src/collections/errors.ts: an ArkivectorError subclass (`code`, `status`,
 // `shortMessage`, `details`, `meta`) so the service renders it like every other error.
 
 import { ArkivectorError } from '../errors.ts';
 
-/** The DESIGN.md §8 codes the engine raises itself (dimension errors reuse DimensionMismatchError). */
+/** The error codes (README "Errors") the engine raises itself (dimension errors reuse DimensionMismatchError). */
 export type EngineErrorCode = 'invalid_filter';
 
 /** Base of the engine's own errors: an ArkivectorError limited to the engine's codes. */

@@ -2,8 +2,8 @@
 // are accepted too, for benches that scan their own arrays), the hot loop behind the planner's `exact`
 // mode (small collections, narrow filters, and the fallback when the graph under-fills k).
 // Called by src/engine/planner.ts. Plain indexed loops with a 4-way unrolled dot product
-// (perf.md §2.4: ~+28 % over the simple loop); halves are decoded through the 65,536-entry table in the
-// same loop (perf.md §2.8: ~1.2 ns an element); the query stays float32; no allocation per candidate.
+// (ARCHITECTURE.md §10.2: ~+28 % over the simple loop); halves are decoded through the 65,536-entry table in the
+// same loop (ARCHITECTURE.md §10.5: ~1.2 ns an element); the query stays float32; no allocation per candidate.
 
 import { HALF_TO_FLOAT32 } from '../collections/index.ts';
 import type { MetricOps } from './metrics.ts';

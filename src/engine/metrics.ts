@@ -1,7 +1,7 @@
 // One entry per pgvector operator class (halfvec_cosine_ops, halfvec_l2_ops, halfvec_ip_ops): the
 // hnswlib space, how hnswlib's raw distance becomes pgvector's distance, the score, and the exact
 // distance. Read by the HNSW wrapper, the exact scan and the planner, which never branch on the metric
-// themselves (STYLE item 4).
+// themselves (ARCHITECTURE.md §5).
 
 import type { SpaceName } from 'hnswlib-node';
 import type { Metric } from '../collections/index.ts';

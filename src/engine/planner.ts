@@ -2,7 +2,7 @@
 // that k results come back whenever k live records pass the filter. Called by CollectionStore.search
 // (and through it hybridSearch). Reports its choice as `search_mode`.
 //
-// Plan (perf.md §2.7, §5):
+// Plan (ARCHITECTURE.md §10.4):
 //   1. Estimate how many records pass from the attribute indexes (exact for single conditions, an upper
 //      bound for AND). Nothing passes → empty answer.
 //   2. Few pass (≤ exactThreshold(dim), ~1M multiply-adds, and ≤ √(2 · ef · n), where the graph's
@@ -26,7 +26,7 @@
 //      passing nodes, so its work grows like width / share). If it returns fewer than min(k, passing),
 //      widen ×4 up to HNSW_MAX_WIDEN_EF, then fall back to exact.
 //   6. The traversal filter collapses when the allowed set lies away from the query (recall 0.71–0.89
-//      in perf.md), and it shows: the filter is consulted far more often per result than for an
+//      in ARCHITECTURE.md §10.4), and it shows: the filter is consulted far more often per result than for an
 //      allowed set spread like the data. Then, if the exact scan is affordable (≤ 8× the threshold)
 //      or would have cost no more than the calls already made, the answer is recomputed exactly;
 //      otherwise ef widens (×4) until the graph reaches the set.
@@ -61,7 +61,7 @@ export type PlannedResult = { slots: number[]; distances: number[]; mode: Search
 const RESCUE_CALLS_PER_ALLOWED = 0.5;
 /**
  * Step 6: filter calls × selectivity / ef above this marks an allowed set away from the query
- * (random filters measure 1–3; perf.md's anti-correlated case 49).
+ * (random filters measure 1–3; ARCHITECTURE.md §10.4's far case: 49).
  */
 const FAR_SPREAD = 5;
 /** Step 6: such a set is rescanned exactly up to this many times the exact threshold, else ef widens. */
@@ -248,7 +248,7 @@ export function plannedSearch(
   };
   // hnswlib's filtered walk stops once it holds `ef` passing nodes, so its work grows like
   // ef / share: a width scaled down by the share (never below twice k) visits about as many nodes as
-  // an unfiltered search of width ef, at nearly the same recall (perf.md §2.7).
+  // an unfiltered search of width ef, at nearly the same recall (ARCHITECTURE.md §10.4).
   const walkEf = Math.min(ef, Math.max(2 * k, Math.ceil(ef * share * WALK_EF_SHARE_SCALE)));
   for (let width = walkEf; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
     calls = 0;

@@ -1,4 +1,4 @@
-// The state every phase of a collection store works on (DESIGN.md §5): records in dense, reused
+// The state every phase of a collection store works on (ARCHITECTURE.md §1): records in dense, reused
 // *slots*, the HNSW graph that knows them by *labels* (fresh per insert, because hnswlib reuses the
 // memory of deleted elements only for new labels), the vector slab, the attribute columns, the id and
 // key maps and the keyword index. The phases (staging.ts inserts, rebuild.ts compacts, snapshot.ts

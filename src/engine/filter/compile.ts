@@ -1,5 +1,5 @@
 // Compiles `where` (Arkiv query language, where dialect, parsed by src/query/) and the JSON `filter` of
-// DESIGN.md §7 into the engine's Cond tree, typing every literal by the declared attribute. Called by
+// README "Filters" into the engine's Cond tree, typing every literal by the declared attribute. Called by
 // CollectionStore for search, count, keywordSearch and hybridSearch. Every problem is an
 // InvalidFilterError: `position` for `where`, `path` for `filter`.
 
@@ -326,7 +326,7 @@ function compileJson(
 }
 
 /**
- * Compiles a JSON `filter` (DESIGN.md §7).
+ * Compiles a JSON `filter` (README "Filters").
  * @param filter `{"eq": {"topic": "pets"}}`, `{"and": [...]}`, …
  * @param attributes the collection's declared attributes
  * @returns the Cond tree

@@ -8,7 +8,7 @@ import type { CompareOp, Cond, Field, Key, Leaf } from './types.ts';
 /**
  * Attribute values by slot, as the store keeps them: numeric and bool attributes in a Float64Array
  * (NaN = absent), strings and meta attributes in an array (undefined = absent). Typed reads keep the
- * HNSW traversal filter close to a bare typed-array lookup (perf.md §5).
+ * HNSW traversal filter close to a bare typed-array lookup (ARCHITECTURE.md §10.4).
  */
 export type Column = { kind: 'num'; data: Float64Array } | { kind: 'str'; data: (string | undefined)[] };
 

@@ -1,12 +1,12 @@
 // HNSW settings the engine derives from a collection definition (pgvector names: m, ef_construction,
-// ef_search) plus the engine's own knobs, declared once (STYLE item 6). Read by graph.ts, the planner
+// ef_search) plus the engine's own knobs, declared once (declared once: ARCHITECTURE.md §6). Read by graph.ts, the planner
 // and the collection store.
 
 import type { CollectionDefinition } from '../../collections/index.ts';
 
 /**
  * hnswlib's search width is `ef_search × EF_SEARCH_SCALE`. At equal ef, hnswlib-node returns lower
- * recall than pgvector (perf.md §8, 100k × 384: 0.867 vs 0.910 at 40, 0.941 vs 0.957 at 64), and at
+ * recall than pgvector (ARCHITECTURE.md §10.6, 100k × 384: 0.867 vs 0.910 at 40, 0.941 vs 0.957 at 64), and at
  * pgvector's default ef_search = 40 it gives ~0.86 — below the ≥ 0.95 recall target at defaults.
  * 2.5 puts the default at hnswlib ef = 100 (~0.97 measured there), still ~3× pgvector's QPS.
  */
@@ -41,7 +41,7 @@ export function effectiveEf(definition: CollectionDefinition, k: number, efSearc
 }
 
 /**
- * Below this many candidates an exact scan is faster than the graph and exact (perf.md §2.7: the
+ * Below this many candidates an exact scan is faster than the graph and exact (ARCHITECTURE.md §10.2: the
  * crossover is m ≈ 4k at d = 384 and ≈ 6k at d = 128, i.e. about 1M multiply-adds; the fit
  * 3000 + 384000 / dim goes through both points).
  * @param dim the collection's dimension
