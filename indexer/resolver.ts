@@ -189,7 +189,8 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   ): { entity: TrackedEntity; definition: CollectionDefinition; conflicts: Hex[] } | undefined {
     const pinned = this.#options.pinnedOwners?.get(name);
     const candidates = [...(this.#definitions.get(name) ?? [])]
-      .map((key) => table.get(key)!)
+      // The name index and the table change together; a key missing from the table simply does not compete.
+      .flatMap((key) => table.get(key) ?? [])
       .filter((entity) => !pinned || entity.owner === pinned)
       .sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : a.key < b.key ? -1 : 1));
     const valid = candidates.flatMap((entity) => {
@@ -252,7 +253,8 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     let valid = 0;
     let rejected = 0;
     for (const key of this.#vectors.get(state.name)?.get(id) ?? []) {
-      const entity = table.get(key)!;
+      const entity = table.get(key);
+      if (entity === undefined) continue;
       if (!countsInCollection(state.definition, state.definitionEntity.owner, entity)) continue;
       const cached = this.#verdicts.get(entity);
       let record: VectorRecord | undefined;
