@@ -17,6 +17,7 @@ export type {
 } from './collectionStore.ts';
 export { engineStores, engineStoresWith } from './storeFactory.ts';
 export { stopGraphRebuilds } from './rebuildThread.ts';
+export { addonBuild } from './addonBuild.ts';
 export { REBUILD_RETRY_MS, REBUILD_WORKER_ATTEMPTS } from './rebuild.ts';
 export type { RebuildLogger, RebuildOptions, RebuildPhase } from './rebuild.ts';
 export type { IndexedStore, StoreChanges, StoreFactory } from './storeContract.ts';
