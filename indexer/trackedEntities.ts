@@ -61,6 +61,11 @@ export const INTERNED_STRINGS_MAX = 4096;
 
 const interned = new Map<string, string>();
 
+/** How many distinct strings are shared now (never more than INTERNED_STRINGS_MAX). */
+export function internedCount(): number {
+  return interned.size;
+}
+
 /** The shared copy of `s` (kept while fewer than INTERNED_STRINGS_MAX strings are shared). */
 export function intern<T extends string>(s: T): T {
   const hit = interned.get(s);

@@ -14,13 +14,14 @@ export type AddonBuild = { build: 'native' | 'portable' | 'npm default'; cxxflag
 
 /**
  * Reads the addon's build marker (a few hundred bytes; any failure means npm's default build).
+ * @param buildDir the addon's build/ folder (hnswlib-node's own, unless a test points elsewhere)
  * @returns the build and the CXXFLAGS it was compiled with
  * @example addonBuild() // { build: 'native', cxxflags: '-O3 -march=native' }
  */
-export function addonBuild(): AddonBuild {
+export function addonBuild(buildDir?: string): AddonBuild {
   try {
-    const pkg = createRequire(import.meta.url).resolve('hnswlib-node/package.json');
-    const marker = JSON.parse(readFileSync(join(dirname(pkg), 'build', ADDON_BUILD_MARKER), 'utf8')) as unknown;
+    const dir = buildDir ?? join(dirname(createRequire(import.meta.url).resolve('hnswlib-node/package.json')), 'build');
+    const marker = JSON.parse(readFileSync(join(dir, ADDON_BUILD_MARKER), 'utf8')) as unknown;
     if (typeof marker === 'object' && marker !== null) {
       const { build, cxxflags } = marker as Record<string, unknown>;
       if (build === 'native' || build === 'portable')
