@@ -22,11 +22,11 @@ export interface TransactionSender {
   readonly address: Address;
   balance(): Promise<bigint>;
   /**
-   * Sends in call order, one at a time. `data` may be a function: it runs at the job's turn, after every
-   * earlier send was accepted or refused, so it sees their effects (a throw fails only this job).
+   * Sends in call order, one at a time. `build` runs at the job's turn, after every earlier send was
+   * accepted or refused, so it sees their effects (a throw or rejection fails only this job).
    * @returns the hash and whatever `data` built alongside the calldata
    */
-  send<T>(build: () => { data: Hex; extra: T }): Promise<{ hash: Hex; extra: T }>;
+  send<T>(build: () => { data: Hex; extra: T } | Promise<{ data: Hex; extra: T }>): Promise<{ hash: Hex; extra: T }>;
   waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionOutcome>;
 }
 
@@ -99,7 +99,7 @@ export function createTransactionSender(options: {
     balance: () => reader.getBalance({ address: account.address }),
     send(build) {
       const job = queue.then(async () => {
-        const { data, extra } = build();
+        const { data, extra } = await build();
         return { hash: await sendInOrder(data), extra };
       });
       // The queue continues whatever this job's outcome; the caller sees the outcome.

@@ -37,6 +37,7 @@ test('src/chain/v1 exports', () => {
     'decodeStorageTransaction',
     'emptyStorageOps',
     'encodeStorageTransaction',
+    'encodeStorageTransactionOffThread',
     'entityKey',
     'v1Query',
     'validateStorageOps',

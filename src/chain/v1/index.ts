@@ -15,6 +15,7 @@ export {
   decodeStorageTransaction,
   emptyStorageOps,
   encodeStorageTransaction,
+  encodeStorageTransactionOffThread,
   validateStorageOps,
   type StorageOps,
 } from './storageTransaction.ts';

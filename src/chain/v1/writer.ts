@@ -8,7 +8,7 @@ import { createTransactionSender } from '../signer.ts';
 import { createHttpTransport, type RpcTransport } from '../transport.ts';
 import type { ChainWriter } from '../writer.ts';
 import { ARKIV_ADDRESS, entityKey } from './protocol.ts';
-import { encodeStorageTransaction } from './storageTransaction.ts';
+import { encodeStorageTransactionOffThread } from './storageTransaction.ts';
 
 /** Attempts per request of a writer that builds its own transport (no shared one given). */
 const OWN_TRANSPORT_ATTEMPTS = 3;
@@ -38,9 +38,10 @@ export function createArkivV1Writer(options: ArkivV1WriterOptions): ChainWriter 
     address: sender.address,
     balance: () => sender.balance(),
     async send(batch) {
-      const { hash, extra: payloads } = await sender.send(() => {
+      const { hash, extra: payloads } = await sender.send(async () => {
         const ops: EntityBatch = typeof batch === 'function' ? batch() : batch;
-        return { data: bytesToHex(encodeStorageTransaction(ops)), extra: ops.creates.map((c) => c.payload) };
+        const data = bytesToHex(await encodeStorageTransactionOffThread(ops));
+        return { data, extra: ops.creates.map((c) => c.payload) };
       });
       return { hash, keys: payloads.map((payload, i) => entityKey(hash, payload, i)) };
     },
