@@ -59,6 +59,11 @@ export class RestClient {
     this.safeUrl = redactUrl(base.toString());
   }
 
+  /** `GET /v1/status`: the node's sync state and its signer's address (null on a read-only node). */
+  status(): Promise<Json> {
+    return this.#call('GET', 'v1/status');
+  }
+
   listCollections(minBlock?: number): Promise<Json> {
     return this.#call('GET', `v1/collections${query({ min_block: minBlock })}`);
   }

@@ -26,34 +26,40 @@ export class RemoteCollection {
   readonly #client: RestClient;
   readonly #name: string;
   readonly #probe: number[];
+  /** Filter clause limiting reads to the signer's entities (none when the gateway has no signer). */
+  readonly #mine: Json[];
   /** The block the last read reflected. */
   asOfBlock = 0;
 
-  constructor(client: RestClient, name: string, dim: number) {
+  /** @param signer the gateway signer's address: only its entities are read (and so replaced or deleted) */
+  constructor(client: RestClient, name: string, dim: number, signer?: string) {
     this.#client = client;
     this.#name = name;
+    this.#mine = signer === undefined ? [] : [{ eq: { $owner: signer.toLowerCase() } }];
     // The filter decides what comes back; the vector only has to be valid for the collection.
     this.#probe = Array.from({ length: dim }, (_, i) => (i === 0 ? 1 : 0));
   }
 
-  /** Every chunk of `source` on chain, by index. */
+  /** Every chunk of `source` on chain (the signer's), by index. */
   async chunksOf(source: string): Promise<RemoteChunk[]> {
-    const total = await this.#count({ eq: { source } });
+    const total = await this.#count({ and: [{ eq: { source } }, ...this.#mine] });
     const found: RemoteChunk[] = [];
     for (let from = 0; found.length < total && from < INGEST_MAX_CHUNKS_PER_FILE * 2; from += SEARCH_K_MAX) {
-      const filter = { and: [{ eq: { source } }, { gte: { chunk: from } }, { lt: { chunk: from + SEARCH_K_MAX } }] };
+      const filter = {
+        and: [{ eq: { source } }, { gte: { chunk: from } }, { lt: { chunk: from + SEARCH_K_MAX } }, ...this.#mine],
+      };
       for (const hit of await this.#search(filter)) found.push(toChunk(hit));
     }
     return found.sort((a, b) => a.chunk - b.chunk);
   }
 
-  /** Every source that has a chunk 0 (ingest writes chunk 0 first and deletes it last). */
+  /** Every source that has a chunk 0 of the signer's (ingest writes chunk 0 first and deletes it last). */
   async sources(): Promise<string[]> {
     const out = new Set<string>();
     let queries = 0;
     const walk = async (lo: string | undefined, hi: string | undefined): Promise<void> => {
       if (++queries > MAX_SOURCE_QUERIES) throw new Error('too many sources to enumerate');
-      const parts: Json[] = [{ eq: { chunk: 0 } }];
+      const parts: Json[] = [{ eq: { chunk: 0 } }, ...this.#mine];
       if (lo !== undefined) parts.push({ gt: { source: lo } });
       if (hi !== undefined) parts.push({ lte: { source: hi } });
       const filter = { and: parts };

@@ -53,7 +53,10 @@ export async function prepareCollection(options: IngestOptions): Promise<RemoteC
       `collection ${JSON.stringify(collection)} must declare ${wrong.map(([n, t]) => `${n}: ${t}`).join(', ')} ` +
         '(ingest into a new collection with --create)',
     );
-  return new RemoteCollection(client, collection, Number(info.dim));
+  // Ingest manages only the chunks its gateway's signer owns: another writer's entity with the same
+  // source (possible in an open collection) is not ours to replace, and deleting it would fail every run.
+  const signer: unknown = (await client.status()).signer?.address;
+  return new RemoteCollection(client, collection, Number(info.dim), typeof signer === 'string' ? signer : undefined);
 }
 
 /** One full pass over the paths (and, with --prune, the sources no longer among them). */

@@ -23,7 +23,10 @@ import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
 import { chunkText } from '../../src/ingest/chunk.ts';
 import { extractFile } from '../../src/ingest/extract.ts';
 import { chunkId } from '../../src/ingest/plan.ts';
-import { publicClient, startTestDevnet } from '../helpers/devnet.ts';
+import { INGEST_ATTRIBUTES } from '../../src/ingest/remote.ts';
+import { validateCollectionDefinition } from '../../src/collections/index.ts';
+import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import { vectorArgs } from '../helpers/writes.ts';
 import { type EmbedderFixture, startEmbedder } from '../helpers/embedder.ts';
 import { expectedCollections } from '../helpers/indexerOracle.ts';
 import { minimalPdf } from './minimalPdf.ts';
@@ -270,6 +273,46 @@ describe('arkivector ingest', () => {
     const resumed = JSON.parse(again.stdout);
     assert.deepEqual([resumed.created, resumed.unchanged, resumed.transactions], [1, 2, 1]);
     assert.deepEqual(await onChain('kb3'), await expected(['a.md', 'b.md', 'c.md'], part));
+  });
+
+  test("an open collection: another writer's entity with the same source is left alone, run after run", async () => {
+    const created = await fetch(`${gateway.httpUrl}/v1/collections`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'shared', metric: 'cosine', attributes: INGEST_ATTRIBUTES, open: true }),
+    });
+    assert.equal(created.status, 200, await created.text());
+    const info = (await (await fetch(`${gateway.httpUrl}/v1/collections/shared`)).json()) as { dim: number };
+    const definition = validateCollectionDefinition({ dim: info.dim, metric: 'cosine', attributes: INGEST_ATTRIBUTES });
+    // A stranger (the unmodified SDK, another account) plants a chunk of the same source under its own id.
+    const stranger = walletClient(devnet, 2);
+    const planted = await stranger.createEntity(
+      vectorArgs(
+        'shared',
+        {
+          id: 'planted#0',
+          vector: Array.from({ length: info.dim }, (_, i) => (i === 0 ? 1 : 0)),
+          document: 'planted',
+          attributes: { source: 'owls.md', chunk: 0, content_sha: 'planted' },
+        },
+        definition,
+      ),
+    );
+    const block = Number((await publicClient(devnet).waitForTransactionReceipt({ hash: planted.txHash })).blockNumber);
+    const caughtUp = await fetch(`${gateway.httpUrl}/v1/collections/shared?min_block=${block}`);
+    assert.equal(caughtUp.status, 200, 'the gateway indexed the planted entity');
+    const folder = join(dir, 'open');
+    await mkdir(folder);
+    await writeFile(join(folder, 'owls.md'), 'Owls hunt at night.');
+
+    const first = await arkivector(['ingest', folder, '--collection', 'shared', '--prune', '--json', ...url]);
+    expectExit(first, 0);
+    const summary = JSON.parse(first.stdout);
+    assert.deepEqual([summary.created, summary.deleted, summary.failed], [1, 0, []]);
+    const again = await arkivector(['ingest', folder, '--collection', 'shared', '--prune', '--json', ...url]);
+    expectExit(again, 0);
+    assert.equal(JSON.parse(again.stdout).transactions, 0);
+    assert.deepEqual([...(await onChain('shared')).keys()].sort(), ['owls.md#0', 'planted#0']);
   });
 
   test('--watch applies changes as they happen and stops cleanly on SIGINT', async () => {
