@@ -644,12 +644,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       if (definition)
         decodedUnder[name] = { key: c.definitionKey, lastModifiedAtBlock: definition.lastModifiedAtBlock };
     }
-    // Only a verdict under the definition each collection publishes now holds after a restart.
-    const verdictOf = (entity: TrackedEntity) => {
-      const { verdict } = entity;
-      if (verdict === undefined || verdict.definition !== this.collections.get(entity.collection)?.definition) return;
-      return verdict.reason ?? null;
-    };
+    const verdictOf = (entity: TrackedEntity) => this.#resolver.keptVerdict(entity);
     await writeSnapshot(dataDir, { chainId: this.#options.chainId, block, hash }, this.#table.values(), stores, {
       decodedUnder,
       verdictOf,

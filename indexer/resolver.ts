@@ -92,6 +92,12 @@ type FlushAt = { block: number; hash: Hex | undefined };
 /** A valid candidate for an id, with its record when it was decoded on the way. */
 type Candidate = { entity: TrackedEntity; record: VectorRecord | undefined };
 
+/** Whether two definitions decode every entity alike (decodeVectorEntity reads only dim and attributes). */
+function sameDecoding(a: CollectionDefinition, b: CollectionDefinition): boolean {
+  const attributes = (d: CollectionDefinition) => JSON.stringify(Object.entries(d.attributes).sort());
+  return a.dim === b.dim && attributes(a) === attributes(b);
+}
+
 const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
   a.lastModifiedAtBlock !== b.lastModifiedAtBlock ? a.lastModifiedAtBlock > b.lastModifiedAtBlock : a.key > b.key;
 
@@ -103,8 +109,13 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   readonly #states = new Map<string, CollectionState<S>>();
   readonly #dirtyCollections = new Set<string>();
   readonly #dirtyIds = new Map<string, Set<string>>();
-  /** One verdict per definition shared by its valid entities (most of them). */
-  readonly #valid = new WeakMap<CollectionDefinition, Verdict>();
+  /**
+   * definition -> a token for its decoding rules (dim and attributes): a definition update that keeps them
+   * (writers, open, ef_search…) keeps the token, so no verdict is lost and nothing is decoded again.
+   */
+  readonly #decodings = new WeakMap<CollectionDefinition, object>();
+  /** decoding token -> the verdict its valid entities (most of them) share. */
+  readonly #valid = new WeakMap<object, Verdict>();
   readonly #parsedDefinitions = new WeakMap<TrackedEntity, CollectionDefinition | Error>();
   readonly #reported = new Set<string>();
   /** name -> definitions of that name that were skipped (invalid or over the bounds) at the last resolve. */
@@ -237,10 +248,33 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     return keys === undefined ? [] : typeof keys === 'string' ? [keys] : keys;
   }
 
-  #validVerdict(definition: CollectionDefinition): Verdict {
-    let verdict = this.#valid.get(definition);
-    if (!verdict) this.#valid.set(definition, (verdict = { definition, reason: undefined }));
+  #decoding(definition: CollectionDefinition): object {
+    let token = this.#decodings.get(definition);
+    if (!token) this.#decodings.set(definition, (token = {}));
+    return token;
+  }
+
+  #verdict(definition: CollectionDefinition, reason: string | undefined): Verdict {
+    const decoding = this.#decoding(definition);
+    if (reason !== undefined) return { decoding, reason };
+    let verdict = this.#valid.get(decoding);
+    if (!verdict) this.#valid.set(decoding, (verdict = { decoding, reason: undefined }));
     return verdict;
+  }
+
+  /** Whether `entity` has a verdict under the decoding rules of `definition`. */
+  #judged(entity: TrackedEntity, definition: CollectionDefinition): boolean {
+    return entity.verdict !== undefined && entity.verdict.decoding === this.#decoding(definition);
+  }
+
+  /**
+   * What a snapshot keeps of an entity's verdict: null (valid) or the reason under the definition its
+   * collection publishes now, undefined when it has none under it.
+   */
+  keptVerdict(entity: TrackedEntity): string | null | undefined {
+    const published = this.#published.get(entity.collection);
+    if (!published || !this.#judged(entity, published.definition)) return undefined;
+    return entity.verdict?.reason ?? null;
   }
 
   /** Decodes an entity and remembers (and reports, once) the verdict; its content must be at hand. */
@@ -258,7 +292,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
         { ...content, key: entity.key, owner: entity.owner, creator: entity.creator, expiresAt: entity.expiresAt },
         { name, definition },
       );
-    entity.verdict = result.ok ? this.#validVerdict(definition) : { definition, reason: result.reason };
+    entity.verdict = this.#verdict(definition, result.ok ? undefined : result.reason);
     if (!result.ok) {
       this.#reportOnce(
         `vec:${entity.key}:${entity.lastModifiedAtBlock}`,
@@ -281,7 +315,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       for (const key of this.#keysOf(state.name, id)) {
         const entity = table.get(key);
         if (entity === undefined || entity.oversize !== undefined) continue;
-        if (entity.verdict?.definition === state.definition) continue;
+        if (this.#judged(entity, state.definition)) continue;
         if (!countsInCollection(state.definition, state.definitionEntity.owner, entity)) continue;
         if (!entity.content && !fetched.has(key)) missing.push(entity);
       }
@@ -319,7 +353,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       if (entity === undefined) continue;
       if (!countsInCollection(state.definition, state.definitionEntity.owner, entity)) continue;
       let record: VectorRecord | undefined;
-      if (entity.verdict?.definition !== state.definition) {
+      if (!this.#judged(entity, state.definition)) {
         const decoded = this.#decode(entity, entity.content ?? fetched.get(key), state.name, state.definition);
         if (decoded.ok) record = decoded.record;
       }
@@ -427,6 +461,9 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
           resolved.entity.content?.payload ?? new Uint8Array(),
         );
       const definitionChanged = current.definitionEntity !== resolved.entity && !sameContent;
+      // New decoding rules (an attribute added) change records: every winner is decoded again and stored.
+      const redecode = definitionChanged && !sameDecoding(current.definition, resolved.definition);
+      if (definitionChanged && !redecode) this.#decodings.set(resolved.definition, this.#decoding(current.definition));
       const ids = definitionChanged
         ? new Set([...current.winners.keys(), ...(this.#vectors.get(name)?.keys() ?? [])])
         : (dirtyIds.get(name) ?? new Set<string>());
@@ -451,7 +488,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
         state.shadowed += shadowed - counts.shadowed;
         countChanges.set(id, rejected || shadowed ? { rejected, shadowed } : undefined);
         if (winner) {
-          if (winner.entity !== before) changed.push({ ...winner, before });
+          if (winner.entity !== before || redecode) changed.push({ ...winner, before });
           winnerChanges.set(id, winner.entity);
         } else if (before) {
           remove.push(before.key);
@@ -571,8 +608,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     for (const [key, reason] of verdicts) {
       const entity = table.get(key);
       if (entity?.kind !== 'vector' || entity.collection !== name) continue;
-      entity.verdict =
-        reason === undefined ? this.#validVerdict(resolved.definition) : { definition: resolved.definition, reason };
+      entity.verdict = this.#verdict(resolved.definition, reason);
     }
   }
 

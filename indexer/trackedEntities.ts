@@ -26,7 +26,8 @@ export interface EntityContent {
  * new entity, so a verdict holds for as long as its entity (and the copies an extend or owner change make).
  */
 export interface Verdict {
-  readonly definition: object;
+  /** Stands for the decoding rules (dim, attributes) it was decoded under: definitions with equal rules share it. */
+  readonly decoding: object;
   readonly reason: string | undefined;
 }
 
