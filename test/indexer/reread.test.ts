@@ -40,15 +40,24 @@ interface Row {
   numericAttributes?: { key: string; value: number }[];
 }
 
-/** Requests whose parameters name one entity key: the indexer's one-by-one reads (`entityAt`). */
+/**
+ * Counts entity queries, and those naming one entity key (the indexer's one-by-one reads, `entityAt`);
+ * `failKeyQueries` of those fail, as an RPC outage would.
+ */
 function countingTransport(inner: RpcTransport) {
-  const counts = { keyQueries: 0, queries: 0 };
+  const counts = { keyQueries: 0, queries: 0, failKeyQueries: 0 };
   const transport: RpcTransport = {
     url: inner.url,
     request<T>(method: string, params?: unknown[]) {
       if (method === 'arkiv_query') {
         counts.queries++;
-        if (String(params?.[0]).startsWith('$key')) counts.keyQueries++;
+        if (String(params?.[0]).startsWith('$key')) {
+          counts.keyQueries++;
+          if (counts.failKeyQueries > 0) {
+            counts.failKeyQueries--;
+            return Promise.reject(new Error('injected RPC failure'));
+          }
+        }
       }
       return inner.request<T>(method, params);
     },
@@ -159,10 +168,18 @@ describe('indexer: contents read again from the chain', () => {
     await assertRecordFromChain(indexer, 'shadow', 'x', winner.entityKey);
     assertNoVectorPayloads(indexer);
 
+    // The first reads fail: the step fails and is retried; no block is published without `x`.
     const keyQueries = counts.keyQueries;
+    counts.failKeyQueries = 2;
+    const published: (string | undefined)[] = [];
+    const onBlock = () => published.push(indexer.collections.get('shadow')?.store.get('x')?.key);
+    indexer.on('block', onBlock);
     await alice.deleteEntity({ entityKey: winner.entityKey });
     await synced(indexer);
-    assert.ok(counts.keyQueries > keyQueries, 'the shadowed entity was read again from the chain');
+    indexer.off('block', onBlock);
+    assert.equal(counts.failKeyQueries, 0, 'the injected failures were hit');
+    assert.ok(counts.keyQueries > keyQueries + 2, 'the shadowed entity was read again from the chain');
+    assert.ok(published.length > 0 && published.every((key) => key !== undefined), `published: ${published}`);
     assert.deepEqual(indexer.collections.get('shadow')?.stats, { live_entities: 21, rejected: 0, shadowed: 0 });
     await assertRecordFromChain(indexer, 'shadow', 'x', old.entityKey);
     assert.deepEqual(indexedCollections(indexer), await expectedCollections(devnet, indexer.asOfBlock!));
