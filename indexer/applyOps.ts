@@ -42,12 +42,11 @@ export async function applyOps(
 ): Promise<void> {
   // name -> whether it had a definition before this block (only names whose definitions changed)
   const hadDefinition = new Map<string, boolean>();
-  /** `next` carries new content (bounded and compacted here) unless `sameContent`: an extend or owner change. */
-  const set = (key: Hex, next: TrackedEntity | undefined, sameContent = false) => {
+  const set = (key: Hex, next: TrackedEntity | undefined) => {
     for (const entity of [table.get(key), next])
       if (entity?.kind === 'collection' && !hadDefinition.has(entity.collection))
         hadDefinition.set(entity.collection, table.definitionCount(entity.collection) > 0);
-    table.set(key, next && (sameContent ? next : boundedEntity(next)));
+    table.set(key, next);
   };
   const ours = (fields: ReturnType<typeof contentFields>) => {
     const kind = classify(fields.stringAttributes);
@@ -65,16 +64,19 @@ export async function applyOps(
         const fields = contentFields(op.content);
         const kind = ours(fields);
         if (!kind) break;
-        set(op.key, {
-          key: op.key,
-          ...kind,
-          ...fields,
-          owner: op.owner,
-          creator: op.owner,
-          expiresAt: op.expiresAt,
-          lastModifiedAtBlock: block,
-          sequence: sequenceOf(block, op.txIndex, op.opIndex),
-        });
+        set(
+          op.key,
+          boundedEntity({
+            key: op.key,
+            ...kind,
+            ...fields,
+            owner: op.owner,
+            creator: op.owner,
+            expiresAt: op.expiresAt,
+            lastModifiedAtBlock: block,
+            sequence: sequenceOf(block, op.txIndex, op.opIndex),
+          }),
+        );
         break;
       }
       case 'update': {
@@ -85,23 +87,27 @@ export async function applyOps(
           break;
         }
         const creation = current ?? (await lookup(op.key, block));
-        set(op.key, {
-          key: op.key,
-          ...kind,
-          ...fields,
-          owner: op.owner,
-          creator: creation?.creator,
-          expiresAt: op.expiresAt,
-          lastModifiedAtBlock: block,
-          sequence: creation?.sequence ?? sequenceOf(block, op.txIndex, op.opIndex),
-        });
+        set(
+          op.key,
+          boundedEntity({
+            key: op.key,
+            ...kind,
+            ...fields,
+            owner: op.owner,
+            creator: creation?.creator,
+            expiresAt: op.expiresAt,
+            lastModifiedAtBlock: block,
+            sequence: creation?.sequence ?? sequenceOf(block, op.txIndex, op.opIndex),
+          }),
+        );
         break;
       }
+      // Same content: the copy keeps the verdict (and the content while it is still held).
       case 'extend':
-        if (current) set(op.key, { ...current, expiresAt: op.expiresAt } satisfies TrackedEntity, true);
+        if (current) set(op.key, { ...current, expiresAt: op.expiresAt } satisfies TrackedEntity);
         break;
       case 'changeOwner':
-        if (current) set(op.key, { ...current, owner: intern(op.newOwner) } satisfies TrackedEntity, true);
+        if (current) set(op.key, { ...current, owner: intern(op.newOwner) } satisfies TrackedEntity);
         break;
     }
   }

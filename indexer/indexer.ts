@@ -16,7 +16,13 @@ import {
 import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
-import { readSnapshotEntities, readSnapshotMeta, snapshotStoreDir, writeSnapshot } from './snapshot.ts';
+import {
+  readSnapshotEntities,
+  readSnapshotMeta,
+  snapshotStoreDir,
+  writeSnapshot,
+  type DecodedUnder,
+} from './snapshot.ts';
 import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
 import {
   ATTR_COLLECTION,
@@ -27,7 +33,7 @@ import {
 import { defined } from '../src/defined.ts';
 import { INDEXER_DEFAULTS } from './defaults.ts';
 import type { SyncState } from './syncState.ts';
-import { TrackedEntities, boundedEntity, classify, type TrackedEntity } from './trackedEntities.ts';
+import { TrackedEntities, boundedEntity, classify, type EntityContent, type TrackedEntity } from './trackedEntities.ts';
 
 export type { SyncState } from './syncState.ts';
 
@@ -76,6 +82,13 @@ const RECENT_HASHES = 512;
 const MAX_BACKOFF_MS = 5_000;
 /** Collection names per `IN (…)` query when bootstrap reads vectors. */
 const BOOTSTRAP_NAMES_PER_QUERY = 50;
+/**
+ * Up to this many entities read again for one collection are read one by one (`entityAt`); more, and the
+ * whole collection is paged through instead (fewer round trips for a rebuild or a definition change).
+ */
+export const REREAD_ONE_BY_ONE_MAX = 64;
+/** Concurrent `entityAt` reads when reading entities again one by one. */
+const REREAD_CONCURRENCY = 8;
 
 function toTracked(entity: ChainEntity, wanted: CollectionFilter): TrackedEntity | undefined {
   const stringAttributes = new Map((entity.stringAttributes ?? []).map((a) => [a.key, a.value]));
@@ -171,6 +184,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       stores: this.#options.stores,
       pinnedOwners: this.#options.pinnedOwners,
       logger: this.#logger,
+      reread: (entities, block, hash) => this.#reread(entities, block, hash),
     });
     this.#table = new TrackedEntities(this.#resolver.onEntityChange);
     this.#hashes = new Map();
@@ -367,7 +381,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
         await this.#handleReorg();
         return true;
       }
-      commit = await this.#resolver.flush(this.#table, last.number);
+      commit = await this.#resolver.flush(this.#table, last.number, last.hash);
     } catch (error) {
       // Nothing of this batch became visible: put the table back at asOfBlock so the retry starts clean.
       this.#table.abortBlock();
@@ -375,6 +389,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       throw error;
     }
     commit();
+    this.#table.dropResolvedContent();
     for (const block of blocks.slice(0, applied)) this.#rememberHash(block.number, block.hash);
     this.#asOf = last.number;
     this.counters.blocksApplied += applied;
@@ -400,6 +415,54 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   async #lookupCreation(key: Hex, block: number) {
     const found = await this.#source.entityAt(key, block);
     return found && { creator: found.creator?.toLowerCase() as Address | undefined, sequence: creationSequence(found) };
+  }
+
+  /**
+   * The content of vector entities the resolver dropped, read again at `block` (the block the table
+   * reflects). Each must come back with the content the table tracks (same last modification) and the
+   * block must still have `hash`: otherwise the step fails and is retried, and nothing is published.
+   */
+  async #reread(
+    entities: readonly TrackedEntity[],
+    block: number,
+    hash: Hex | undefined,
+  ): Promise<ReadonlyMap<Hex, EntityContent>> {
+    const wanted = new Map(entities.map((e) => [e.key, e]));
+    const found = new Map<Hex, EntityContent>();
+    const keep = (entity: ChainEntity | undefined) => {
+      const tracked = entity && wanted.get(entity.key.toLowerCase() as Hex);
+      const read = tracked && toTracked(entity, this.#wanted);
+      if (!tracked || !read?.content) return;
+      if (read.lastModifiedAtBlock !== tracked.lastModifiedAtBlock)
+        throw new Error(`entity ${read.key} changed at block ${block} while it was read again; retrying`);
+      found.set(read.key, read.content);
+    };
+    const started = Date.now();
+    if (entities.length <= REREAD_ONE_BY_ONE_MAX) {
+      for (let i = 0; i < entities.length; i += REREAD_CONCURRENCY)
+        for (const entity of await Promise.all(
+          entities.slice(i, i + REREAD_CONCURRENCY).map((e) => this.#source.entityAt(e.key, block)),
+        ))
+          keep(entity);
+    } else {
+      const names = [...new Set(entities.map((e) => e.collection))];
+      for (const name of names)
+        await this.#source.forEachEntityPage(
+          { strings: { [ATTR_TYPE]: 'vector', [ATTR_COLLECTION]: name } },
+          block,
+          (page) => {
+            for (const entity of page) keep(entity);
+          },
+        );
+    }
+    if (hash !== undefined) {
+      const [header] = await this.#source.headers([block]);
+      if (header?.hash !== hash) throw new Error(`block ${block} changed while entities were read again; retrying`);
+    }
+    const missing = entities.find((e) => !found.has(e.key));
+    if (missing) throw new Error(`entity ${missing.key} is not live at block ${block} with the content indexed`);
+    this.#logger.debug({ block, entities: entities.length, ms: Date.now() - started }, 'entities read again');
+    return found;
   }
 
   /** The vectors of one name at `block`, checked to come from the block we are applying. */
@@ -464,8 +527,9 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       throw new Error(`block ${pinned} changed during bootstrap (reorg); retrying`);
     this.#reset();
     for (const entity of tracked) this.#table.set(entity.key, entity);
-    const commit = await this.#resolver.flush(this.#table, pinned);
+    const commit = await this.#resolver.flush(this.#table, pinned, before.hash);
     commit();
+    this.#table.dropResolvedContent();
     this.#table.resetJournal();
     this.#rememberHash(pinned, before.hash);
     this.#asOf = pinned;
@@ -505,8 +569,9 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       return;
     }
     this.#table.rollBackTo(ancestor);
-    const commit = await this.#resolver.flush(this.#table, ancestor);
+    const commit = await this.#resolver.flush(this.#table, ancestor, this.#hashes.get(ancestor));
     commit();
+    this.#table.dropResolvedContent();
     for (const n of [...this.#hashes.keys()]) if (n > ancestor) this.#hashes.delete(n);
     this.#asOf = ancestor;
     this.#logger.warn({ from, to: ancestor }, 'reorg: rolled back to the common ancestor');
@@ -530,12 +595,20 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       return false;
     }
     this.#reset();
-    for (const entity of await readSnapshotEntities(dataDir)) this.#table.set(entity.key, entity);
+    const { entities, verdicts } = await readSnapshotEntities(dataDir);
+    for (const entity of entities) this.#table.set(entity.key, entity);
+    for (const [name, kept] of verdicts)
+      this.#resolver.restoreVerdicts(name, this.#table, kept.decodedUnder, kept.verdicts);
     try {
-      await this.#resolver.adopt(this.#table, async (name, definition) => {
-        const dir = snapshotStoreDir(dataDir, meta, name);
-        return dir ? this.#options.stores.load(dir, name, definition) : undefined;
-      });
+      await this.#resolver.adopt(
+        this.#table,
+        async (name, definition) => {
+          const dir = snapshotStoreDir(dataDir, meta, name);
+          return dir ? this.#options.stores.load(dir, name, definition) : undefined;
+        },
+        meta.block,
+        meta.hash,
+      );
     } catch (error) {
       // A store written by another version (or that no longer fits its definition) is not an outage:
       // the chain has everything, so the node rebuilds rather than retrying a load that cannot succeed.
@@ -565,7 +638,17 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     const hash = defined(this.#hashes.get(block), `hash of block ${block}`);
     const started = Date.now();
     const stores = new Map([...this.collections].map(([name, c]) => [name, c.store]));
-    await writeSnapshot(dataDir, { chainId: this.#options.chainId, block, hash }, this.#table.values(), stores);
+    const decodedUnder: Record<string, DecodedUnder> = {};
+    for (const [name, c] of this.collections) {
+      const definition = this.#table.get(c.definitionKey);
+      if (definition)
+        decodedUnder[name] = { key: c.definitionKey, lastModifiedAtBlock: definition.lastModifiedAtBlock };
+    }
+    const verdictOf = (entity: TrackedEntity) => this.#resolver.keptVerdict(entity);
+    await writeSnapshot(dataDir, { chainId: this.#options.chainId, block, hash }, this.#table.values(), stores, {
+      decodedUnder,
+      verdictOf,
+    });
     this.#snapshotAt = block;
     this.counters.snapshotsWritten++;
     this.#logger.info({ block, dir: join(dataDir, 'snapshot'), ms: Date.now() - started }, 'snapshot written');

@@ -10,11 +10,11 @@ import {
   DEFINITION_PAYLOAD_MAX_BYTES,
   parseCollectionDefinition,
   type CollectionDefinition,
-  ATTR_ID,
+  type DecodeVectorEntityResult,
   type VectorRecord,
 } from '../src/collections/index.ts';
 import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
-import type { TrackedEntities, TrackedEntity } from './trackedEntities.ts';
+import type { EntityContent, TrackedEntities, TrackedEntity, Verdict } from './trackedEntities.ts';
 
 export interface CollectionStats {
   live_entities: number;
@@ -72,14 +72,31 @@ export interface ResolverOptions<S extends IndexedStore> {
   /** --collection-owner: name -> the only owner whose definition counts. */
   pinnedOwners?: ReadonlyMap<string, Address>;
   logger?: ResolverLogger;
+  /**
+   * Reads the content of vector entities again from the chain, as of `block` (the block the table
+   * reflects; `hash`, when given, is checked to still be its hash), for a re-resolution that needs what
+   * was dropped: a shadowed entity becoming the winner, a definition change that requires decoding again,
+   * a new store. Must answer for every entity asked, or throw: the flush then fails and publishes nothing.
+   */
+  reread?: (
+    entities: readonly TrackedEntity[],
+    block: number,
+    hash: Hex | undefined,
+  ) => Promise<ReadonlyMap<Hex, EntityContent>>;
 }
 
-/**
- * What decoding an entity under a definition gave: only the verdict is kept, never the record (its
- * vector and document would be one more copy of every entity, beside the store's); the winner of an
- * id is decoded again when its record is needed.
- */
-type Verdict = { definition: CollectionDefinition; reason: string | undefined };
+/** Contents read again from the chain during one flush (dropped with it). */
+type Fetched = Map<Hex, EntityContent>;
+/** The block (and its hash) a flush resolves at. */
+type FlushAt = { block: number; hash: Hex | undefined };
+/** A valid candidate for an id, with its record when it was decoded on the way. */
+type Candidate = { entity: TrackedEntity; record: VectorRecord | undefined };
+
+/** Whether two definitions decode every entity alike (decodeVectorEntity reads only dim and attributes). */
+function sameDecoding(a: CollectionDefinition, b: CollectionDefinition): boolean {
+  const attributes = (d: CollectionDefinition) => JSON.stringify(Object.entries(d.attributes).sort());
+  return a.dim === b.dim && attributes(a) === attributes(b);
+}
 
 const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
   a.lastModifiedAtBlock !== b.lastModifiedAtBlock ? a.lastModifiedAtBlock > b.lastModifiedAtBlock : a.key > b.key;
@@ -87,11 +104,18 @@ const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
 export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   readonly #options: ResolverOptions<S>;
   readonly #definitions = new Map<string, Set<Hex>>();
-  readonly #vectors = new Map<string, Map<string, Set<Hex>>>();
+  /** name -> id -> the keys of its vector entities: one key held directly, a Set only from the second. */
+  readonly #vectors = new Map<string, Map<string, Hex | Set<Hex>>>();
   readonly #states = new Map<string, CollectionState<S>>();
   readonly #dirtyCollections = new Set<string>();
   readonly #dirtyIds = new Map<string, Set<string>>();
-  readonly #verdicts = new WeakMap<TrackedEntity, Verdict>();
+  /**
+   * definition -> a token for its decoding rules (dim and attributes): a definition update that keeps them
+   * (writers, open, ef_search…) keeps the token, so no verdict is lost and nothing is decoded again.
+   */
+  readonly #decodings = new WeakMap<CollectionDefinition, object>();
+  /** decoding token -> the verdict its valid entities (most of them) share. */
+  readonly #valid = new WeakMap<object, Verdict>();
   readonly #parsedDefinitions = new WeakMap<TrackedEntity, CollectionDefinition | Error>();
   readonly #reported = new Set<string>();
   /** name -> definitions of that name that were skipped (invalid or over the bounds) at the last resolve. */
@@ -122,7 +146,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       if (!entity) continue;
       if (entity.kind === 'collection') this.#dirtyCollections.add(entity.collection);
       else {
-        const id = entity.stringAttributes.get(ATTR_ID) ?? '';
+        const id = entity.id;
         let ids = this.#dirtyIds.get(entity.collection);
         if (!ids) this.#dirtyIds.set(entity.collection, (ids = new Set()));
         ids.add(id);
@@ -141,14 +165,20 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       if (!keys.size) this.#definitions.delete(entity.collection);
       return;
     }
-    const id = entity.stringAttributes.get(ATTR_ID) ?? '';
+    const { id, key } = entity;
     let ids = this.#vectors.get(entity.collection);
     if (!ids) this.#vectors.set(entity.collection, (ids = new Map()));
-    let keys = ids.get(id);
-    if (!keys) ids.set(id, (keys = new Set()));
-    if (add) keys.add(entity.key);
-    else keys.delete(entity.key);
-    if (!keys.size) ids.delete(id);
+    const keys = ids.get(id);
+    if (add) {
+      if (keys === undefined) ids.set(id, key);
+      else if (typeof keys === 'string') {
+        if (keys !== key) ids.set(id, new Set([keys, key]));
+      } else keys.add(key);
+    } else if (keys === key) ids.delete(id);
+    else if (typeof keys === 'object') {
+      keys.delete(key);
+      if (keys.size === 1) ids.set(id, keys.values().next().value as Hex);
+    }
     if (!ids.size) this.#vectors.delete(entity.collection);
   }
 
@@ -166,7 +196,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
           throw new Error(
             `definition is ${entity.oversize} decoded bytes; its payload may have at most ${DEFINITION_PAYLOAD_MAX_BYTES}`,
           );
-        parsed = parseCollectionDefinition(entity.payload);
+        parsed = parseCollectionDefinition(entity.content?.payload ?? new Uint8Array());
       } catch (error) {
         parsed = error as Error;
       }
@@ -212,17 +242,57 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     return { ...winner, conflicts };
   }
 
-  /** Decodes an entity and remembers (and reports, once) the verdict. */
+  /** The keys of the vector entities of `name` with id `id`. */
+  #keysOf(name: string, id: string): Iterable<Hex> {
+    const keys = this.#vectors.get(name)?.get(id);
+    return keys === undefined ? [] : typeof keys === 'string' ? [keys] : keys;
+  }
+
+  #decoding(definition: CollectionDefinition): object {
+    let token = this.#decodings.get(definition);
+    if (!token) this.#decodings.set(definition, (token = {}));
+    return token;
+  }
+
+  #verdict(definition: CollectionDefinition, reason: string | undefined): Verdict {
+    const decoding = this.#decoding(definition);
+    if (reason !== undefined) return { decoding, reason };
+    let verdict = this.#valid.get(decoding);
+    if (!verdict) this.#valid.set(decoding, (verdict = { decoding, reason: undefined }));
+    return verdict;
+  }
+
+  /** Whether `entity` has a verdict under the decoding rules of `definition`. */
+  #judged(entity: TrackedEntity, definition: CollectionDefinition): boolean {
+    return entity.verdict !== undefined && entity.verdict.decoding === this.#decoding(definition);
+  }
+
+  /**
+   * What a snapshot keeps of an entity's verdict: null (valid) or the reason under the definition its
+   * collection publishes now, undefined when it has none under it.
+   */
+  keptVerdict(entity: TrackedEntity): string | null | undefined {
+    const published = this.#published.get(entity.collection);
+    if (!published || !this.#judged(entity, published.definition)) return undefined;
+    return entity.verdict?.reason ?? null;
+  }
+
+  /** Decodes an entity and remembers (and reports, once) the verdict; its content must be at hand. */
   #decode(
     entity: TrackedEntity,
+    content: EntityContent | undefined,
     name: string,
     definition: CollectionDefinition,
-  ): ReturnType<typeof decodeVectorEntity> {
-    const result: ReturnType<typeof decodeVectorEntity> =
-      entity.oversize !== undefined
-        ? { ok: false, reason: TOO_BIG(entity.oversize) }
-        : decodeVectorEntity(entity, { name, definition });
-    this.#verdicts.set(entity, { definition, reason: result.ok ? undefined : result.reason });
+  ): DecodeVectorEntityResult {
+    let result: DecodeVectorEntityResult;
+    if (entity.oversize !== undefined) result = { ok: false, reason: TOO_BIG(entity.oversize) };
+    else if (content === undefined) throw new Error(`the content of entity ${entity.key} is not at hand`);
+    else
+      result = decodeVectorEntity(
+        { ...content, key: entity.key, owner: entity.owner, creator: entity.creator, expiresAt: entity.expiresAt },
+        { name, definition },
+      );
+    entity.verdict = this.#verdict(definition, result.ok ? undefined : result.reason);
     if (!result.ok) {
       this.#reportOnce(
         `vec:${entity.key}:${entity.lastModifiedAtBlock}`,
@@ -233,36 +303,61 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     return result;
   }
 
-  /** The record of an entity already found valid under `definition`. */
-  #record(entity: TrackedEntity, name: string, definition: CollectionDefinition): VectorRecord {
-    const result = this.#decode(entity, name, definition);
-    if (!result.ok) throw new Error(`entity ${entity.key} no longer decodes: ${result.reason}`);
-    return result.record;
+  /** The candidates of `ids` that need decoding under the definition but whose content is not at hand. */
+  #missingVerdicts(
+    state: Pick<CollectionState<S>, 'name' | 'definition' | 'definitionEntity'>,
+    ids: Iterable<string>,
+    table: TrackedEntities,
+    fetched: Fetched,
+  ): TrackedEntity[] {
+    const missing: TrackedEntity[] = [];
+    for (const id of ids)
+      for (const key of this.#keysOf(state.name, id)) {
+        const entity = table.get(key);
+        if (entity === undefined || entity.oversize !== undefined) continue;
+        if (this.#judged(entity, state.definition)) continue;
+        if (!countsInCollection(state.definition, state.definitionEntity.owner, entity)) continue;
+        if (!entity.content && !fetched.has(key)) missing.push(entity);
+      }
+    return missing;
+  }
+
+  /** Reads the content of `entities` again from the chain at `block` (one round for all of them). */
+  async #fetch(entities: readonly TrackedEntity[], at: FlushAt, fetched: Fetched): Promise<void> {
+    if (!entities.length) return;
+    const reread = this.#options.reread;
+    if (!reread) throw new Error(`${entities.length} vector entities must be read again, and there is no reader`);
+    const contents = await reread(entities, at.block, at.hash);
+    for (const entity of entities) {
+      const content = contents.get(entity.key);
+      if (!content) throw new Error(`entity ${entity.key} was not read again at block ${at.block}`);
+      fetched.set(entity.key, content);
+    }
   }
 
   /**
    * Resolves one id: the newest valid candidate from an allowed writer, with its record when this call
-   * had to decode it anyway (else the caller decodes it with `#record` if it needs it).
+   * had to decode it anyway. The candidates needing a verdict have their content at hand (#missingVerdicts).
    */
   #resolveId(
     state: Pick<CollectionState<S>, 'name' | 'definition' | 'definitionEntity'>,
     id: string,
     table: TrackedEntities,
+    fetched: Fetched,
   ) {
-    let winner: { entity: TrackedEntity; record: VectorRecord | undefined } | undefined;
+    let winner: Candidate | undefined;
     let valid = 0;
     let rejected = 0;
-    for (const key of this.#vectors.get(state.name)?.get(id) ?? []) {
+    for (const key of this.#keysOf(state.name, id)) {
       const entity = table.get(key);
       if (entity === undefined) continue;
       if (!countsInCollection(state.definition, state.definitionEntity.owner, entity)) continue;
-      const cached = this.#verdicts.get(entity);
       let record: VectorRecord | undefined;
-      if (cached?.definition !== state.definition) {
-        const decoded = this.#decode(entity, state.name, state.definition);
+      if (!this.#judged(entity, state.definition)) {
+        const decoded = this.#decode(entity, entity.content ?? fetched.get(key), state.name, state.definition);
         if (decoded.ok) record = decoded.record;
       }
-      if (this.#verdicts.get(entity)?.reason !== undefined) {
+      if (entity.verdict?.reason !== undefined) {
         rejected++;
         continue;
       }
@@ -272,18 +367,67 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     return { winner, rejected, shadowed: Math.max(0, valid - 1) };
   }
 
-  #winnerRecord(
-    state: Pick<CollectionState<S>, 'name' | 'definition'>,
-    winner: { entity: TrackedEntity; record: VectorRecord | undefined },
-  ): VectorRecord {
-    return winner.record ?? this.#record(winner.entity, state.name, state.definition);
+  /**
+   * The records of new winners. One decoded by this flush has its record; one whose content is at hand
+   * is decoded; one with the same content as the entity the store holds for its id (an extend, an owner
+   * change, or their rollback) takes the stored record with its new owner and expiry; the rest are read
+   * again from the chain, all in one round.
+   */
+  async #records(
+    state: Pick<CollectionState<S>, 'name' | 'definition' | 'store'>,
+    winners: readonly (Candidate & { before?: TrackedEntity | undefined })[],
+    at: FlushAt,
+    fetched: Fetched,
+  ): Promise<VectorRecord[]> {
+    const fromStore = (w: Candidate & { before?: TrackedEntity | undefined }): VectorRecord | undefined => {
+      const { entity, before } = w;
+      if (before?.key !== entity.key || before.revision !== entity.revision) return undefined;
+      const held = state.store.get(entity.key);
+      if (!held) return undefined;
+      return {
+        key: held.key,
+        owner: entity.owner,
+        creator: entity.creator,
+        collection: held.collection,
+        id: held.id,
+        expiresAt: entity.expiresAt,
+        dim: held.dim,
+        vector: held.vector,
+        halfvec: held.halfvec,
+        document: held.document,
+        attributes: held.attributes,
+      };
+    };
+    const found = winners.map((w) =>
+      w.record || w.entity.content || fetched.has(w.entity.key) ? w.record : fromStore(w),
+    );
+    await this.#fetch(
+      winners.flatMap((w, i) => (found[i] || w.entity.content || fetched.has(w.entity.key) ? [] : [w.entity])),
+      at,
+      fetched,
+    );
+    return winners.map((w, i) => {
+      const record = found[i];
+      if (record) return record;
+      const decoded = this.#decode(
+        w.entity,
+        w.entity.content ?? fetched.get(w.entity.key),
+        state.name,
+        state.definition,
+      );
+      if (!decoded.ok) throw new Error(`entity ${w.entity.key} no longer decodes: ${decoded.reason}`);
+      return decoded.record;
+    });
   }
 
   /**
    * Computes and stages the store changes for everything marked dirty since the last flush.
    * Returns the commit that makes all of them visible at once (and publishes the new collection map).
+   * @param block the block the table reflects, and `hash` its hash: where dropped contents are read again
    */
-  async flush(table: TrackedEntities, block = 0): Promise<() => void> {
+  async flush(table: TrackedEntities, block = 0, hash?: Hex): Promise<() => void> {
+    const at: FlushAt = { block, hash };
+    const fetched: Fetched = new Map();
     const names = new Set([...this.#dirtyCollections, ...this.#dirtyIds.keys()]);
     const dirtyIds = new Map(this.#dirtyIds);
     const rebuild = new Set(this.#dirtyCollections);
@@ -306,15 +450,20 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
         current.definition.dim === resolved.definition.dim &&
         current.definition.metric === resolved.definition.metric;
       if (!current || !sameCollection) {
-        const state = await this.#build(name, resolved, table, commits);
+        const state = await this.#build(name, resolved, table, commits, at, fetched);
         nextStates.set(name, state);
         continue;
       }
       // An extension (keep-alive) makes a new entity object with the same content: only the expiry moves.
       const sameContent =
         current.definitionEntity.owner === resolved.entity.owner &&
-        Buffer.from(current.definitionEntity.payload).equals(resolved.entity.payload);
+        Buffer.from(current.definitionEntity.content?.payload ?? []).equals(
+          resolved.entity.content?.payload ?? new Uint8Array(),
+        );
       const definitionChanged = current.definitionEntity !== resolved.entity && !sameContent;
+      // New decoding rules (an attribute added) change records: every winner is decoded again and stored.
+      const redecode = definitionChanged && !sameDecoding(current.definition, resolved.definition);
+      if (definitionChanged && !redecode) this.#decodings.set(resolved.definition, this.#decoding(current.definition));
       const ids = definitionChanged
         ? new Set([...current.winners.keys(), ...(this.#vectors.get(name)?.keys() ?? [])])
         : (dirtyIds.get(name) ?? new Set<string>());
@@ -326,25 +475,27 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
         definition: sameContent ? current.definition : resolved.definition,
         conflicts: resolved.conflicts,
       };
+      await this.#fetch(this.#missingVerdicts(state, ids, table, fetched), at, fetched);
       const winnerChanges = new Map<string, TrackedEntity | undefined>();
       const countChanges = new Map<string, { rejected: number; shadowed: number } | undefined>();
       const remove: string[] = [];
-      const upsert: VectorRecord[] = [];
+      const changed: (Candidate & { before: TrackedEntity | undefined })[] = [];
       for (const id of ids) {
-        const { winner, rejected, shadowed } = this.#resolveId(state, id, table);
+        const { winner, rejected, shadowed } = this.#resolveId(state, id, table, fetched);
         const before = current.winners.get(id);
         const counts = current.perId.get(id) ?? { rejected: 0, shadowed: 0 };
         state.rejected += rejected - counts.rejected;
         state.shadowed += shadowed - counts.shadowed;
         countChanges.set(id, rejected || shadowed ? { rejected, shadowed } : undefined);
         if (winner) {
-          if (winner.entity !== before) upsert.push(this.#winnerRecord(state, winner));
+          if (winner.entity !== before || redecode) changed.push({ ...winner, before });
           winnerChanges.set(id, winner.entity);
         } else if (before) {
           remove.push(before.key);
           winnerChanges.set(id, undefined);
         }
       }
+      const upsert = await this.#records(state, changed, at, fetched);
       const commitStore =
         definitionChanged || remove.length || upsert.length ? await state.store.prepare({ remove, upsert }) : undefined;
       commits.push(() => {
@@ -376,6 +527,8 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     resolved: { entity: TrackedEntity; definition: CollectionDefinition; conflicts: Hex[] },
     table: TrackedEntities,
     commits: (() => void)[],
+    at: FlushAt,
+    fetched: Fetched,
     store?: S,
   ): Promise<CollectionState<S>> {
     const state: CollectionState<S> = {
@@ -389,41 +542,74 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       rejected: 0,
       shadowed: 0,
     };
-    const upsert: VectorRecord[] = [];
-    for (const id of this.#vectors.get(name)?.keys() ?? []) {
-      const { winner, rejected, shadowed } = this.#resolveId(state, id, table);
+    const ids = [...(this.#vectors.get(name)?.keys() ?? [])];
+    await this.#fetch(this.#missingVerdicts(state, ids, table, fetched), at, fetched);
+    const changed: Candidate[] = [];
+    for (const id of ids) {
+      const { winner, rejected, shadowed } = this.#resolveId(state, id, table, fetched);
       state.rejected += rejected;
       state.shadowed += shadowed;
       if (rejected || shadowed) state.perId.set(id, { rejected, shadowed });
       if (winner) {
         state.winners.set(id, winner.entity);
-        if (!store) upsert.push(this.#winnerRecord(state, winner));
+        if (!store) changed.push(winner);
       }
     }
-    if (!store) commits.push(await state.store.prepare({ remove: [], upsert }));
+    if (!store) {
+      const upsert = await this.#records(state, changed, at, fetched);
+      commits.push(await state.store.prepare({ remove: [], upsert }));
+    }
     return state;
   }
 
   /**
    * Adopts stores loaded from a snapshot: their contents already equal what the table resolves to, so
-   * only the bookkeeping (winners, stats) is rebuilt. `load` returns undefined when a store is missing.
+   * only the bookkeeping (winners, stats) is rebuilt, from the verdicts the snapshot kept (an entity
+   * without one is read again from the chain at `block`). `load` returns undefined when a store is missing.
    */
   async adopt(
     table: TrackedEntities,
     load: (name: string, definition: CollectionDefinition) => Promise<S | undefined>,
+    block = 0,
+    hash?: Hex,
   ): Promise<void> {
     this.#dirtyCollections.clear();
     this.#dirtyIds.clear();
     this.#states.clear();
     const commits: (() => void)[] = [];
+    const at: FlushAt = { block, hash };
+    const fetched: Fetched = new Map();
     for (const name of this.#definitions.keys()) {
       const resolved = this.#resolveDefinition(name, table);
       if (!resolved) continue;
       const store = await load(name, resolved.definition);
-      this.#states.set(name, await this.#build(name, resolved, table, commits, store));
+      this.#states.set(name, await this.#build(name, resolved, table, commits, at, fetched, store));
     }
     for (const commit of commits) commit();
     this.#publish(0);
+  }
+
+  /**
+   * Gives the verdicts a snapshot kept (undefined: valid, else the reason) to the vector entities of
+   * `name`, when `name` still resolves to the definition entity they were decoded under.
+   */
+  restoreVerdicts(
+    name: string,
+    table: TrackedEntities,
+    decodedUnder: { key: Hex; lastModifiedAtBlock: number },
+    verdicts: Iterable<readonly [Hex, string | undefined]>,
+  ): void {
+    const resolved = this.#resolveDefinition(name, table);
+    if (
+      resolved?.entity.key !== decodedUnder.key ||
+      resolved.entity.lastModifiedAtBlock !== decodedUnder.lastModifiedAtBlock
+    )
+      return;
+    for (const [key, reason] of verdicts) {
+      const entity = table.get(key);
+      if (entity?.kind !== 'vector' || entity.collection !== name) continue;
+      entity.verdict = this.#verdict(resolved.definition, reason);
+    }
   }
 
   /** Remembers who owns each name, so that a name passing to another owner is recorded and logged. */

@@ -4,9 +4,13 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Address, Hex } from 'viem';
 import type { IndexedStore } from '../src/engine/index.ts';
-import type { TrackedEntity } from './trackedEntities.ts';
+import { restoredEntity, type EntityContent, type TrackedEntity } from './trackedEntities.ts';
 
-const SNAPSHOT_FORMAT = 1;
+/**
+ * 2: vector entities without payloads or attributes (the stores hold their records), with the resolver's
+ * verdicts, so a restart decodes nothing. A snapshot of another format is not loaded (the node rebuilds).
+ */
+export const SNAPSHOT_FORMAT = 2;
 const CURRENT = 'snapshot';
 
 export interface SnapshotMeta {
@@ -18,53 +22,90 @@ export interface SnapshotMeta {
   writtenAt: string;
 }
 
-interface SerializedEntity {
+/** The definition entity a collection's verdicts were decoded under. */
+export interface DecodedUnder {
   key: Hex;
-  kind: TrackedEntity['kind'];
-  collection: string;
-  owner: Address;
-  creator?: Address;
+  lastModifiedAtBlock: number;
+}
+
+interface SerializedContent {
   contentType: string;
   payload: string;
   strings: [string, string][];
   numbers: [string, string][];
+}
+
+interface SerializedEntity {
+  key: Hex;
+  kind: TrackedEntity['kind'];
+  collection: string;
+  id: string;
+  owner: Address;
+  creator?: Address;
   expiresAt: string;
   lastModifiedAtBlock: number;
   sequence: string;
   oversize?: number;
+  /** Definitions only. */
+  content?: SerializedContent;
+  /** Vectors: null when valid under the collection's definition, else the reason; absent when not decoded. */
+  verdict?: string | null;
 }
 
-const serialize = (e: TrackedEntity): SerializedEntity => ({
-  key: e.key,
-  kind: e.kind,
-  collection: e.collection,
-  owner: e.owner,
-  creator: e.creator,
-  contentType: e.contentType,
-  payload: Buffer.from(e.payload).toString('base64'),
-  strings: [...e.stringAttributes],
-  numbers: [...e.numericAttributes].map(([k, v]) => [k, v.toString()]),
-  expiresAt: e.expiresAt.toString(),
-  lastModifiedAtBlock: e.lastModifiedAtBlock,
-  sequence: e.sequence.toString(),
-  ...(e.oversize !== undefined ? { oversize: e.oversize } : {}),
+interface SerializedEntities {
+  decodedUnder: Record<string, DecodedUnder>;
+  entities: SerializedEntity[];
+}
+
+/** What a snapshot keeps of an entity's verdict: undefined (none), null (valid) or the reason. */
+export type VerdictOf = (entity: TrackedEntity) => string | null | undefined;
+
+const serializeContent = (c: EntityContent): SerializedContent => ({
+  contentType: c.contentType,
+  payload: Buffer.from(c.payload).toString('base64'),
+  strings: [...c.stringAttributes],
+  numbers: [...c.numericAttributes].map(([k, v]) => [k, v.toString()]),
 });
 
-const deserialize = (s: SerializedEntity): TrackedEntity => ({
-  key: s.key,
-  kind: s.kind,
-  collection: s.collection,
-  owner: s.owner,
-  creator: s.creator,
-  contentType: s.contentType,
-  payload: new Uint8Array(Buffer.from(s.payload, 'base64')),
-  stringAttributes: new Map(s.strings),
-  numericAttributes: new Map(s.numbers.map(([k, v]) => [k, BigInt(v)])),
-  expiresAt: BigInt(s.expiresAt),
-  lastModifiedAtBlock: s.lastModifiedAtBlock,
-  sequence: BigInt(s.sequence),
-  ...(s.oversize !== undefined ? { oversize: s.oversize } : {}),
+const serialize = (e: TrackedEntity, verdictOf: VerdictOf): SerializedEntity => {
+  const verdict = e.kind === 'vector' ? verdictOf(e) : undefined;
+  return {
+    key: e.key,
+    kind: e.kind,
+    collection: e.collection,
+    id: e.id,
+    owner: e.owner,
+    creator: e.creator,
+    expiresAt: e.expiresAt.toString(),
+    lastModifiedAtBlock: e.lastModifiedAtBlock,
+    sequence: e.sequence.toString(),
+    ...(e.oversize !== undefined ? { oversize: e.oversize } : {}),
+    ...(e.kind === 'collection' && e.content ? { content: serializeContent(e.content) } : {}),
+    ...(verdict !== undefined ? { verdict } : {}),
+  };
+};
+
+const deserializeContent = (c: SerializedContent): EntityContent => ({
+  contentType: c.contentType,
+  payload: new Uint8Array(Buffer.from(c.payload, 'base64')),
+  stringAttributes: new Map(c.strings),
+  numericAttributes: new Map(c.numbers.map(([k, v]) => [k, BigInt(v)])),
 });
+
+const deserialize = (s: SerializedEntity): TrackedEntity =>
+  restoredEntity({
+    key: s.key,
+    kind: s.kind,
+    collection: s.collection,
+    id: s.id,
+    owner: s.owner,
+    creator: s.creator,
+    expiresAt: BigInt(s.expiresAt),
+    lastModifiedAtBlock: s.lastModifiedAtBlock,
+    sequence: BigInt(s.sequence),
+    oversize: s.oversize,
+    content: s.content && deserializeContent(s.content),
+  });
 
 const storeDir = (dir: string, index: number) => join(dir, 'stores', String(index));
 
@@ -74,6 +115,7 @@ export async function writeSnapshot(
   meta: Omit<SnapshotMeta, 'format' | 'collections' | 'writtenAt'>,
   entities: Iterable<TrackedEntity>,
   stores: ReadonlyMap<string, IndexedStore>,
+  verdicts: { decodedUnder: Record<string, DecodedUnder>; verdictOf: VerdictOf },
 ): Promise<void> {
   const staging = join(dataDir, `${CURRENT}.tmp-${process.pid}`);
   await rm(staging, { recursive: true, force: true });
@@ -85,7 +127,11 @@ export async function writeSnapshot(
     await mkdir(dir, { recursive: true });
     await store.save(dir);
   }
-  await writeFile(join(staging, 'entities.json'), JSON.stringify([...entities].map(serialize)));
+  const serialized: SerializedEntities = {
+    decodedUnder: verdicts.decodedUnder,
+    entities: [...entities].map((e) => serialize(e, verdicts.verdictOf)),
+  };
+  await writeFile(join(staging, 'entities.json'), JSON.stringify(serialized));
   const full: SnapshotMeta = {
     format: SNAPSHOT_FORMAT,
     ...meta,
@@ -113,9 +159,22 @@ export async function readSnapshotMeta(dataDir: string): Promise<SnapshotMeta | 
   }
 }
 
-export async function readSnapshotEntities(dataDir: string): Promise<TrackedEntity[]> {
-  const raw = JSON.parse(await readFile(join(dataDir, CURRENT, 'entities.json'), 'utf8')) as SerializedEntity[];
-  return raw.map(deserialize);
+export interface SnapshotEntities {
+  entities: TrackedEntity[];
+  /** name -> the definition entity its verdicts were decoded under, and the verdicts (undefined: valid). */
+  verdicts: Map<string, { decodedUnder: DecodedUnder; verdicts: [Hex, string | undefined][] }>;
+}
+
+export async function readSnapshotEntities(dataDir: string): Promise<SnapshotEntities> {
+  const raw = JSON.parse(await readFile(join(dataDir, CURRENT, 'entities.json'), 'utf8')) as SerializedEntities;
+  const verdicts: SnapshotEntities['verdicts'] = new Map();
+  for (const [name, decodedUnder] of Object.entries(raw.decodedUnder))
+    verdicts.set(name, { decodedUnder, verdicts: [] });
+  const entities = raw.entities.map((s) => {
+    if (s.verdict !== undefined) verdicts.get(s.collection)?.verdicts.push([s.key, s.verdict ?? undefined]);
+    return deserialize(s);
+  });
+  return { entities, verdicts };
 }
 
 /** The folder a collection's store was saved in, or undefined if the snapshot has none for it. */

@@ -13,17 +13,37 @@ import {
 
 export type EntityKind = 'collection' | 'vector';
 
-/** One live entity as of the last applied block. Immutable: every change makes a new object. */
-export interface TrackedEntity {
-  readonly key: Hex;
-  readonly kind: EntityKind;
-  readonly collection: string;
-  readonly owner: Address;
-  readonly creator: Address | undefined;
+/** What an entity carries besides its header: held for definitions, and for vectors only until resolved. */
+export interface EntityContent {
   readonly contentType: string;
   readonly payload: Uint8Array;
   readonly stringAttributes: ReadonlyMap<string, string>;
   readonly numericAttributes: ReadonlyMap<string, bigint>;
+}
+
+/**
+ * What decoding a vector entity under a definition gave (reason undefined: valid). Content changes make a
+ * new entity, so a verdict holds for as long as its entity (and the copies an extend or owner change make).
+ */
+export interface Verdict {
+  /** Stands for the decoding rules (dim, attributes) it was decoded under: definitions with equal rules share it. */
+  readonly decoding: object;
+  readonly reason: string | undefined;
+}
+
+/**
+ * One live entity as of the last applied block. Every change makes a new object; the only fields that
+ * move in place are the caches: `content` of a vector, dropped once the resolver has handed its record
+ * to the store (it is read again from the chain when a re-resolution needs it), and `verdict`.
+ */
+export interface TrackedEntity {
+  readonly key: Hex;
+  readonly kind: EntityKind;
+  readonly collection: string;
+  /** The arkivector_id attribute ('' when absent): what the resolver groups vectors by. */
+  readonly id: string;
+  readonly owner: Address;
+  readonly creator: Address | undefined;
   readonly expiresAt: bigint;
   readonly lastModifiedAtBlock: number;
   /** block << 32 | txIndex << 16 | opIndex of the create: the first definition of a name wins. */
@@ -32,8 +52,22 @@ export interface TrackedEntity {
    * Decoded size on chain (payload, content type, attributes) over the kept limit: the payload and the
    * user attributes were dropped on arrival, and the resolver counts the entity as rejected.
    */
-  readonly oversize?: number;
+  readonly oversize: number | undefined;
+  /**
+   * Which arrival of content this is (unique in the process): copies made by an extend or an owner change
+   * keep it, so the resolver knows the store already holds this content.
+   */
+  readonly revision: number;
+  /** Payload, content type and attributes; undefined for a vector once resolved, or when oversize. */
+  content: EntityContent | undefined;
+  /** The resolver's last decode of this content (vectors only). */
+  verdict: Verdict | undefined;
 }
+
+/** An entity as read or built from the chain, before bounding and compaction. */
+export interface EntityArrival
+  extends Omit<TrackedEntity, 'id' | 'content' | 'verdict' | 'oversize' | 'revision'>,
+    EntityContent {}
 
 const utf8 = new TextEncoder();
 
@@ -49,8 +83,6 @@ export function decodedSize(
   for (const k of numbers.keys()) size += utf8.encode(k).length + 8;
   return size;
 }
-
-const RESERVED = [ATTR_TYPE, ATTR_COLLECTION, ATTR_ID];
 
 /**
  * Distinct strings the table shares between entities (attribute names, the type and collection values,
@@ -75,59 +107,72 @@ export function intern<T extends string>(s: T): T {
 }
 
 /**
- * The entity with its repeated strings shared and its payload in a buffer of its own: a payload decoded
- * from an RPC answer is a view into that answer, which would otherwise stay alive with it. Run once per
- * new content (create, update, a read from the chain): extends and owner changes keep the compacted maps.
+ * The content with its repeated strings shared and its payload in a buffer of its own: a payload decoded
+ * from an RPC answer is a view into that answer, which would otherwise stay alive with it.
  */
-function compact(entity: TrackedEntity): TrackedEntity {
+function compactContent(content: EntityContent): EntityContent {
   const strings = new Map<string, string>();
-  for (const [k, v] of entity.stringAttributes)
+  for (const [k, v] of content.stringAttributes)
     strings.set(intern(k), k === ATTR_TYPE || k === ATTR_COLLECTION ? intern(v) : v);
   const numbers = new Map<string, bigint>();
-  for (const [k, v] of entity.numericAttributes) numbers.set(intern(k), v);
-  let payload = entity.payload;
+  for (const [k, v] of content.numericAttributes) numbers.set(intern(k), v);
+  let payload = content.payload;
   // new Uint8Array(view) copies (a Buffer's own slice() would be another view).
   if (payload.byteLength !== payload.buffer.byteLength) payload = new Uint8Array(payload);
+  return { contentType: intern(content.contentType), payload, stringAttributes: strings, numericAttributes: numbers };
+}
+
+let revisions = 0;
+
+function tracked(arrival: EntityArrival, content: EntityContent | undefined, oversize: number | undefined) {
+  const id = arrival.stringAttributes.get(ATTR_ID) ?? '';
+  return restoredEntity({
+    ...arrival,
+    // The id of an oversize entity stays only when it is small: it lets the entity be counted against its id.
+    id: oversize === undefined || id.length <= 1024 ? id : '',
+    oversize,
+    content,
+  });
+}
+
+/**
+ * An entity with its repeated strings shared, read back from a snapshot or just bounded. Every entity gets
+ * every field, in one order: V8 then keeps them all in one compact hidden class.
+ */
+export function restoredEntity(
+  fields: Omit<TrackedEntity, 'revision' | 'verdict' | 'content'> & { content: EntityContent | undefined },
+): TrackedEntity {
   return {
-    ...entity,
-    collection: intern(entity.collection),
-    owner: intern(entity.owner),
-    creator: entity.creator === undefined ? undefined : intern(entity.creator),
-    contentType: intern(entity.contentType),
-    stringAttributes: strings,
-    numericAttributes: numbers,
-    payload,
+    key: fields.key,
+    kind: fields.kind,
+    collection: intern(fields.collection),
+    id: fields.id,
+    owner: intern(fields.owner),
+    creator: fields.creator === undefined ? undefined : intern(fields.creator),
+    expiresAt: fields.expiresAt,
+    lastModifiedAtBlock: fields.lastModifiedAtBlock,
+    sequence: fields.sequence,
+    oversize: fields.oversize,
+    revision: ++revisions,
+    content: fields.content,
+    verdict: undefined,
   };
 }
 
 /**
  * Applies the size limits before an entity is kept: over ENTITY_DECODED_MAX_BYTES (or, for a definition,
- * a payload over DEFINITION_PAYLOAD_MAX_BYTES) only what classifies it survives, marked `oversize`.
- * `unreadPayloadBytes`: a payload the caller measured but did not decode (already over the limit).
- * What is kept is compacted (shared strings, a payload of its own).
+ * a payload over DEFINITION_PAYLOAD_MAX_BYTES) only what classifies it survives, marked `oversize`, with
+ * no content. `unreadPayloadBytes`: a payload the caller measured but did not decode (already over the
+ * limit). What is kept is compacted (shared strings, a payload of its own).
  */
-export function boundedEntity(entity: TrackedEntity, unreadPayloadBytes = 0): TrackedEntity {
+export function boundedEntity(arrival: EntityArrival, unreadPayloadBytes = 0): TrackedEntity {
   const size =
     unreadPayloadBytes +
-    decodedSize(entity.contentType, entity.payload, entity.stringAttributes, entity.numericAttributes);
+    decodedSize(arrival.contentType, arrival.payload, arrival.stringAttributes, arrival.numericAttributes);
   const tooBig =
     size > ENTITY_DECODED_MAX_BYTES ||
-    (entity.kind === 'collection' && entity.payload.length > DEFINITION_PAYLOAD_MAX_BYTES);
-  if (!tooBig) return compact(entity);
-  const kept = new Map<string, string>();
-  for (const name of RESERVED) {
-    const value = entity.stringAttributes.get(name);
-    // The id stays only when it is small: it is what lets the entity be counted against its id.
-    if (value !== undefined && value.length <= 1024) kept.set(name, value);
-  }
-  return compact({
-    ...entity,
-    contentType: '',
-    payload: new Uint8Array(),
-    stringAttributes: kept,
-    numericAttributes: new Map(),
-    oversize: size,
-  });
+    (arrival.kind === 'collection' && arrival.payload.length > DEFINITION_PAYLOAD_MAX_BYTES);
+  return tooBig ? tracked(arrival, undefined, size) : tracked(arrival, compactContent(arrival), undefined);
 }
 
 /** Which arkivector entity (if any) a set of string attributes describes. */
@@ -158,7 +203,8 @@ export class TrackedEntities {
   readonly #journal: JournalEntry[] = [];
   readonly #depth: number;
   readonly #definitionsPerName = new Map<string, number>();
-  readonly #vectorsPerName = new Map<string, Set<Hex>>();
+  /** Vector entities set with their content since the last dropResolvedContent. */
+  #fresh: TrackedEntity[] = [];
   #current: JournalEntry | undefined;
   readonly #onChange: EntityChangeListener;
 
@@ -180,24 +226,31 @@ export class TrackedEntities {
   /** Bytes of payload held (for tests and metrics). */
   get payloadBytes(): number {
     let bytes = 0;
-    for (const entity of this.#entities.values()) bytes += entity.payload.length;
+    for (const entity of this.#entities.values()) bytes += entity.content?.payload.length ?? 0;
     return bytes;
   }
 
-  /** Keys of the vector entities of `name` that are tracked. */
+  /**
+   * Keys of the vector entities of `name` that are tracked. A scan of the table: it runs only when a name
+   * gains its first definition or loses its last, and an index per name would cost every entity bytes.
+   */
   vectorKeys(name: string): readonly Hex[] {
-    return [...(this.#vectorsPerName.get(name) ?? [])];
+    const keys: Hex[] = [];
+    for (const entity of this.#entities.values())
+      if (entity.kind === 'vector' && entity.collection === name) keys.push(entity.key);
+    return keys;
+  }
+
+  /**
+   * Drops the content of the vector entities set since the last call: the resolver has handed their
+   * records to the stores (and kept its verdicts), and a later re-resolution reads the chain again.
+   */
+  dropResolvedContent(): void {
+    for (const entity of this.#fresh) entity.content = undefined;
+    this.#fresh = [];
   }
 
   #count(entity: TrackedEntity | undefined, delta: number): void {
-    if (entity?.kind === 'vector') {
-      let keys = this.#vectorsPerName.get(entity.collection);
-      if (!keys) this.#vectorsPerName.set(entity.collection, (keys = new Set()));
-      if (delta > 0) keys.add(entity.key);
-      else keys.delete(entity.key);
-      if (!keys.size) this.#vectorsPerName.delete(entity.collection);
-      return;
-    }
     if (entity?.kind !== 'collection') return;
     const n = (this.#definitionsPerName.get(entity.collection) ?? 0) + delta;
     if (n > 0) this.#definitionsPerName.set(entity.collection, n);
@@ -247,6 +300,7 @@ export class TrackedEntities {
     if (this.#current && !this.#current.previous.has(key)) this.#current.previous.set(key, previous);
     if (next) this.#entities.set(key, next);
     else this.#entities.delete(key);
+    if (next?.kind === 'vector' && next.content) this.#fresh.push(next);
     this.#count(previous, -1);
     this.#count(next, 1);
     this.#onChange(previous, next);

@@ -10,18 +10,19 @@ const entity = (key: Hex, version: number): TrackedEntity => ({
   key,
   kind: 'vector',
   collection: 'c',
+  id: '',
   owner: '0x0000000000000000000000000000000000000001',
   creator: undefined,
-  contentType: 'x',
-  payload: new Uint8Array([version]),
-  stringAttributes: new Map(),
-  numericAttributes: new Map(),
   expiresAt: 100n,
   lastModifiedAtBlock: version,
   sequence: 0n,
+  oversize: undefined,
+  revision: version,
+  content: undefined,
+  verdict: undefined,
 });
 
-const snapshot = (table: TrackedEntities) => new Map([...table.values()].map((e) => [e.key, e.payload[0]]));
+const snapshot = (table: TrackedEntities) => new Map([...table.values()].map((e) => [e.key, e.lastModifiedAtBlock]));
 
 test('journal: random blocks of sets and deletes roll back exactly, and an aborted block leaves no trace', () => {
   const keys = ['0x01', '0x02', '0x03', '0x04'] as Hex[];
@@ -37,7 +38,7 @@ test('journal: random blocks of sets and deletes roll back exactly, and an abort
       (blocks, partial, cut) => {
         const mirror = new Map<Hex, number | undefined>();
         const table = new TrackedEntities((previous, next) => {
-          if (next) mirror.set(next.key, next.payload[0]);
+          if (next) mirror.set(next.key, next.lastModifiedAtBlock);
           else if (previous) mirror.delete(previous.key);
         });
         const states: Map<Hex, number | undefined>[] = [snapshot(table)];
