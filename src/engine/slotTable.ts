@@ -53,7 +53,6 @@ export class SlotTable {
   pending = false;
 
   readonly byId = new Map<string, number>();
-  readonly byKey = new Map<string, number>();
   keyword = new KeywordIndex();
 
   constructor(ops: MetricOps, def: CollectionDefinition) {
@@ -75,6 +74,15 @@ export class SlotTable {
     }
   }
 
+  /**
+   * The live slot of an entity key. The `$key` index answers it: a second key → slot map would hold
+   * the same key string and entry again for every record.
+   * @param key an entity key, any case
+   */
+  slotOfKey(key: string): number | undefined {
+    return this.columns.slotOfKey(key.toLowerCase());
+  }
+
   ensureCapacity(n: number): void {
     this.vectors.grow(n);
     const cap = this.vectors.capacity;
@@ -91,7 +99,6 @@ export class SlotTable {
     this.columns.set(slot, rec);
     this.columns.indexSlot(slot, true);
     this.byId.set(rec.id, slot);
-    this.byKey.set(rec.key.toLowerCase(), slot);
     this.live++;
   }
 
@@ -106,8 +113,6 @@ export class SlotTable {
     this.slotLabel[slot] = -1;
     this.keyword.remove(slot, rec.document);
     if (this.byId.get(rec.id) === slot) this.byId.delete(rec.id);
-    const key = rec.key.toLowerCase();
-    if (this.byKey.get(key) === slot) this.byKey.delete(key);
     this.columns.set(slot, undefined);
     this.records[slot] = undefined;
     this.vectors.live[slot] = 0;
