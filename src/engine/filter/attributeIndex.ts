@@ -2,9 +2,13 @@
 // estimate) and for enumerating the slots a narrow filter allows. One AttributeIndex per declared
 // attribute and per meta attribute, owned by CollectionStore and updated at each block's commit.
 //
-// A posting is the bare slot number while its key has one slot, and a Set only from the second one:
-// unique values (`$key`, ids, ranks, timestamps) are most keys of most indexes, and a Set costs about
-// 100 bytes of heap where a small integer in the map's entry costs nothing more.
+// A posting is the bare slot number while its key has one slot: unique values (`$key`, ids, ranks,
+// timestamps) are most keys of most indexes, and a Set would cost about 100 bytes of heap where a
+// small integer in the map's entry costs nothing more. From its second slot a key holds a Bag, the
+// slots unordered in an Int32Array, removed by swapping in the last one, which finds its place
+// through `#pos` (slot → index in its bag): 8 bytes a slot where a Set costs 20 to 40, for the
+// low-cardinality values ($owner, categories) that every record has. A slot holds at most one key
+// of an attribute (AttributeColumns keeps one value per slot), so one `#pos` serves every bag.
 
 import { compareBytewise } from '../../query/index.ts';
 import type { Key } from './types.ts';
@@ -14,8 +18,21 @@ function compareKeys(a: Key, b: Key): number {
   return compareBytewise(String(a), String(b));
 }
 
-/** One key's slots: a single slot, or a Set of two or more. */
-type Posting = number | Set<number>;
+/** The slots of a key that has two or more, in no order. */
+class Bag {
+  slots: Int32Array;
+  n: number;
+  constructor(a: number, b: number) {
+    this.slots = Int32Array.of(a, b, 0, 0);
+    this.n = 2;
+  }
+}
+
+/** One key's slots: a single slot, or a Bag of two or more. */
+type Posting = number | Bag;
+
+/** Smallest bag array kept when a bag shrinks. */
+const BAG_MIN = 4;
 
 export class AttributeIndex {
   readonly #postings = new Map<Key, Posting>();
@@ -26,6 +43,24 @@ export class AttributeIndex {
   #sorted: Key[] | undefined;
   #prefix: Float64Array | undefined;
 
+  /** Where each slot sits in its key's bag (valid only while it is in one); grown on demand. */
+  #pos = new Int32Array(0);
+
+  #setPos(slot: number, i: number): void {
+    if (slot >= this.#pos.length) {
+      const pos = new Int32Array(Math.max(slot + 1, this.#pos.length * 2, 64));
+      pos.set(this.#pos);
+      this.#pos = pos;
+    }
+    this.#pos[slot] = i;
+  }
+
+  #inBag(bag: Bag, slot: number): boolean {
+    const i = slot < this.#pos.length ? this.#pos[slot]! : -1;
+    return i >= 0 && i < bag.n && bag.slots[i] === slot;
+  }
+
+  /** Adds a slot under a key; the slot must hold no other key of this attribute. */
   add(key: Key, slot: number): void {
     const p = this.#postings.get(key);
     if (p === undefined) {
@@ -33,10 +68,18 @@ export class AttributeIndex {
       this.#sorted = undefined;
     } else if (typeof p === 'number') {
       if (p === slot) return;
-      this.#postings.set(key, new Set([p, slot]));
+      this.#postings.set(key, new Bag(p, slot));
+      this.#setPos(p, 0);
+      this.#setPos(slot, 1);
     } else {
-      if (p.has(slot)) return;
-      p.add(slot);
+      if (this.#inBag(p, slot)) return;
+      if (p.n === p.slots.length) {
+        const slots = new Int32Array(p.n * 2);
+        slots.set(p.slots);
+        p.slots = slots;
+      }
+      this.#setPos(slot, p.n);
+      p.slots[p.n++] = slot;
     }
     this.total++;
     this.#prefix = undefined;
@@ -50,9 +93,15 @@ export class AttributeIndex {
       this.#postings.delete(key);
       this.#sorted = undefined;
     } else {
-      if (!p.delete(slot)) return;
-      // Back to a bare slot, so a value that was briefly shared costs no Set for good.
-      if (p.size === 1) this.#postings.set(key, p.values().next().value!);
+      if (!this.#inBag(p, slot)) return;
+      const i = this.#pos[slot]!;
+      const last = p.slots[--p.n]!;
+      p.slots[i] = last;
+      this.#pos[last] = i;
+      // Back to a bare slot, so a value that was briefly shared costs no bag for good.
+      if (p.n === 1) this.#postings.set(key, p.slots[0]!);
+      else if (p.n <= p.slots.length >>> 2 && p.slots.length > BAG_MIN)
+        p.slots = p.slots.slice(0, p.slots.length >>> 1);
     }
     this.total--;
     this.#prefix = undefined;
@@ -60,7 +109,7 @@ export class AttributeIndex {
 
   countEq(key: Key): number {
     const p = this.#postings.get(key);
-    return p === undefined ? 0 : typeof p === 'number' ? 1 : p.size;
+    return p === undefined ? 0 : typeof p === 'number' ? 1 : p.n;
   }
 
   /** The slot of a key that has exactly one (unique attributes such as `$key`), else undefined. */
@@ -74,7 +123,7 @@ export class AttributeIndex {
     const p = this.#postings.get(key);
     if (p === undefined) return;
     if (typeof p === 'number') out.push(p);
-    else for (const s of p) out.push(s);
+    else for (let i = 0; i < p.n; i++) out.push(p.slots[i]!);
   }
 
   /** Appends the slots of every key `accept` takes to `out`, in no particular order. */
@@ -82,7 +131,7 @@ export class AttributeIndex {
     for (const [key, p] of this.#postings) {
       if (!accept(key)) continue;
       if (typeof p === 'number') out.push(p);
-      else for (const s of p) out.push(s);
+      else for (let i = 0; i < p.n; i++) out.push(p.slots[i]!);
     }
   }
 
