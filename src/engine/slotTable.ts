@@ -54,6 +54,8 @@ export class SlotTable {
 
   readonly byId = new Map<string, number>();
   keyword = new KeywordIndex();
+  /** The last expiry placed: the records of a block mostly share one, and a BigInt costs ~24 bytes each. */
+  #expiry = 0n;
 
   constructor(ops: MetricOps, def: CollectionDefinition) {
     this.ops = ops;
@@ -90,8 +92,10 @@ export class SlotTable {
     this.columns.grow(cap);
   }
 
-  /** Makes a slot live; its vector is already in the slab. */
+  /** Makes a slot live; its vector is already in the slab. `rec` becomes the table's own. */
   place(slot: number, rec: StoredRecord, label: number): void {
+    if (rec.expiresAt === this.#expiry) rec.expiresAt = this.#expiry;
+    else this.#expiry = rec.expiresAt;
     this.records[slot] = rec;
     this.vectors.live[slot] = 1;
     this.slotLabel[slot] = label;
