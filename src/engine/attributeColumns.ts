@@ -78,6 +78,14 @@ export class AttributeColumns implements RowSource {
     return idx;
   }
 
+  /**
+   * The slot holding an entity key (`$key` values are unique among live records).
+   * @param key the key, lowercased
+   */
+  slotOfKey(key: string): number | undefined {
+    return this.#indexes.get('$key')?.only(key);
+  }
+
   /** Writes a record's values into the columns (undefined clears the slot). */
   set(slot: number, rec: StoredRecord | undefined): void {
     for (const [name, col] of this.#columns) {

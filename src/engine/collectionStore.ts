@@ -260,7 +260,7 @@ export class CollectionStore {
    * @returns the record or undefined
    */
   get(ref: string): VectorRecord | undefined {
-    const s = ENTITY_KEY_FORM_REGEX.test(ref) ? this.#t.byKey.get(ref.toLowerCase()) : this.#t.byId.get(ref);
+    const s = ENTITY_KEY_FORM_REGEX.test(ref) ? this.#t.slotOfKey(ref) : this.#t.byId.get(ref);
     return s === undefined ? undefined : this.#recordAt(s);
   }
 

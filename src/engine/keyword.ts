@@ -55,13 +55,33 @@ const OPTIONS = {
   searchOptions: { tokenize: (text: string) => tokenize(text, 'query'), processTerm: (term: string) => term },
 };
 
-/** The parts of MiniSearch's internals that make BM25 depend on history (see exactAverages). */
+/**
+ * The parts of MiniSearch's internals (7.x) this module replaces: the running average that makes BM25
+ * depend on history (exactAverages) and the per-term maps that make a rare term cost ~600 bytes
+ * (compactPostings). Pinned by the tests in test/engine/keyword.test.ts, which compare scores with a
+ * stock MiniSearch.
+ */
 type Internals = {
   _avgFieldLength: number[];
   _fieldLength: Map<number, number[]>;
   _dirtCount: number;
+  _index: TermTree;
   addFieldLength(documentId: number, fieldId: number, count: number, length: number): void;
   removeFieldLength(documentId: number, fieldId: number, count: number, length: number): void;
+  addTerm(fieldId: number, documentId: number, term: string): void;
+  removeTerm(fieldId: number, documentId: number, term: string): void;
+};
+
+/** What MiniSearch reads of a term's postings: field id → (short document id → term frequency). */
+type FieldPostings = Pick<Map<number, DocPostings>, 'get' | 'delete' | 'size' | typeof Symbol.iterator>;
+type DocPostings = Pick<Map<number, number>, 'get' | 'delete' | 'size' | 'keys' | typeof Symbol.iterator>;
+/** MiniSearch's radix tree of terms (SearchableMap). */
+type TermTree = Iterable<[string, FieldPostings]> & {
+  get(term: string): FieldPostings | undefined;
+  has(term: string): boolean;
+  fetch(term: string, initial: () => FieldPostings): FieldPostings;
+  set(term: string, value: FieldPostings): unknown;
+  delete(term: string): void;
 };
 
 /**
@@ -77,14 +97,123 @@ function exactAverages(mini: MiniSearch<{ id: number; text: string }>): void {
   if (m._fieldLength.size > 0) m._avgFieldLength[0] = total / m._fieldLength.size;
   m.addFieldLength = (documentId, fieldId, count, length) => {
     let lengths = m._fieldLength.get(documentId);
-    if (lengths === undefined) m._fieldLength.set(documentId, (lengths = []));
-    lengths[fieldId] = length;
+    // `[length]` holds one element; `[]` grown by an index store reserves 17 (~130 bytes a document).
+    if (lengths === undefined) m._fieldLength.set(documentId, fieldId === 0 ? [length] : (lengths = []));
+    if (lengths !== undefined) lengths[fieldId] = length;
     total += length;
     m._avgFieldLength[fieldId] = total / (count + 1);
   };
   m.removeFieldLength = (_documentId, fieldId, count, length) => {
     total -= length;
     m._avgFieldLength[fieldId] = count <= 1 ? 0 : total / (count - 1);
+  };
+}
+
+/**
+ * The postings of a term found in one document: its frequency there, without the two Maps MiniSearch
+ * would make (~340 bytes). Most terms of short documents (ids, numbers, names) are such terms.
+ */
+class OneDoc implements DocPostings {
+  doc: number;
+  freq: number;
+  constructor(doc: number, freq: number) {
+    this.doc = doc;
+    this.freq = freq;
+  }
+  get size(): number {
+    return 1;
+  }
+  get(doc: number): number | undefined {
+    return doc === this.doc ? this.freq : undefined;
+  }
+  delete(): boolean {
+    // Never called: the term is dropped with its last document (FieldOf.delete, removeTerm).
+    throw new Error('OneDoc.delete');
+  }
+  *keys(): MapIterator<number> {
+    yield this.doc;
+  }
+  *[Symbol.iterator](): MapIterator<[number, number]> {
+    yield [this.doc, this.freq];
+  }
+}
+
+/** A term's postings in the only field, 0: one object where MiniSearch keeps a Map of one entry. */
+class FieldOf implements FieldPostings {
+  docs: OneDoc | Map<number, number> | undefined;
+  get size(): number {
+    return this.docs === undefined ? 0 : 1;
+  }
+  get(fieldId: number): DocPostings | undefined {
+    return fieldId === 0 ? this.docs : undefined;
+  }
+  delete(fieldId: number): boolean {
+    if (fieldId !== 0 || this.docs === undefined) return false;
+    this.docs = undefined;
+    return true;
+  }
+  *[Symbol.iterator](): MapIterator<[number, DocPostings]> {
+    if (this.docs !== undefined) yield [0, this.docs];
+  }
+}
+
+function toFieldOf(value: FieldPostings): FieldOf {
+  if (value instanceof FieldOf) return value;
+  const f = new FieldOf();
+  const docs = value.get(0);
+  if (docs !== undefined && docs.size > 0) {
+    const entries = [...docs];
+    f.docs = entries.length === 1 ? new OneDoc(entries[0]![0], entries[0]![1]) : new Map(entries);
+  }
+  return f;
+}
+
+/**
+ * Makes MiniSearch keep each term's postings as a FieldOf: the document and frequency inline while the
+ * term is in one document, a Map from its second. Scores read the same frequencies, counts and lengths,
+ * so they are bit-identical; a loaded index (MiniSearch.loadJSON builds Maps) is converted here too.
+ * Only field 0 exists (OPTIONS.fields).
+ */
+function compactPostings(mini: MiniSearch<{ id: number; text: string }>): void {
+  const m = mini as unknown as Internals;
+  const loaded: [string, FieldPostings][] = [];
+  for (const entry of m._index) if (!(entry[1] instanceof FieldOf)) loaded.push(entry);
+  for (const [term, value] of loaded) m._index.set(term, toFieldOf(value));
+  const newField = (): FieldPostings => new FieldOf();
+  m.addTerm = (fieldId, documentId, term) => {
+    if (fieldId !== 0) throw new Error(`keyword index: unexpected field ${fieldId}`);
+    const f = m._index.fetch(term, newField) as FieldOf;
+    const docs = f.docs;
+    if (docs === undefined) f.docs = new OneDoc(documentId, 1);
+    else if (docs instanceof OneDoc) {
+      if (docs.doc === documentId) docs.freq++;
+      else
+        f.docs = new Map([
+          [docs.doc, docs.freq],
+          [documentId, 1],
+        ]);
+    } else docs.set(documentId, (docs.get(documentId) ?? 0) + 1);
+  };
+  m.removeTerm = (fieldId, documentId, term) => {
+    const f = m._index.get(term) as FieldOf | undefined;
+    const docs = f?.docs;
+    const freq = docs?.get(documentId);
+    // The text given to remove is the text indexed (KeywordIndex.remove), so the posting exists.
+    if (fieldId !== 0 || docs === undefined || freq === undefined) return;
+    if (freq > 1) {
+      if (docs instanceof OneDoc) docs.freq--;
+      else docs.set(documentId, freq - 1);
+      return;
+    }
+    if (docs instanceof OneDoc) {
+      m._index.delete(term);
+      return;
+    }
+    docs.delete(documentId);
+    if (docs.size === 1) {
+      const [doc, last] = docs[Symbol.iterator]().next().value!;
+      f!.docs = new OneDoc(doc, last);
+    }
   };
 }
 
@@ -99,6 +228,7 @@ export class KeywordIndex {
   constructor(mini?: MiniSearch<{ id: number; text: string }>) {
     this.#mini = mini ?? new MiniSearch<{ id: number; text: string }>(OPTIONS);
     exactAverages(this.#mini);
+    compactPostings(this.#mini);
   }
 
   /** Whether a snapshot holds lazily discarded documents (written before removals carried their text). */

@@ -53,8 +53,9 @@ export class SlotTable {
   pending = false;
 
   readonly byId = new Map<string, number>();
-  readonly byKey = new Map<string, number>();
   keyword = new KeywordIndex();
+  /** The last expiry placed: the records of a block mostly share one, and a BigInt costs ~24 bytes each. */
+  #expiry = 0n;
 
   constructor(ops: MetricOps, def: CollectionDefinition) {
     this.ops = ops;
@@ -75,6 +76,15 @@ export class SlotTable {
     }
   }
 
+  /**
+   * The live slot of an entity key. The `$key` index answers it: a second key → slot map would hold
+   * the same key string and entry again for every record.
+   * @param key an entity key, any case
+   */
+  slotOfKey(key: string): number | undefined {
+    return this.columns.slotOfKey(key.toLowerCase());
+  }
+
   ensureCapacity(n: number): void {
     this.vectors.grow(n);
     const cap = this.vectors.capacity;
@@ -82,8 +92,10 @@ export class SlotTable {
     this.columns.grow(cap);
   }
 
-  /** Makes a slot live; its vector is already in the slab. */
+  /** Makes a slot live; its vector is already in the slab. `rec` becomes the table's own. */
   place(slot: number, rec: StoredRecord, label: number): void {
+    if (rec.expiresAt === this.#expiry) rec.expiresAt = this.#expiry;
+    else this.#expiry = rec.expiresAt;
     this.records[slot] = rec;
     this.vectors.live[slot] = 1;
     this.slotLabel[slot] = label;
@@ -91,7 +103,6 @@ export class SlotTable {
     this.columns.set(slot, rec);
     this.columns.indexSlot(slot, true);
     this.byId.set(rec.id, slot);
-    this.byKey.set(rec.key.toLowerCase(), slot);
     this.live++;
   }
 
@@ -106,8 +117,6 @@ export class SlotTable {
     this.slotLabel[slot] = -1;
     this.keyword.remove(slot, rec.document);
     if (this.byId.get(rec.id) === slot) this.byId.delete(rec.id);
-    const key = rec.key.toLowerCase();
-    if (this.byKey.get(key) === slot) this.byKey.delete(key);
     this.columns.set(slot, undefined);
     this.records[slot] = undefined;
     this.vectors.live[slot] = 0;

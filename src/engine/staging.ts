@@ -59,13 +59,13 @@ export async function stageBlock(
 
   const removeSlots = new Set<number>();
   for (const key of remove) {
-    const s = t.byKey.get(key.toLowerCase());
+    const s = t.slotOfKey(key);
     if (s !== undefined) removeSlots.add(s);
   }
   for (const rec of incoming) {
     const a = t.byId.get(rec.id);
     if (a !== undefined) removeSlots.add(a);
-    const b = t.byKey.get(rec.key.toLowerCase());
+    const b = t.slotOfKey(rec.key);
     if (b !== undefined) removeSlots.add(b);
   }
   if (incoming.length === 0 && removeSlots.size === 0) return noStage;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type AttributeValue, type CollectionDefinition, InvalidArgumentError } from '../collections/index.ts';
 import { HnswGraph } from './hnsw/graph.ts';
 import { KeywordIndex } from './keyword.ts';
-import type { StoredRecord } from './recordView.ts';
+import { compactAttributes, type StoredRecord } from './recordView.ts';
 import { growInt32, type SlotTable } from './slotTable.ts';
 
 /**
@@ -59,7 +59,8 @@ export async function writeStoreSnapshot(
   for (let s = 0; s < t.slotCount; s++) {
     const rec = t.records[s];
     if (rec === undefined) continue;
-    const attributes: Record<string, AttributeValue | string> = {};
+    // No prototype, so an attribute named `__proto__` is written like any other.
+    const attributes: Record<string, AttributeValue | string> = Object.create(null);
     for (const [attr, v] of Object.entries(rec.attributes)) {
       // JSON has no ±Infinity, which f32 attributes may hold.
       attributes[attr] = typeof v === 'number' && !Number.isFinite(v) ? String(v) : v;
@@ -149,9 +150,10 @@ export async function restoreStoreSnapshot(
   for (const r of lines) occupied[r.slot] = 1;
   t.vectors.loadBytes(halves, manifest.slotCount, occupied);
   for (const r of lines) {
-    const attributes: Record<string, AttributeValue> = Object.create(null);
-    for (const [k, v] of Object.entries(r.attributes))
-      attributes[k] = definition.attributes[k] === 'f32' && typeof v === 'string' ? Number(v) : v;
+    // JSON.parse made own properties (`__proto__` included); compactAttributes drops the prototype.
+    const attributes = compactAttributes(r.attributes);
+    for (const [k, v] of Object.entries(attributes))
+      if (definition.attributes[k] === 'f32' && typeof v === 'string') attributes[k] = Number(v);
     const rec: StoredRecord = {
       key: r.key,
       owner: r.owner,

@@ -230,4 +230,35 @@ describe('CollectionStore: snapshots', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  test('behavior: an attribute named __proto__ is an own attribute through apply, get, filters and a snapshot', async () => {
+    // A computed name: a literal `__proto__:` would set the object's prototype instead.
+    const PROTO = '__proto__';
+    const def = definition(DIM, { [PROTO]: 'i32', topic: 'str' });
+    const store = new CollectionStore('proto', def);
+    const attrs: Record<string, number | string> = Object.create(null);
+    attrs[PROTO] = 7;
+    attrs.topic = 'pets';
+    await store.apply({ remove: [], upsert: [makeRecord(1, vec(1), attrs), makeRecord(2, vec(2), { topic: 'x' })] });
+    const own = (r: { attributes: object } | undefined) =>
+      r === undefined ? undefined : [Object.getPrototypeOf(r.attributes), Object.entries(r.attributes)];
+    const expected = [
+      null,
+      [
+        ['__proto__', 7],
+        ['topic', 'pets'],
+      ],
+    ];
+    assert.deepEqual(own(store.get('id-1')), expected);
+    assert.equal(store.count({ where: '__proto__ = 7' }), 1);
+    const dir = await mkdtemp(join(tmpdir(), 'arkivector-engine-'));
+    try {
+      await store.save(dir);
+      const loaded = await CollectionStore.load(dir, 'proto', def);
+      assert.deepEqual(own(loaded.get('id-1')), expected);
+      assert.equal(loaded.count({ where: '__proto__ = 7' }), 1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

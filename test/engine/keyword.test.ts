@@ -2,7 +2,10 @@
 // hybridSearch: English, Chinese and Japanese text, filters, and fusion.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import MiniSearch from 'minisearch';
 import { CollectionStore, rrf, RRF_K, tokenize } from '../../src/engine/index.ts';
+import { KeywordIndex } from '../../src/engine/keyword.ts';
 import { definition, makeRecord } from './helpers.ts';
 
 const DIM = 4;
@@ -121,5 +124,70 @@ describe('CollectionStore: keyword and hybrid search', async () => {
     for (const r of res.results) assert.equal(typeof r.distance, 'number');
     assert.ok(res.results[0]!.score >= res.results[1]!.score);
     assert.equal(res.search_mode, 'exact');
+  });
+});
+
+describe('KeywordIndex: compact postings', () => {
+  // Words shared by many documents, and words only one document has (ids, numbers): the index keeps
+  // the latter inline rather than in MiniSearch's two Maps per term.
+  const word = fc.oneof(fc.constantFrom('doc', 'cat', 'dog', 'fox'), fc.integer({ min: 0, max: 40 }).map(String));
+  const text = fc.array(word, { minLength: 1, maxLength: 5 }).map((w) => w.join(' '));
+  const op = fc.record({ slot: fc.integer({ min: 0, max: 12 }), text: fc.option(text, { nil: undefined }) });
+  const queries = ['doc', 'cat dog', 'fox 7', '3', '12 doc', '40 39 38'];
+
+  /** Scores by slot from a stock MiniSearch built from `docs` alone, its average length set exactly. */
+  function reference(docs: Map<number, string>, query: string): Map<number, number> {
+    const mini = new MiniSearch<{ id: number; text: string }>({
+      fields: ['text'],
+      tokenize: (t) => tokenize(t, 'index'),
+      processTerm: (t) => t,
+      searchOptions: { tokenize: (t) => tokenize(t, 'query'), processTerm: (t) => t },
+    });
+    let total = 0;
+    for (const [id, t] of docs) {
+      mini.add({ id, text: t });
+      total += new Set(tokenize(t)).size;
+    }
+    (mini as unknown as { _avgFieldLength: number[] })._avgFieldLength[0] = total / docs.size;
+    return new Map(mini.search(query).map((h) => [h.id as number, h.score]));
+  }
+
+  function scores(idx: KeywordIndex, query: string): Map<number, number> {
+    const { slots, scores } = idx.search(query, 100, () => true, String);
+    return new Map(slots.map((s, i) => [s, scores[i]!]));
+  }
+
+  test('property: scores equal a stock MiniSearch over the current documents, bit for bit, after any history and a reload', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const idx = new KeywordIndex();
+        const docs = new Map<number, string>();
+        for (const { slot, text } of ops) {
+          const old = docs.get(slot);
+          if (old !== undefined) {
+            idx.remove(slot, old);
+            docs.delete(slot);
+          }
+          if (text !== undefined) {
+            idx.add(slot, text);
+            docs.set(slot, text);
+          }
+        }
+        assert.equal(idx.size, docs.size);
+        const loaded = KeywordIndex.fromJSON(JSON.stringify(idx.toJSON()));
+        for (const q of queries) {
+          const want = docs.size === 0 ? new Map() : reference(docs, q);
+          assert.deepEqual(scores(idx, q), want, q);
+          assert.deepEqual(scores(loaded, q), want, `${q} (reloaded)`);
+        }
+        // The reloaded index keeps taking changes like the live one.
+        for (const [slot, t] of docs) {
+          loaded.remove(slot, t);
+          idx.remove(slot, t);
+        }
+        for (const q of queries) assert.equal(scores(loaded, q).size + scores(idx, q).size, 0);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -1,6 +1,14 @@
 // Per-attribute posting lists over record slots, for exact leaf counts (the planner's cardinality
 // estimate) and for enumerating the slots a narrow filter allows. One AttributeIndex per declared
 // attribute and per meta attribute, owned by CollectionStore and updated at each block's commit.
+//
+// A posting is the bare slot number while its key has one slot: unique values (`$key`, ids, ranks,
+// timestamps) are most keys of most indexes, and a Set would cost about 100 bytes of heap where a
+// small integer in the map's entry costs nothing more. From its second slot a key holds a Bag, the
+// slots unordered in an Int32Array, removed by swapping in the last one, which finds its place
+// through `#pos` (slot → index in its bag): 8 bytes a slot where a Set costs 20 to 40, for the
+// low-cardinality values ($owner, categories) that every record has. A slot holds at most one key
+// of an attribute (AttributeColumns keeps one value per slot), so one `#pos` serves every bag.
 
 import { compareBytewise } from '../../query/index.ts';
 import type { Key } from './types.ts';
@@ -10,8 +18,24 @@ function compareKeys(a: Key, b: Key): number {
   return compareBytewise(String(a), String(b));
 }
 
+/** The slots of a key that has two or more, in no order. */
+class Bag {
+  slots: Int32Array;
+  n: number;
+  constructor(a: number, b: number) {
+    this.slots = Int32Array.of(a, b, 0, 0);
+    this.n = 2;
+  }
+}
+
+/** One key's slots: a single slot, or a Bag of two or more. */
+type Posting = number | Bag;
+
+/** Smallest bag array kept when a bag shrinks. */
+const BAG_MIN = 4;
+
 export class AttributeIndex {
-  readonly postings = new Map<Key, Set<number>>();
+  readonly #postings = new Map<Key, Posting>();
   /** Slots that have the attribute. */
   total = 0;
   // Sorted distinct keys and prefix sums of their posting sizes, rebuilt lazily after a change:
@@ -19,36 +43,101 @@ export class AttributeIndex {
   #sorted: Key[] | undefined;
   #prefix: Float64Array | undefined;
 
-  add(key: Key, slot: number): void {
-    let set = this.postings.get(key);
-    if (set === undefined) {
-      set = new Set();
-      this.postings.set(key, set);
-      this.#sorted = undefined;
+  /** Where each slot sits in its key's bag (valid only while it is in one); grown on demand. */
+  #pos = new Int32Array(0);
+
+  #setPos(slot: number, i: number): void {
+    if (slot >= this.#pos.length) {
+      const pos = new Int32Array(Math.max(slot + 1, this.#pos.length * 2, 64));
+      pos.set(this.#pos);
+      this.#pos = pos;
     }
-    set.add(slot);
+    this.#pos[slot] = i;
+  }
+
+  #inBag(bag: Bag, slot: number): boolean {
+    const i = slot < this.#pos.length ? this.#pos[slot]! : -1;
+    return i >= 0 && i < bag.n && bag.slots[i] === slot;
+  }
+
+  /** Adds a slot under a key; the slot must hold no other key of this attribute. */
+  add(key: Key, slot: number): void {
+    const p = this.#postings.get(key);
+    if (p === undefined) {
+      this.#postings.set(key, slot);
+      this.#sorted = undefined;
+    } else if (typeof p === 'number') {
+      if (p === slot) return;
+      this.#postings.set(key, new Bag(p, slot));
+      this.#setPos(p, 0);
+      this.#setPos(slot, 1);
+    } else {
+      if (this.#inBag(p, slot)) return;
+      if (p.n === p.slots.length) {
+        const slots = new Int32Array(p.n * 2);
+        slots.set(p.slots);
+        p.slots = slots;
+      }
+      this.#setPos(slot, p.n);
+      p.slots[p.n++] = slot;
+    }
     this.total++;
     this.#prefix = undefined;
   }
 
   remove(key: Key, slot: number): void {
-    const set = this.postings.get(key);
-    if (set === undefined || !set.delete(slot)) return;
-    this.total--;
-    if (set.size === 0) {
-      this.postings.delete(key);
+    const p = this.#postings.get(key);
+    if (p === undefined) return;
+    if (typeof p === 'number') {
+      if (p !== slot) return;
+      this.#postings.delete(key);
       this.#sorted = undefined;
+    } else {
+      if (!this.#inBag(p, slot)) return;
+      const i = this.#pos[slot]!;
+      const last = p.slots[--p.n]!;
+      p.slots[i] = last;
+      this.#pos[last] = i;
+      // Back to a bare slot, so a value that was briefly shared costs no bag for good.
+      if (p.n === 1) this.#postings.set(key, p.slots[0]!);
+      else if (p.n <= p.slots.length >>> 2 && p.slots.length > BAG_MIN)
+        p.slots = p.slots.slice(0, p.slots.length >>> 1);
     }
+    this.total--;
     this.#prefix = undefined;
   }
 
   countEq(key: Key): number {
-    return this.postings.get(key)?.size ?? 0;
+    const p = this.#postings.get(key);
+    return p === undefined ? 0 : typeof p === 'number' ? 1 : p.n;
+  }
+
+  /** The slot of a key that has exactly one (unique attributes such as `$key`), else undefined. */
+  only(key: Key): number | undefined {
+    const p = this.#postings.get(key);
+    return typeof p === 'number' ? p : undefined;
+  }
+
+  /** Appends the slots of `key` to `out`. */
+  pushSlots(key: Key, out: number[]): void {
+    const p = this.#postings.get(key);
+    if (p === undefined) return;
+    if (typeof p === 'number') out.push(p);
+    else for (let i = 0; i < p.n; i++) out.push(p.slots[i]!);
+  }
+
+  /** Appends the slots of every key `accept` takes to `out`, in no particular order. */
+  pushSlotsWhere(accept: (key: Key) => boolean, out: number[]): void {
+    for (const [key, p] of this.#postings) {
+      if (!accept(key)) continue;
+      if (typeof p === 'number') out.push(p);
+      else for (let i = 0; i < p.n; i++) out.push(p.slots[i]!);
+    }
   }
 
   /** Distinct keys in ascending order (bytewise for strings, numeric for numbers). */
   sortedKeys(): Key[] {
-    if (this.#sorted === undefined) this.#sorted = [...this.postings.keys()].sort(compareKeys);
+    if (this.#sorted === undefined) this.#sorted = [...this.#postings.keys()].sort(compareKeys);
     return this.#sorted;
   }
 
@@ -56,7 +145,7 @@ export class AttributeIndex {
     if (this.#prefix === undefined) {
       const keys = this.sortedKeys();
       const p = new Float64Array(keys.length + 1);
-      for (let i = 0; i < keys.length; i++) p[i + 1] = p[i]! + this.postings.get(keys[i]!)!.size;
+      for (let i = 0; i < keys.length; i++) p[i + 1] = p[i]! + this.countEq(keys[i]!);
       this.#prefix = p;
     }
     return this.#prefix;

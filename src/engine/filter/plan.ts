@@ -95,45 +95,39 @@ export function estimate(cond: Cond, src: IndexSource): number {
   }
 }
 
-function pushPostings(idx: AttributeIndex, key: string | number, out: number[]): void {
-  const set = idx.postings.get(key);
-  if (set !== undefined) for (const s of set) out.push(s);
-}
-
 function leafSlots(leaf: Leaf, idx: AttributeIndex, out: number[]): void {
   const keys = idx.sortedKeys();
   switch (leaf.t) {
     case 'cmp': {
       if (leaf.op === '=') {
-        pushPostings(idx, leaf.key, out);
+        idx.pushSlots(leaf.key, out);
         return;
       }
       if (leaf.op === '!=') {
-        for (const [key, set] of idx.postings) if (key !== leaf.key) for (const s of set) out.push(s);
+        const key = leaf.key;
+        idx.pushSlotsWhere((k) => k !== key, out);
         return;
       }
       const [from, to] = rangeOf(idx, leaf);
-      for (let i = from; i < to; i++) pushPostings(idx, keys[i]!, out);
+      for (let i = from; i < to; i++) idx.pushSlots(keys[i]!, out);
       return;
     }
     case 'in': {
       const set = new Set(leaf.keys);
       if (!leaf.negated) {
-        for (const key of set) pushPostings(idx, key, out);
+        for (const key of set) idx.pushSlots(key, out);
         return;
       }
-      for (const [key, slots] of idx.postings) if (!set.has(key)) for (const s of slots) out.push(s);
+      idx.pushSlotsWhere((k) => !set.has(k), out);
       return;
     }
     case 'glob': {
       if (!leaf.negated) {
         const [from, to] = prefixRange(idx, literalPrefix(leaf.pattern));
-        for (let i = from; i < to; i++)
-          if (globMatch(leaf.pattern, keys[i] as string)) pushPostings(idx, keys[i]!, out);
+        for (let i = from; i < to; i++) if (globMatch(leaf.pattern, keys[i] as string)) idx.pushSlots(keys[i]!, out);
         return;
       }
-      for (const [key, slots] of idx.postings)
-        if (!globMatch(leaf.pattern, key as string)) for (const s of slots) out.push(s);
+      idx.pushSlotsWhere((k) => !globMatch(leaf.pattern, k as string), out);
       return;
     }
   }
