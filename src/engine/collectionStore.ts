@@ -10,11 +10,12 @@
 // read methods, the filter cache, the tie order) live here. All writes and saves run one at a time on
 // a queue; graph rebuilds run in a worker thread beside it and are swapped in at a block boundary.
 //
-// Records read out (get, records, search hits) are fresh objects carrying their own copy of the
-// vector (halfvec bytes derived from it on demand), so a caller never holds memory the store reuses.
-// A search hit takes that copy when its vector is first read, or before the next block is staged,
-// whichever comes first (recordView.ts): answers rarely show vectors, and k copies per query cost
-// 10–20 % of a small collection's QPS.
+// Records read out by get and records are fresh objects carrying their own copy of the vector
+// (halfvec bytes derived from it on demand), so a caller never holds memory the store reuses. Search
+// hits (vector, keyword, hybrid) carry the store's own record summary instead, without the vector:
+// answers never show one, and a per-hit record (with a vector copy deferred past the next block)
+// cost 15–25 % of a small collection's QPS. A summary is never changed once stored (a replaced record
+// gets a new one), so a hit keeps the fields it was found with; `get(hit.record.key)` reads the vector.
 
 import {
   checkDefinitionUpdate,
@@ -34,7 +35,7 @@ import { QUERY_VALUE_MAX } from './limits.ts';
 import { metricOps } from './metrics.ts';
 import { type PlannedResult, type PlannerContext, plannedSearch, type SearchMode } from './planner.ts';
 import { GraphRebuilder, type RebuildOptions } from './rebuild.ts';
-import { HitBatch, PendingHits, RecordView, type StoredRecord } from './recordView.ts';
+import { RecordView, type StoredRecord } from './recordView.ts';
 import { SlotTable } from './slotTable.ts';
 import { type Stage, stageBlock } from './staging.ts';
 import type { StoreChanges } from './storeContract.ts';
@@ -49,11 +50,12 @@ export type SearchParams = {
   filter?: unknown;
   efSearch?: number;
 };
-export type SearchHit = { record: VectorRecord; distance: number; score: number };
+/** A search hit: the record's stored summary (read only, no vector) with its distance and score. */
+export type SearchHit = { record: RecordSummary; distance: number; score: number };
 export type SearchAnswer = { results: SearchHit[]; search_mode: SearchMode };
 export type FilterParams = { where?: string; filter?: unknown };
 export type KeywordSearchParams = { text: string; k: number; where?: string; filter?: unknown };
-export type KeywordHit = { record: VectorRecord; score: number };
+export type KeywordHit = { record: RecordSummary; score: number };
 export type HybridSearchParams = {
   vector: ArrayLike<number>;
   text: string;
@@ -61,7 +63,7 @@ export type HybridSearchParams = {
   where?: string;
   filter?: unknown;
 };
-export type HybridHit = { record: VectorRecord; score: number; distance?: number };
+export type HybridHit = { record: RecordSummary; score: number; distance?: number };
 /** One block's changes: the store contract's StoreChanges. */
 export type BlockChanges = StoreChanges;
 
@@ -85,8 +87,6 @@ export class CollectionStore {
   #staged: Stage | undefined;
   readonly #queryBuf: Float32Array;
   readonly #ctx: PlannerContext;
-  /** Search hits whose vector copies are deferred (settled before the slab is written again). */
-  readonly #pendingHits = new PendingHits();
   readonly #rebuilder: GraphRebuilder;
 
   /**
@@ -235,9 +235,6 @@ export class CollectionStore {
   prepare(changes: BlockChanges): Promise<() => void> {
     const run = this.#queue.then(() => {
       this.#staged?.rollback();
-      // Staging writes slab slots freed since the last block: hits still holding them copy first.
-      // Staging is the only writer of a live store's slab; any other (a compaction) must settle too.
-      this.#pendingHits.settleAll();
       return stageBlock(this.#t, this.#def.dim, changes, {
         name: this.name,
         staged: (stage) => {
@@ -306,25 +303,20 @@ export class CollectionStore {
   /**
    * k nearest records, optionally filtered; never fewer than min(k, passing records).
    * @param params `{ vector, k, where?, filter?, efSearch? }` (k is validated by the caller, 1–50)
-   * @returns results nearest first with pgvector distance and score, and `search_mode`
+   * @returns results nearest first with pgvector distance and score (records without their vector:
+   *   read one with `get(record.key)`), and `search_mode`
    * @throws DimensionMismatchError, InvalidFilterError
    * @example store.search({ vector: [1, 0, 0, 0], k: 2, where: "topic = str('pets')" })
    */
   search(params: SearchParams): SearchAnswer {
     const res = this.#searchSlots(params);
     const score = this.#t.ops.score;
+    const records = this.#t.records;
     const results: SearchHit[] = new Array(res.slots.length);
-    const batch = new HitBatch();
-    const t = this.#t;
     for (let i = 0; i < res.slots.length; i++) {
       const d = res.distances[i]!;
-      const slot = res.slots[i]!;
-      // Answers rarely show vectors: copy one out of the slab only when it is read.
-      const record = new RecordView(t.records[slot]!, () => t.vectors.copy(slot));
-      batch.views.push(record);
-      results[i] = { record, distance: d, score: score(d) };
+      results[i] = { record: records[res.slots[i]!]!, distance: d, score: score(d) };
     }
-    if (results.length > 0) this.#pendingHits.track(batch);
     return { results, search_mode: res.mode };
   }
 
@@ -417,7 +409,8 @@ export class CollectionStore {
    */
   keywordSearch(params: KeywordSearchParams): { results: KeywordHit[] } {
     const hits = this.#keywordSlots(params);
-    return { results: hits.slots.map((s, i) => ({ record: this.#recordAt(s), score: hits.scores[i]! })) };
+    const records = this.#t.records;
+    return { results: hits.slots.map((s, i) => ({ record: records[s]!, score: hits.scores[i]! })) };
   }
 
   #keywordSlots(params: KeywordSearchParams): { slots: number[]; scores: number[] } {
@@ -450,7 +443,7 @@ export class CollectionStore {
       .slice(0, k);
     const q = this.#queryVector(params.vector);
     const results = fused.map(({ slot, score }) => ({
-      record: this.#recordAt(slot),
+      record: this.#t.records[slot]! as RecordSummary,
       score,
       distance: distance.get(slot) ?? this.#t.ops.distance(q, this.#t.vectors.view(slot)),
     }));

@@ -1,5 +1,6 @@
 // The record shapes of a collection store: what a slot keeps (everything but the vector, which lives
-// in the slab) and what readers get (a fresh object owning a copy of its vector).
+// in the slab, and what search hits carry) and what get/records readers get (a fresh object owning a
+// copy of its vector).
 
 import type { AttributeValue, VectorRecord } from '../collections/index.ts';
 import { halfvecOf } from './vectorSlab.ts';
@@ -8,10 +9,9 @@ import { halfvecOf } from './vectorSlab.ts';
 export type StoredRecord = Omit<VectorRecord, 'vector' | 'halfvec'>;
 
 /**
- * A record read out of the store: it owns a copy of its vector (the slab slot may be reused later);
- * the halfvec bytes are derived from that copy on first read, since few readers ask and encoding
- * costs about twice the copy. A search hit takes its copy on first read too (most answers never show
- * vectors), and at the latest before the store next writes its slab (see HitBatch).
+ * A record read out of the store (get, records): it owns a copy of its vector (the slab slot may be
+ * reused later); the halfvec bytes are derived from that copy on first read, since few readers ask and
+ * encoding costs about twice the copy. Search hits do not use it: they carry the stored summary.
  */
 export class RecordView implements VectorRecord {
   key: string;
@@ -23,15 +23,14 @@ export class RecordView implements VectorRecord {
   dim: number;
   document: string;
   attributes: Record<string, AttributeValue>;
-  #vector: Float32Array | undefined;
-  #load: (() => Float32Array) | undefined;
+  vector: Float32Array;
   #halfvec: Uint8Array | undefined;
 
   /**
    * @param r the stored fields
-   * @param vector the record's own copy of its vector, or a function that makes that copy (called once)
+   * @param vector the record's own copy of its vector
    */
-  constructor(r: StoredRecord, vector: Float32Array | (() => Float32Array)) {
+  constructor(r: StoredRecord, vector: Float32Array) {
     this.key = r.key;
     this.owner = r.owner;
     this.creator = r.creator;
@@ -41,26 +40,7 @@ export class RecordView implements VectorRecord {
     this.dim = r.dim;
     this.document = r.document;
     this.attributes = r.attributes;
-    if (typeof vector === 'function') this.#load = vector;
-    else this.#vector = vector;
-  }
-
-  get vector(): Float32Array {
-    if (this.#vector === undefined) {
-      this.#vector = this.#load!();
-      this.#load = undefined;
-    }
-    return this.#vector;
-  }
-
-  set vector(v: Float32Array) {
-    this.#vector = v;
-    this.#load = undefined;
-  }
-
-  /** Takes the vector copy now if it was deferred. */
-  settle(): void {
-    void this.vector;
+    this.vector = vector;
   }
 
   get halfvec(): Uint8Array {
@@ -71,45 +51,6 @@ export class RecordView implements VectorRecord {
     this.#halfvec = bytes;
   }
 }
-
-/**
- * The hits of one search whose vector copies are deferred. The store holds each batch weakly and
- * settles the live ones before it writes its slab again (the next block's prepare): until then every
- * slot still holds the vector it held at search time, so a deferred copy is the same copy. One
- * WeakRef per search (not per hit) keeps the cost near 1 µs; like any WeakRef target, a batch lives
- * at least until the current job ends, so a synchronous loop of searches keeps its hits until it
- * returns to the event loop.
- */
-export class HitBatch {
-  readonly views: RecordView[] = [];
-
-  settle(): void {
-    for (const v of this.views) v.settle();
-  }
-}
-
-/** Weakly held HitBatches: settled together, pruned of collected ones as the list grows. */
-export class PendingHits {
-  #refs: WeakRef<HitBatch>[] = [];
-  #pruneAt = PENDING_PRUNE_MIN;
-
-  track(batch: HitBatch): void {
-    this.#refs.push(new WeakRef(batch));
-    if (this.#refs.length < this.#pruneAt) return;
-    this.#refs = this.#refs.filter((r) => r.deref() !== undefined);
-    this.#pruneAt = Math.max(PENDING_PRUNE_MIN, this.#refs.length * 2);
-  }
-
-  /** Copies every deferred vector still reachable; called before the slab is written. */
-  settleAll(): void {
-    for (const r of this.#refs) r.deref()?.settle();
-    this.#refs = [];
-    this.#pruneAt = PENDING_PRUNE_MIN;
-  }
-}
-
-/** Batches tracked before the first pruning pass (the list then prunes at twice what survives). */
-const PENDING_PRUNE_MIN = 1024;
 
 /**
  * A record's attributes as a fast-properties object with no prototype. Decoders build them with

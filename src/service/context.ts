@@ -9,18 +9,23 @@ import type { ChainWriter } from '../chain/index.ts';
 type SearchMode = 'exact' | 'hnsw';
 type Filtered = { where?: string; filter?: unknown };
 
+/** A record without its vector: what searches and listings hand out (the store's own object: read only). */
+export type RecordSummary = Readonly<Omit<VectorRecord, 'vector' | 'halfvec'>>;
+
 /** The read side of a collection store (the engine's CollectionStore). */
 export interface ReadableStore extends IndexedStore {
   search(params: { vector: ArrayLike<number>; k: number } & Filtered): {
-    results: { record: VectorRecord; distance: number; score: number }[];
+    results: { record: RecordSummary; distance: number; score: number }[];
     search_mode: SearchMode;
   };
   count(params?: Filtered): number;
-  /** The live records passing a filter, without vectors (the store's own objects: read only). */
-  select(params?: Filtered): readonly Omit<VectorRecord, 'vector' | 'halfvec'>[];
-  keywordSearch(params: { text: string; k: number } & Filtered): { results: { record: VectorRecord; score: number }[] };
+  /** The live records passing a filter, without vectors. */
+  select(params?: Filtered): readonly RecordSummary[];
+  keywordSearch(params: { text: string; k: number } & Filtered): {
+    results: { record: RecordSummary; score: number }[];
+  };
   hybridSearch(params: { vector: ArrayLike<number>; text: string; k: number } & Filtered): {
-    results: { record: VectorRecord; score: number; distance?: number }[];
+    results: { record: RecordSummary; score: number; distance?: number }[];
     search_mode: SearchMode;
   };
 }

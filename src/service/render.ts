@@ -2,13 +2,30 @@
 // only when asked for.
 import type { CollectionDefinition, VectorRecord } from '../collections/index.ts';
 
+type AttributeType = CollectionDefinition['attributes'][string];
+
+/** Each definition's attributes in name order, sorted once rather than per rendered record. */
+const sortedAttributes = new WeakMap<CollectionDefinition, readonly (readonly [string, AttributeType])[]>();
+
+function attributesByName(definition: CollectionDefinition): readonly (readonly [string, AttributeType])[] {
+  let sorted = sortedAttributes.get(definition);
+  if (sorted === undefined) {
+    sorted = Object.entries(definition.attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    sortedAttributes.set(definition, sorted);
+  }
+  return sorted;
+}
+
+/**
+ * A record's attributes that its collection defines, as `{type, value}`, in name order (attributes the
+ * definition does not name are left out).
+ */
 export function typedAttributes(record: Omit<VectorRecord, 'vector' | 'halfvec'>, definition: CollectionDefinition) {
-  const out: Record<string, { type: CollectionDefinition['attributes'][string]; value: string | number | boolean }> =
-    {};
-  const byName = Object.entries(record.attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [name, value] of byName) {
-    const type = definition.attributes[name];
-    if (type) out[name] = { type, value };
+  const out: Record<string, { type: AttributeType; value: string | number | boolean }> = {};
+  const values = record.attributes;
+  for (const [name, type] of attributesByName(definition)) {
+    const value = values[name];
+    if (value !== undefined && Object.hasOwn(values, name)) out[name] = { type, value };
   }
   return out;
 }

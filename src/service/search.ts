@@ -1,7 +1,7 @@
 // search: nearest neighbours by vector, by embedded text, by keyword (BM25) or hybrid (RRF), with
 // Arkiv filters; the planner in the engine chooses exact or HNSW and reports it.
 import { defined } from '../defined.ts';
-import type { ServiceContext } from './context.ts';
+import type { RecordSummary, ServiceContext } from './context.ts';
 import { EmbedderNotConfiguredError, InvalidArgumentError } from './errors.ts';
 import { typedAttributes } from './render.ts';
 import { searchSchema, searchSchemaFast, type SearchParameters, type SearchResult } from './schemas.ts';
@@ -39,15 +39,19 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
   const c = collectionIn(view, args.collection);
   const filters = { where: args.where, filter: args.filter };
   const base = { as_of_block: view.as_of_block, sync_state: view.sync_state, open_collection: c.definition.open, mode };
-  const render = (hit: { record: Parameters<typeof typedAttributes>[0]; score: number; distance?: number }) => ({
-    key: hit.record.key,
-    id: hit.record.id,
-    ...(hit.distance !== undefined ? { distance: hit.distance } : {}),
-    score: hit.score,
-    expires_at_block: Number(hit.record.expiresAt),
-    attributes: typedAttributes(hit.record, c.definition),
-    ...(args.include_document ? { document: hit.record.document } : {}),
-  });
+  const withDocument = args.include_document === true;
+  // Fields assigned in the answer's order (JSON keeps it) rather than spread from temporary objects.
+  const render = (hit: { record: RecordSummary; score: number; distance?: number }) => {
+    const r = hit.record;
+    const expires_at_block = Number(r.expiresAt);
+    const attributes = typedAttributes(r, c.definition);
+    const out: SearchResult['results'][number] =
+      hit.distance === undefined
+        ? { key: r.key, id: r.id, score: hit.score, expires_at_block, attributes }
+        : { key: r.key, id: r.id, distance: hit.distance, score: hit.score, expires_at_block, attributes };
+    if (withDocument) out.document = r.document;
+    return out;
+  };
   if (mode === 'keyword') {
     const { results } = c.store.keywordSearch({ text: text ?? '', k: args.k, ...filters });
     return { ...base, search_mode: 'exact', results: results.map(render) };

@@ -3,8 +3,7 @@
 // (attribute, else 0) and `content` (the document). Errors use KuraDB's exact strings.
 import { z } from 'zod';
 import { ArkivectorError } from '../errors.ts';
-import type { VectorRecord } from '../collections/index.ts';
-import type { ServiceContext } from './context.ts';
+import type { RecordSummary, ServiceContext } from './context.ts';
 import { textEmbedder } from './textEmbedder.ts';
 import { readView } from './view.ts';
 
@@ -45,7 +44,7 @@ export class RagArgumentError extends ArkivectorError {
   }
 }
 
-function group(records: readonly VectorRecord[]): Group[] {
+function group(records: readonly RecordSummary[]): Group[] {
   const groups = new Map<string, Group>();
   for (const record of records) {
     const source = typeof record.attributes.source === 'string' ? record.attributes.source : record.id;

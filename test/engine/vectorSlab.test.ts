@@ -221,7 +221,7 @@ describe('CollectionStore: vectors kept in the slab', () => {
       assert.equal(res.results[0]!.record.id, id);
       assert.ok(res.results[0]!.distance < 1e-6);
       for (const hit of res.results)
-        assert.ok(Math.abs(hit.distance - METRIC_OPS.cosine.distance(v, hit.record.vector)) < 1e-6);
+        assert.ok(Math.abs(hit.distance - METRIC_OPS.cosine.distance(v, store.get(hit.record.key)!.vector)) < 1e-6);
     }
   });
 
@@ -237,8 +237,6 @@ describe('CollectionStore: vectors kept in the slab', () => {
     out.vector.fill(0);
     assertVector(store, 'id-1', want);
     assert.notEqual(store.get('id-1')!.vector, store.get('id-1')!.vector);
-    const hit = store.search({ vector: vec(1), k: 1 }).results[0]!;
-    assert.deepEqual([...hit.record.halfvec], want.halfvec);
     assert.deepEqual(
       [...store.records()].map((r) => [...r.vector]),
       [want.vector, expected(2, vec(2)).vector],

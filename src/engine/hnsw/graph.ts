@@ -23,6 +23,8 @@ export class HnswGraph {
   /** hnswlib takes number[] only; one reused buffer avoids an allocation per call (it copies it). */
   readonly #scratch: number[];
   #currentEf = -1;
+  /** hnswlib's maxElements, kept here: asking the addon costs a native call per search. */
+  #capacity: number;
   /** Labels marked deleted whose slots hnswlib has not reused yet. */
   deleted = 0;
 
@@ -31,6 +33,7 @@ export class HnswGraph {
     this.dim = dim;
     this.params = params;
     this.#native = native;
+    this.#capacity = native.getMaxElements();
     this.#scratch = new Array<number>(dim).fill(0);
   }
 
@@ -73,14 +76,17 @@ export class HnswGraph {
   }
 
   get capacity(): number {
-    return this.#native.getMaxElements();
+    return this.#capacity;
   }
 
   /** Makes room for `extra` inserts (after reusing deleted slots), growing by at least ×1.5. */
   reserve(extra: number): void {
     const need = this.#native.getCurrentCount() + Math.max(0, extra - this.deleted);
-    const max = this.#native.getMaxElements();
-    if (need > max) this.#native.resizeIndex(Math.max(need, Math.ceil(max * 1.5)));
+    const max = this.#capacity;
+    if (need > max) {
+      this.#native.resizeIndex(Math.max(need, Math.ceil(max * 1.5)));
+      this.#capacity = this.#native.getMaxElements();
+    }
   }
 
   /**
@@ -114,14 +120,14 @@ export class HnswGraph {
    * @returns labels and pgvector distances, nearest first
    */
   search(query: ArrayLike<number>, k: number, ef: number, filter?: (label: number) => boolean): GraphHits {
-    if (this.#native.getCurrentCount() === 0) return { labels: [], distances: [] };
+    // An empty graph answers nothing (hnswlib checks that itself, without a second native call).
     if (ef !== this.#currentEf) {
       this.#native.setEf(ef);
       this.#currentEf = ef;
     }
     const buf = this.#scratch;
     for (let i = 0; i < buf.length; i++) buf[i] = query[i]!;
-    const kk = Math.min(k, this.#native.getMaxElements());
+    const kk = Math.min(k, this.#capacity);
     const res = filter === undefined ? this.#native.searchKnn(buf, kk) : this.#native.searchKnn(buf, kk, filter);
     const distances = res.distances;
     const fromHnsw = this.ops.fromHnsw;
