@@ -1,0 +1,307 @@
+// Indexer throughput (issue 11, item 6): catch-up when tailing blocks, bootstrap with the pinned-block
+// query, restart from a snapshot, against raw hnswlib-node inserting the same vectors. Every party runs
+// in a process of its own, as in a deployment: the devnet (`arkivector devnet`), the writer (this
+// process, through the unmodified @arkiv-network/sdk), each indexer phase, and the raw baseline, so no
+// measurement shares its thread with the chain's JSON-RPC serving or inherits another phase's heap.
+// Children are this bench's entry forked with `--role throughput-child`; they answer over IPC.
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWalletClient, http } from '@arkiv-network/sdk';
+import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
+import { localhost } from '@arkiv-network/sdk/chains';
+import hnswlib from 'hnswlib-node';
+import { createArkivV1Source } from '../src/chain/index.ts';
+import { createHttpTransport } from '../src/chain/transport.ts';
+import {
+  encodeCollectionEntity,
+  encodeVectorEntity,
+  HALF_TO_FLOAT32,
+  validateCollectionDefinition,
+} from '../src/collections/index.ts';
+import { engineStores } from '../src/engine/storeFactory.ts';
+import { HNSW_RANDOM_SEED } from '../src/engine/hnsw/params.ts';
+import { halfvecOf } from '../src/engine/vectorSlab.ts';
+import { ChainIndexer } from '../indexer/indexer.ts';
+import { spawnDevnet } from './devnetProcess.ts';
+import { mulberry32 } from './generators.ts';
+
+/** How long one indexer phase may take before the bench gives up (100k × 384 takes minutes). */
+const PHASE_TIMEOUT_MS = 1_800_000;
+const VECTOR_SEED = 7;
+
+export type Phase = 'catch-up' | 'bootstrap' | 'restart';
+
+/** The child's orders, as argv (`--role throughput-child --task JSON`). */
+export type ChildTask =
+  | { kind: 'raw'; entities: number; dim: number }
+  | {
+      kind: 'indexer';
+      phase: Phase;
+      rpc: string;
+      chainId: number;
+      head: number;
+      entities: number;
+      startBlock?: number;
+      dataDir?: string;
+    };
+
+/** What an indexer child reports; times in seconds. */
+export interface PhaseTiming {
+  /** From `start()` to the head applied: the figure the README's table gives. */
+  seconds: number;
+  /** The child's own start (modules, addon) before the indexer started. */
+  process_start_seconds: number;
+  /** Time the indexer spent awaiting `blocks()` (fetch over JSON-RPC and decode), catch-up only. */
+  blocks_wait_seconds: number;
+  /** Restart only: the indexer's snapshot load (header check, tracked entities, stores, resolver). */
+  snapshot_load_seconds?: number;
+  /** Restart only: of which reading the collection stores (graph, vectors, records). */
+  store_load_seconds?: number;
+}
+
+/**
+ * Binary16-rounded uniform vectors in [-1, 1), the values the chain keeps and the engine indexes; the
+ * writer and the raw baseline draw the same sequence from the same seed.
+ */
+export function* benchVectors(total: number, dim: number): Generator<number[]> {
+  const uniform = mulberry32(VECTOR_SEED);
+  const draw = () => uniform() * 2 - 1;
+  for (let n = 0; n < total; n++) {
+    const bytes = halfvecOf(Float32Array.from({ length: dim }, draw));
+    const out = new Array<number>(dim);
+    for (let i = 0; i < dim; i++) out[i] = HALF_TO_FLOAT32[bytes[2 * i]! | (bytes[2 * i + 1]! << 8)]!;
+    yield out;
+  }
+}
+
+const benchInput = (dim: number) => ({
+  dim,
+  metric: 'cosine' as const,
+  attributes: { topic: 'str' as const, rank: 'i32' as const },
+});
+
+async function rawInsert(entities: number, dim: number): Promise<{ seconds: number }> {
+  const definition = validateCollectionDefinition(benchInput(dim));
+  // Float32 storage (half the bytes of number[]); the conversion per insert is part of any real insert too.
+  const halves = new Float32Array(entities * dim);
+  let n = 0;
+  for (const vector of benchVectors(entities, dim)) halves.set(vector, dim * n++);
+  const raw = new hnswlib.HierarchicalNSW('cosine', dim);
+  raw.initIndex(entities, definition.index.m, definition.index.ef_construction, HNSW_RANDOM_SEED);
+  const point = new Array<number>(dim);
+  const started = process.hrtime.bigint();
+  for (let p = 0; p < entities; p++) {
+    for (let i = 0; i < dim; i++) point[i] = halves[p * dim + i]!;
+    raw.addPoint(point, p);
+  }
+  return { seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+async function indexerPhase(task: Extract<ChildTask, { kind: 'indexer' }>): Promise<PhaseTiming> {
+  const processStart = process.uptime();
+  const transport = createHttpTransport({ url: task.rpc });
+  const v1 = createArkivV1Source(transport);
+  let blocksWait = 0n;
+  const source = {
+    ...v1,
+    async blocks(from: number, to: number) {
+      const started = process.hrtime.bigint();
+      try {
+        return await v1.blocks(from, to);
+      } finally {
+        blocksWait += process.hrtime.bigint() - started;
+      }
+    },
+  };
+  let storeLoad = 0n;
+  const stores = {
+    ...engineStores,
+    async load(...args: Parameters<typeof engineStores.load>) {
+      const started = process.hrtime.bigint();
+      try {
+        return await engineStores.load(...args);
+      } finally {
+        storeLoad += process.hrtime.bigint() - started;
+      }
+    },
+  };
+  // The indexer logs the snapshot load's duration before it announces the block (a progress phase comes
+  // after the announcement, too late for the waiter).
+  let snapshotLoadMs: number | undefined;
+  const logger = {
+    info(fields: Record<string, unknown>, message: string) {
+      if (message === 'snapshot loaded' && typeof fields.ms === 'number') snapshotLoadMs = fields.ms;
+    },
+    warn() {},
+    error() {},
+    debug() {},
+  };
+  const indexer = new ChainIndexer({
+    source,
+    stores,
+    logger,
+    chainId: task.chainId,
+    blockTimeSeconds: 0.5,
+    batchSize: 20,
+    ...(task.startBlock === undefined ? {} : { startBlock: task.startBlock }),
+    ...(task.dataDir === undefined ? {} : { dataDir: task.dataDir }),
+  });
+  try {
+    const started = process.hrtime.bigint();
+    indexer.start();
+    if (!(await indexer.waitForBlock(task.head, PHASE_TIMEOUT_MS)))
+      throw new Error(`${task.phase}: did not finish (${indexer.lastError})`);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const size = indexer.collections.get('bench')?.stats.live_entities ?? 0;
+    if (size !== task.entities) throw new Error(`${task.phase}: ${size} entities indexed, expected ${task.entities}`);
+    if (task.phase === 'restart' && indexer.counters.snapshotsLoaded !== 1)
+      throw new Error('the restart did not load the snapshot');
+    const timing: PhaseTiming = {
+      seconds,
+      process_start_seconds: processStart,
+      blocks_wait_seconds: Number(blocksWait) / 1e9,
+    };
+    if (task.phase === 'restart' && snapshotLoadMs !== undefined) {
+      timing.snapshot_load_seconds = snapshotLoadMs / 1000;
+      timing.store_load_seconds = Number(storeLoad) / 1e9;
+    }
+    return timing;
+  } finally {
+    await indexer.stop(); // the bootstrap phase writes the snapshot the restart loads
+    await transport.close();
+  }
+}
+
+/** The child side: runs one task, sends its result, exits (so a --cpu-prof profile gets written). */
+export async function throughputChild(taskJson: string): Promise<void> {
+  const task = JSON.parse(taskJson) as ChildTask;
+  const result = task.kind === 'raw' ? await rawInsert(task.entities, task.dim) : await indexerPhase(task);
+  await new Promise<void>((resolve, reject) =>
+    process.send?.({ result }, (error: Error | null) => (error ? reject(error) : resolve())),
+  );
+  process.disconnect();
+}
+
+async function runChild<T>(script: string, task: ChildTask, profileDir?: string): Promise<T> {
+  const child = fork(script, ['--role', 'throughput-child', '--task', JSON.stringify(task)], {
+    execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = once(child, 'exit');
+  const [first] = (await Promise.race([once(child, 'message'), exited])) as [{ result: T } | number | null];
+  const [code] = (await exited) as [number | null];
+  if (first === null || typeof first !== 'object') throw new Error(`${JSON.stringify(task)}: child exited (${code})`);
+  if (code !== 0) throw new Error(`${JSON.stringify(task)}: child exited with ${code}`);
+  return first.result;
+}
+
+export interface ThroughputOptions {
+  entities: number;
+  dim: number;
+  perTx: number;
+  /** Write a CPU profile of the catch-up child (the indexer side only) into this folder. */
+  profileDir?: string;
+  log: (line: string) => void;
+}
+
+/**
+ * Fills a devnet child through the SDK, then measures each phase in a fresh child process.
+ * @param script this bench's entry (forked for the children)
+ */
+export async function runThroughputBench(script: string, options: ThroughputOptions) {
+  const { entities: total, dim, perTx, log } = options;
+  const devnet = await spawnDevnet(0);
+  const transport = createHttpTransport({ url: devnet.url });
+  const chain = createArkivV1Source(transport);
+  const dataDir = await mkdtemp(join(tmpdir(), 'arkivector-bench-'));
+  const load = { start: loadavg()[0] ?? 0, end: 0 };
+  try {
+    const wallet = createWalletClient({
+      chain: localhost,
+      transport: http(devnet.url),
+      account: privateKeyToAccount(devnet.privateKey),
+    });
+    const input = benchInput(dim);
+    const definition = validateCollectionDefinition(input);
+    await wallet.createEntity({ ...encodeCollectionEntity('bench', input), expiresIn: 10_000_000 });
+    const startBlock = await chain.head();
+    const vectors = benchVectors(total, dim);
+    const writeStarted = Date.now();
+    for (let written = 0; written < total; written += perTx) {
+      const creates = Array.from({ length: Math.min(perTx, total - written) }, (_, i) => {
+        const encoded = encodeVectorEntity(
+          {
+            collection: 'bench',
+            id: `v${written + i}`,
+            vector: vectors.next().value as number[],
+            document: `document ${written + i}`,
+            attributes: { topic: `t${(written + i) % 7}`, rank: written + i },
+          },
+          definition,
+        );
+        return {
+          payload: encoded.payload,
+          contentType: encoded.contentType,
+          attributes: encoded.attributes,
+          expiresIn: 10_000_000,
+        };
+      });
+      await wallet.mutateEntities({ creates });
+      if (process.stderr.isTTY) process.stderr.write(`\rwriting: ${written + creates.length} / ${total}`);
+    }
+    const head = await chain.head();
+    const blocks = head - startBlock;
+    log(
+      `\nwrote ${total} entities (dim ${dim}) in ${blocks} blocks in ${((Date.now() - writeStarted) / 1000).toFixed(1)} s`,
+    );
+
+    const indexerTask = { kind: 'indexer' as const, rpc: devnet.url, chainId: devnet.chainId, head, entities: total };
+    // The raw baseline first, in a fresh process: no indexer's heap or GC debt before it.
+    const raw = await runChild<{ seconds: number }>(script, { kind: 'raw', entities: total, dim });
+    log(`raw hnswlib-node inserts: ${raw.seconds.toFixed(2)} s`);
+    const catchUp = await runChild<PhaseTiming>(
+      script,
+      { ...indexerTask, phase: 'catch-up', startBlock },
+      options.profileDir,
+    );
+    log(`catch-up: ${catchUp.seconds.toFixed(2)} s`);
+    const bootstrap = await runChild<PhaseTiming>(script, { ...indexerTask, phase: 'bootstrap', dataDir });
+    log(`bootstrap: ${bootstrap.seconds.toFixed(2)} s`);
+    const restart = await runChild<PhaseTiming>(script, { ...indexerTask, phase: 'restart', dataDir });
+    load.end = loadavg()[0] ?? 0;
+
+    return {
+      machine: { cpus: cpus().length, node: process.version, load_average_1m: load },
+      entities: total,
+      dim,
+      blocks,
+      /** Every phase in a process of its own; the devnet in another. */
+      processes: 'separate',
+      catch_up: {
+        seconds: catchUp.seconds,
+        blocks_per_second: blocks / catchUp.seconds,
+        entities_per_second: total / catchUp.seconds,
+        blocks_wait_seconds: catchUp.blocks_wait_seconds,
+      },
+      bootstrap: { seconds: bootstrap.seconds, entities_per_second: total / bootstrap.seconds },
+      snapshot_restart: {
+        seconds: restart.seconds,
+        process_start_seconds: restart.process_start_seconds,
+        snapshot_load_seconds: restart.snapshot_load_seconds,
+        store_load_seconds: restart.store_load_seconds,
+      },
+      full_rebuild: { seconds: bootstrap.seconds },
+      raw_hnswlib_insert: { seconds: raw.seconds, entities_per_second: total / raw.seconds },
+      /** Targets (issue 11): catch-up ≥ 0.8× the raw insert rate; restart ≥ 20× faster than a rebuild. */
+      catch_up_vs_raw_insert: raw.seconds / catchUp.seconds,
+      restart_speedup_vs_rebuild: bootstrap.seconds / restart.seconds,
+    };
+  } finally {
+    await transport.close();
+    await devnet.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
