@@ -12,6 +12,7 @@ import {
   type ChainSource,
   type EntitySelector,
   type RpcTransport,
+  type SourceBlock,
 } from '../src/chain/index.ts';
 import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
@@ -131,6 +132,12 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   #wake: (() => void) | undefined;
   /** Block of the last snapshot written or loaded. */
   #snapshotAt: number | undefined;
+  /**
+   * While catching up, the next batch is fetched while the current one is applied, so the node's
+   * serving and our inserts overlap. It is used only if it starts right after asOfBlock and still chains
+   * onto it; a reorg after the fetch is caught by the next step's canonical check, as for any batch.
+   */
+  #prefetched: { from: number; blocks: Promise<SourceBlock[] | undefined> } | undefined;
   /** Counters for status and metrics. */
   readonly counters = (() => {
     const self = this;
@@ -213,6 +220,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#stopped = true;
     this.#wake?.();
     await this.#loop;
+    this.#prefetched = undefined;
     if (this.#options.dataDir && this.#asOf !== undefined && this.#asOf !== this.#snapshotAt)
       await this.#snapshot().catch((error) =>
         this.#logger.error({ error: (error as Error).message }, 'snapshot failed'),
@@ -339,7 +347,9 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     const behind = target - this.#asOf;
     const to = Math.min(target, this.#asOf + (behind > this.#options.liveLag ? this.#options.batchSize : 1));
     const started = Date.now();
-    const blocks = await source.blocks(this.#asOf + 1, to);
+    const blocks = await this.#blocksFrom(this.#asOf + 1, to);
+    if (behind > this.#options.liveLag && to < target)
+      this.#prefetch(to + 1, Math.min(target, to + this.#options.batchSize));
     let applied = 0;
     let ops = 0;
     let commit: () => void;
@@ -392,6 +402,23 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     return true;
   }
 
+  #prefetch(from: number, to: number): void {
+    // A failed prefetch is not an error yet: the step fetches that range again and fails there, if at all.
+    this.#prefetched = { from, blocks: this.#source.blocks(from, to).catch(() => undefined) };
+  }
+
+  /** Blocks `from..to`: the prefetched batch when it still fits, else a fetch now. */
+  async #blocksFrom(from: number, to: number): Promise<SourceBlock[]> {
+    const prefetched = this.#prefetched;
+    this.#prefetched = undefined;
+    if (prefetched?.from === from) {
+      const blocks = await prefetched.blocks;
+      if (blocks?.[0] && blocks[0].parentHash === this.#hashes.get(from - 1))
+        return blocks.filter((block) => block.number <= to);
+    }
+    return this.#source.blocks(from, to);
+  }
+
   #rememberHash(block: number, hash: Hex): void {
     this.#hashes.set(block, hash);
     this.#hashes.delete(block - RECENT_HASHES);
@@ -436,6 +463,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
 
   async #bootstrap(pinned: number): Promise<void> {
     const source = this.#source;
+    this.#prefetched = undefined;
     const started = Date.now();
     const [before] = await source.headers([pinned]);
     if (!before) throw new Error(`block ${pinned} is not available for bootstrap`);
@@ -488,6 +516,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   /** Walks back to the newest block whose hash we applied and that is still canonical, and rolls back to it. */
   async #handleReorg(): Promise<void> {
     const from = defined(this.#asOf, 'asOfBlock at a reorg');
+    this.#prefetched = undefined;
     const known = [...this.#hashes.keys()].filter((n) => n <= from).sort((a, b) => b - a);
     let ancestor: number | undefined;
     for (let i = 0; i < known.length && ancestor === undefined; i += 32) {
