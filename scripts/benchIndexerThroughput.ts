@@ -202,7 +202,7 @@ export interface ThroughputOptions {
   entities: number;
   dim: number;
   perTx: number;
-  /** Write a CPU profile of the catch-up child (the indexer side only) into this folder. */
+  /** Write CPU profiles of the indexer children (not the devnet) into DIR/catch-up, DIR/bootstrap, DIR/restart. */
   profileDir?: string;
   log: (line: string) => void;
 }
@@ -258,6 +258,7 @@ export async function runThroughputBench(script: string, options: ThroughputOpti
       `\nwrote ${total} entities (dim ${dim}) in ${blocks} blocks in ${((Date.now() - writeStarted) / 1000).toFixed(1)} s`,
     );
 
+    const profileDir = (phase: Phase) => options.profileDir && join(options.profileDir, phase);
     const indexerTask = { kind: 'indexer' as const, rpc: devnet.url, chainId: devnet.chainId, head, entities: total };
     // The raw baseline first, in a fresh process: no indexer's heap or GC debt before it.
     const raw = await runChild<{ seconds: number }>(script, { kind: 'raw', entities: total, dim });
@@ -265,12 +266,20 @@ export async function runThroughputBench(script: string, options: ThroughputOpti
     const catchUp = await runChild<PhaseTiming>(
       script,
       { ...indexerTask, phase: 'catch-up', startBlock },
-      options.profileDir,
+      profileDir('catch-up'),
     );
     log(`catch-up: ${catchUp.seconds.toFixed(2)} s`);
-    const bootstrap = await runChild<PhaseTiming>(script, { ...indexerTask, phase: 'bootstrap', dataDir });
+    const bootstrap = await runChild<PhaseTiming>(
+      script,
+      { ...indexerTask, phase: 'bootstrap', dataDir },
+      profileDir('bootstrap'),
+    );
     log(`bootstrap: ${bootstrap.seconds.toFixed(2)} s`);
-    const restart = await runChild<PhaseTiming>(script, { ...indexerTask, phase: 'restart', dataDir });
+    const restart = await runChild<PhaseTiming>(
+      script,
+      { ...indexerTask, phase: 'restart', dataDir },
+      profileDir('restart'),
+    );
     load.end = loadavg()[0] ?? 0;
 
     return {
