@@ -1,8 +1,8 @@
 // Indexer benchmark: catch-up rate (blocks/s, entities/s) when tailing, bootstrap rate with the pinned-block
 // query, and restart time from a snapshot against a full rebuild, at dim 384 against a devnet in a process
 // of its own. Usage: npm run bench:indexer -- [--entities 20000] [--dim 384] [--per-tx 200] [--out FILE]
-// [--profile DIR]; `--large` is 100k × 384. Each phase, and raw hnswlib-node inserting the same vectors
-// (the catch-up's ceiling), runs in a fresh child process (benchIndexerThroughput.ts).
+// [--rounds N] [--profile DIR]; `--large` is 100k × 384. Each phase, and raw hnswlib-node inserting the
+// same vectors (the catch-up's ceiling), runs in a fresh child process (benchIndexerThroughput.ts).
 // Memory (RSS per live entity, read-only node and write daemon): npm run bench:indexer -- --memory
 // [--entities 30000] [--dim 32] [--heap-dir DIR] [--out FILE]; `--quick` shrinks either mode.
 import { writeFile } from 'node:fs/promises';
@@ -15,6 +15,7 @@ const { values } = parseArgs({
     entities: { type: 'string', default: '20000' },
     dim: { type: 'string', default: '384' },
     'per-tx': { type: 'string', default: '200' },
+    rounds: { type: 'string', default: '1' },
     out: { type: 'string' },
     memory: { type: 'boolean', default: false },
     large: { type: 'boolean', default: false },
@@ -49,6 +50,7 @@ async function throughputBench(): Promise<void> {
     entities: total,
     dim,
     perTx: Number(values['per-tx']),
+    rounds: Number(values.rounds),
     profileDir: values.profile,
     log,
   });
@@ -76,7 +78,7 @@ async function throughputBench(): Promise<void> {
     },
   });
   log(
-    `catch-up at ${results.catch_up_vs_raw_insert.toFixed(2)}× the raw insert rate (${results.catch_up.blocks_wait_seconds.toFixed(2)} s awaiting blocks); restart ${results.restart_speedup_vs_rebuild.toFixed(1)}× faster than a rebuild`,
+    `catch-up at ${results.catch_up_vs_raw_insert.toFixed(2)}× the raw insert rate (${results.catch_up.blocks_fetch_seconds.toFixed(2)} s of block fetches in flight); restart ${results.restart_speedup_vs_rebuild.toFixed(1)}× faster than a rebuild`,
   );
   if (restart.snapshot_load_seconds !== undefined && restart.store_load_seconds !== undefined)
     log(
