@@ -75,6 +75,11 @@ export interface IndexerEvents {
 const noopLogger: IndexerLogger = { info() {}, warn() {}, error() {}, debug() {} };
 const RECENT_HASHES = 512;
 const MAX_BACKOFF_MS = 5_000;
+/**
+ * Blocks in the first batch of a catch-up; each next batch doubles, up to `batchSize`. Nothing overlaps
+ * the first fetch (later ones are fetched while the previous batch is applied), so it is kept short.
+ */
+const FIRST_CATCH_UP_BATCH = 2;
 /** Collection names per `IN (…)` query when bootstrap reads vectors. */
 const BOOTSTRAP_NAMES_PER_QUERY = 50;
 
@@ -138,6 +143,8 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
    * onto it; a reorg after the fetch is caught by the next step's canonical check, as for any batch.
    */
   #prefetched: { from: number; blocks: Promise<SourceBlock[] | undefined> } | undefined;
+  /** Size of the next catch-up batch (FIRST_CATCH_UP_BATCH, doubling up to batchSize). */
+  #catchUpBatch = FIRST_CATCH_UP_BATCH;
   /** Counters for status and metrics. */
   readonly counters = (() => {
     const self = this;
@@ -345,11 +352,15 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       return false;
     }
     const behind = target - this.#asOf;
-    const to = Math.min(target, this.#asOf + (behind > this.#options.liveLag ? this.#options.batchSize : 1));
+    const catchingUp = behind > this.#options.liveLag;
+    if (!catchingUp) this.#catchUpBatch = FIRST_CATCH_UP_BATCH;
+    const to = Math.min(target, this.#asOf + (catchingUp ? Math.min(this.#catchUpBatch, this.#options.batchSize) : 1));
     const started = Date.now();
     const blocks = await this.#blocksFrom(this.#asOf + 1, to);
-    if (behind > this.#options.liveLag && to < target)
-      this.#prefetch(to + 1, Math.min(target, to + this.#options.batchSize));
+    if (catchingUp && to < target) {
+      this.#catchUpBatch = Math.min(this.#options.batchSize, this.#catchUpBatch * 2);
+      this.#prefetch(to + 1, Math.min(target, to + this.#catchUpBatch));
+    }
     let applied = 0;
     let ops = 0;
     let commit: () => void;

@@ -1,5 +1,6 @@
-// Catch-up pipelining: while one batch of blocks is applied, the next is already being fetched, so the
-// node's serving overlaps our inserts. Checked on the real devnet through a recording ChainSource: the
+// Catch-up pipelining: a short first batch (nothing overlaps its fetch), then while one batch of blocks is
+// applied the next, twice as long up to batchSize, is already being fetched, so the node's serving overlaps
+// our inserts. Checked on the real devnet through a recording ChainSource: the
 // order of requests and applied blocks, and a batch fetched before a reorg that lands after the fetch
 // (the prefetch window) ending equal to a clean sync.
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import { ChainIndexer } from '../../indexer/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { defined } from '../helpers/defined.ts';
 
 const notes: CollectionDefinition = {
   dim: 4,
@@ -80,23 +82,35 @@ describe('indexer: catch-up pipelining', () => {
     );
   };
 
-  test('the next batch is requested before the current one is applied', async () => {
+  test('a short first batch, then the next batch is requested before the current one is applied', async () => {
     const v1 = createArkivV1Source(transport);
     const events: string[] = [];
+    const ranges: [number, number][] = [];
     const indexer = follow({
       ...v1,
       blocks(from, to) {
         events.push(`fetch ${from}`);
+        ranges.push([from, to]);
         return v1.blocks(from, to);
       },
     });
     indexer.on('block', (n) => events.push(`block ${n}`));
     await synced(indexer);
-    // Bootstrapped at 1, the first batch is 2..6 and the second 7..11.
-    const fetchSecond = events.indexOf('fetch 7');
-    const appliedFirst = events.indexOf('block 6');
-    assert.ok(fetchSecond >= 0 && appliedFirst >= 0, events.join(', '));
-    assert.ok(fetchSecond < appliedFirst, `7..11 requested only after 2..6 was applied: ${events.join(', ')}`);
+    // Bootstrapped at 1: nothing overlaps the first fetch, so it is short; then sizes double up to batchSize.
+    assert.deepEqual(ranges.slice(0, 3), [
+      [2, 3],
+      [4, 7],
+      [8, 12],
+    ]);
+    for (const [from] of ranges.slice(1, 3)) {
+      const fetchNext = events.indexOf(`fetch ${from}`);
+      const appliedBefore = events.indexOf(`block ${from - 1}`);
+      assert.ok(appliedBefore >= 0, events.join(', '));
+      assert.ok(
+        fetchNext < appliedBefore,
+        `${from}.. requested only after ${from - 1} was applied: ${events.join(', ')}`,
+      );
+    }
     assert.deepEqual(indexedCollections(indexer), await expectedCollections(devnet, indexer.asOfBlock!));
     await indexer.stop();
   });
@@ -107,22 +121,23 @@ describe('indexer: catch-up pipelining', () => {
     const fetchedOnce = new Promise<void>((resolve) => (fetched = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    let held = false;
+    let held: number | undefined;
     const indexer = follow({
       ...v1,
       async blocks(from, to) {
         const blocks = await v1.blocks(from, to);
-        if (from === 7 && !held) {
-          held = true;
+        if (from > 2 && held === undefined) {
+          // The second batch, fetched while the first is applied: the chain reorgs before it is used.
+          held = from;
           fetched();
-          await released; // the chain reorgs while these blocks wait to be applied
+          await released;
         }
         return blocks;
       },
     });
     await fetchedOnce;
-    const head = devnet.headNumber;
-    devnet.reorg(head - 8, { replay: false }); // blocks 9.. of the fetched batch are gone
+    // Blocks after the held batch's first are replaced: it still chains on, but is stale from its second block.
+    devnet.reorg(devnet.headNumber - defined(held, 'the held batch'), { replay: false });
     release();
     await synced(indexer);
     assert.equal(indexer.counters.reorgs, 1);
