@@ -1,7 +1,7 @@
 // Indexer benchmark: catch-up rate (blocks/s, entities/s) when tailing, bootstrap rate with the pinned-block
 // query, and restart time from a snapshot against a full rebuild, at dim 384 against a devnet in a process
 // of its own. Usage: npm run bench:indexer -- [--entities 20000] [--dim 384] [--per-tx 200] [--out FILE]
-// [--rounds N] [--profile DIR]; `--large` is 100k × 384. Each phase, and raw hnswlib-node inserting the
+// [--rounds N] [--baseline CHECKOUT] [--profile DIR]; `--large` is 100k × 384. Each phase, and raw hnswlib-node inserting the
 // same vectors (the catch-up's ceiling), runs in a fresh child process (benchIndexerThroughput.ts).
 // Memory (RSS per live entity, read-only node and write daemon): npm run bench:indexer -- --memory
 // [--entities 30000] [--dim 32] [--heap-dir DIR] [--out FILE]; `--quick` shrinks either mode.
@@ -16,6 +16,7 @@ const { values } = parseArgs({
     dim: { type: 'string', default: '384' },
     'per-tx': { type: 'string', default: '200' },
     rounds: { type: 'string', default: '1' },
+    baseline: { type: 'string' },
     out: { type: 'string' },
     memory: { type: 'boolean', default: false },
     large: { type: 'boolean', default: false },
@@ -51,6 +52,7 @@ async function throughputBench(): Promise<void> {
     dim,
     perTx: Number(values['per-tx']),
     rounds: Number(values.rounds),
+    baseline: values.baseline,
     profileDir: values.profile,
     log,
   });
@@ -80,6 +82,10 @@ async function throughputBench(): Promise<void> {
   log(
     `catch-up at ${results.catch_up_vs_raw_insert.toFixed(2)}× the raw insert rate (${results.catch_up.blocks_fetch_seconds.toFixed(2)} s of block fetches in flight); restart ${results.restart_speedup_vs_rebuild.toFixed(1)}× faster than a rebuild`,
   );
+  if (results.baseline)
+    log(
+      `baseline ${results.baseline.checkout}: catch-up ${results.baseline.catch_up_seconds.toFixed(2)} s, ${results.baseline.catch_up_vs_raw_insert.toFixed(2)}× the raw insert rate`,
+    );
   if (restart.snapshot_load_seconds !== undefined && restart.store_load_seconds !== undefined)
     log(
       `restart: ${restart.snapshot_load_seconds.toFixed(2)} s loading the snapshot (stores ${restart.store_load_seconds.toFixed(2)} s, tracked entities and the rest ${(restart.snapshot_load_seconds - restart.store_load_seconds).toFixed(2)} s); the child process started in ${restart.process_start_seconds.toFixed(2)} s before that`,

@@ -8,7 +8,8 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createWalletClient, http } from '@arkiv-network/sdk';
 import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
 import { localhost } from '@arkiv-network/sdk/chains';
@@ -21,10 +22,8 @@ import {
   HALF_TO_FLOAT32,
   validateCollectionDefinition,
 } from '../src/collections/index.ts';
-import { engineStores } from '../src/engine/storeFactory.ts';
 import { HNSW_RANDOM_SEED } from '../src/engine/hnsw/params.ts';
 import { halfvecOf } from '../src/engine/vectorSlab.ts';
-import { ChainIndexer } from '../indexer/indexer.ts';
 import { spawnDevnet } from './devnetProcess.ts';
 import { mulberry32 } from './generators.ts';
 
@@ -46,6 +45,8 @@ export type ChildTask =
       entities: number;
       startBlock?: number;
       dataDir?: string;
+      /** Another checkout of arkivector whose indexer, chain source and stores run this phase. */
+      checkout?: string;
     };
 
 /** What an indexer child reports; times in seconds. */
@@ -101,6 +102,14 @@ async function rawInsert(entities: number, dim: number): Promise<{ seconds: numb
 }
 
 async function indexerPhase(task: Extract<ChildTask, { kind: 'indexer' }>): Promise<PhaseTiming> {
+  // The indexer, its chain source and its stores come from the checkout under test (this one by default),
+  // so a baseline checkout is measured with its own code against the same chain.
+  const root = task.checkout ?? new URL('..', import.meta.url).pathname;
+  const from = <T>(path: string): Promise<T> => import(pathToFileURL(join(root, path)).href) as Promise<T>;
+  const { createArkivV1Source, createHttpTransport } =
+    await from<typeof import('../src/chain/index.ts')>('src/chain/index.ts');
+  const { engineStores } = await from<typeof import('../src/engine/storeFactory.ts')>('src/engine/storeFactory.ts');
+  const { ChainIndexer } = await from<typeof import('../indexer/indexer.ts')>('indexer/indexer.ts');
   const processStart = process.uptime();
   const transport = createHttpTransport({ url: task.rpc });
   const v1 = createArkivV1Source(transport);
@@ -204,6 +213,8 @@ export interface ThroughputOptions {
   perTx: number;
   /** Rounds of raw inserts and catch-up, alternating; the best of each is reported. */
   rounds: number;
+  /** Another checkout whose catch-up runs in each round too (with its own node_modules). */
+  baseline?: string;
   /** Write CPU profiles of the indexer children (not the devnet) into DIR/catch-up, DIR/bootstrap, DIR/restart. */
   profileDir?: string;
   log: (line: string) => void;
@@ -267,6 +278,7 @@ export async function runThroughputBench(script: string, options: ThroughputOpti
     // GC debt before it.
     let raw: { seconds: number } | undefined;
     let catchUp: PhaseTiming | undefined;
+    let baseline: PhaseTiming | undefined;
     for (let round = 1; round <= options.rounds; round++) {
       const r = await runChild<{ seconds: number }>(script, { kind: 'raw', entities: total, dim });
       const c = await runChild<PhaseTiming>(
@@ -274,7 +286,18 @@ export async function runThroughputBench(script: string, options: ThroughputOpti
         { ...indexerTask, phase: 'catch-up', startBlock },
         round === 1 ? profileDir('catch-up') : undefined,
       );
-      log(`round ${round}: raw hnswlib-node inserts ${r.seconds.toFixed(2)} s, catch-up ${c.seconds.toFixed(2)} s`);
+      let line = `round ${round}: raw hnswlib-node inserts ${r.seconds.toFixed(2)} s, catch-up ${c.seconds.toFixed(2)} s`;
+      if (options.baseline) {
+        const b = await runChild<PhaseTiming>(script, {
+          ...indexerTask,
+          phase: 'catch-up',
+          startBlock,
+          checkout: resolve(options.baseline),
+        });
+        line += `, baseline catch-up ${b.seconds.toFixed(2)} s`;
+        if (!baseline || b.seconds < baseline.seconds) baseline = b;
+      }
+      log(line);
       if (!raw || r.seconds < raw.seconds) raw = r;
       if (!catchUp || c.seconds < catchUp.seconds) catchUp = c;
     }
@@ -314,6 +337,13 @@ export async function runThroughputBench(script: string, options: ThroughputOpti
         store_load_seconds: restart.store_load_seconds,
       },
       full_rebuild: { seconds: bootstrap.seconds },
+      ...(baseline && {
+        baseline: {
+          checkout: resolve(options.baseline ?? ''),
+          catch_up_seconds: baseline.seconds,
+          catch_up_vs_raw_insert: raw.seconds / baseline.seconds,
+        },
+      }),
       raw_hnswlib_insert: { seconds: raw.seconds, entities_per_second: total / raw.seconds },
       /** Targets (issue 11): catch-up ≥ 0.8× the raw insert rate; restart ≥ 20× faster than a rebuild. */
       catch_up_vs_raw_insert: raw.seconds / catchUp.seconds,
