@@ -12,6 +12,7 @@ import {
   type ChainSource,
   type EntitySelector,
   type RpcTransport,
+  type SourceBlock,
 } from '../src/chain/index.ts';
 import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
@@ -80,6 +81,11 @@ export interface IndexerEvents {
 const noopLogger: IndexerLogger = { info() {}, warn() {}, error() {}, debug() {} };
 const RECENT_HASHES = 512;
 const MAX_BACKOFF_MS = 5_000;
+/**
+ * Blocks in the first batch of a catch-up; each next batch doubles, up to `batchSize`. Nothing overlaps
+ * the first fetch (later ones are fetched while the previous batch is applied), so it is kept short.
+ */
+const FIRST_CATCH_UP_BATCH = 2;
 /** Collection names per `IN (…)` query when bootstrap reads vectors. */
 const BOOTSTRAP_NAMES_PER_QUERY = 50;
 /**
@@ -144,6 +150,14 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   #wake: (() => void) | undefined;
   /** Block of the last snapshot written or loaded. */
   #snapshotAt: number | undefined;
+  /**
+   * While catching up, the next batch is fetched while the current one is applied, so the node's
+   * serving and our inserts overlap. It is used only if it starts right after asOfBlock and still chains
+   * onto it; a reorg after the fetch is caught by the next step's canonical check, as for any batch.
+   */
+  #prefetched: { from: number; blocks: Promise<SourceBlock[] | undefined> } | undefined;
+  /** Size of the next catch-up batch (FIRST_CATCH_UP_BATCH, doubling up to batchSize). */
+  #catchUpBatch = FIRST_CATCH_UP_BATCH;
   /** Counters for status and metrics. */
   readonly counters = (() => {
     const self = this;
@@ -227,6 +241,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#stopped = true;
     this.#wake?.();
     await this.#loop;
+    this.#prefetched = undefined;
     if (this.#options.dataDir && this.#asOf !== undefined && this.#asOf !== this.#snapshotAt)
       await this.#snapshot().catch((error) =>
         this.#logger.error({ error: (error as Error).message }, 'snapshot failed'),
@@ -351,9 +366,15 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       return false;
     }
     const behind = target - this.#asOf;
-    const to = Math.min(target, this.#asOf + (behind > this.#options.liveLag ? this.#options.batchSize : 1));
+    const catchingUp = behind > this.#options.liveLag;
+    if (!catchingUp) this.#catchUpBatch = FIRST_CATCH_UP_BATCH;
+    const to = Math.min(target, this.#asOf + (catchingUp ? Math.min(this.#catchUpBatch, this.#options.batchSize) : 1));
     const started = Date.now();
-    const blocks = await source.blocks(this.#asOf + 1, to);
+    const blocks = await this.#blocksFrom(this.#asOf + 1, to);
+    if (catchingUp && to < target) {
+      this.#catchUpBatch = Math.min(this.#options.batchSize, this.#catchUpBatch * 2);
+      this.#prefetch(to + 1, Math.min(target, to + this.#catchUpBatch));
+    }
     let applied = 0;
     let ops = 0;
     let commit: () => void;
@@ -405,6 +426,23 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       });
     else this.#progress.done();
     return true;
+  }
+
+  #prefetch(from: number, to: number): void {
+    // A failed prefetch is not an error yet: the step fetches that range again and fails there, if at all.
+    this.#prefetched = { from, blocks: this.#source.blocks(from, to).catch(() => undefined) };
+  }
+
+  /** Blocks `from..to`: the prefetched batch when it still fits, else a fetch now. */
+  async #blocksFrom(from: number, to: number): Promise<SourceBlock[]> {
+    const prefetched = this.#prefetched;
+    this.#prefetched = undefined;
+    if (prefetched?.from === from) {
+      const blocks = await prefetched.blocks;
+      if (blocks?.[0] && blocks[0].parentHash === this.#hashes.get(from - 1))
+        return blocks.filter((block) => block.number <= to);
+    }
+    return this.#source.blocks(from, to);
   }
 
   #rememberHash(block: number, hash: Hex): void {
@@ -499,6 +537,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
 
   async #bootstrap(pinned: number): Promise<void> {
     const source = this.#source;
+    this.#prefetched = undefined;
     const started = Date.now();
     const [before] = await source.headers([pinned]);
     if (!before) throw new Error(`block ${pinned} is not available for bootstrap`);
@@ -552,6 +591,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   /** Walks back to the newest block whose hash we applied and that is still canonical, and rolls back to it. */
   async #handleReorg(): Promise<void> {
     const from = defined(this.#asOf, 'asOfBlock at a reorg');
+    this.#prefetched = undefined;
     const known = [...this.#hashes.keys()].filter((n) => n <= from).sort((a, b) => b - a);
     let ancestor: number | undefined;
     for (let i = 0; i < known.length && ancestor === undefined; i += 32) {

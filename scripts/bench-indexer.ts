@@ -1,53 +1,37 @@
 // Indexer benchmark: catch-up rate (blocks/s, entities/s) when tailing, bootstrap rate with the pinned-block
-// query, and restart time from a snapshot against a full rebuild, at dim 384 against the devnet.
-// Usage: npm run bench:indexer -- [--entities 20000] [--dim 384] [--per-tx 200] [--out FILE]; `--large` is
-// 100k × 384. Catch-up is compared with raw hnswlib-node inserting the same vectors in the same process.
+// query, and restart time from a snapshot against a full rebuild, at dim 384 against a devnet in a process
+// of its own. Usage: npm run bench:indexer -- [--entities 20000] [--dim 384] [--per-tx 200] [--out FILE]
+// [--rounds N] [--baseline CHECKOUT] [--profile DIR]; `--large` is 100k × 384. Each phase, and raw hnswlib-node inserting the
+// same vectors (the catch-up's ceiling), runs in a fresh child process (benchIndexerThroughput.ts).
 // Memory (RSS per live entity, read-only node and write daemon): npm run bench:indexer -- --memory
 // [--entities 30000] [--dim 32] [--heap-dir DIR] [--out FILE]; `--quick` shrinks either mode.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createWalletClient, http } from '@arkiv-network/sdk';
-import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
-import { localhost } from '@arkiv-network/sdk/chains';
-import { encodeCollectionEntity, encodeVectorEntity, validateCollectionDefinition } from '../src/collections/index.ts';
-import { createHttpTransport } from '../src/chain/transport.ts';
-import { startDevnet } from '../src/devnet/index.ts';
-import { engineStores } from '../src/engine/storeFactory.ts';
-import { ChainIndexer } from '../indexer/indexer.ts';
 import { nodeRole, runMemoryBench } from './benchIndexerMemory.ts';
-import { mulberry32 } from './generators.ts';
-import hnswlib from 'hnswlib-node';
-import { HALF_TO_FLOAT32 } from '../src/collections/index.ts';
-import { HNSW_RANDOM_SEED } from '../src/engine/hnsw/params.ts';
-import { halfvecOf } from '../src/engine/vectorSlab.ts';
-
-/** dim draws, rounded to binary16 as the chain keeps them, written into `into` at `offset` too. */
-function halfRounded(into: Float32Array, offset: number, dim: number, random: () => number): number[] {
-  const bytes = halfvecOf(Float32Array.from({ length: dim }, random));
-  const out = new Array<number>(dim);
-  for (let i = 0; i < dim; i++) out[i] = into[offset + i] = HALF_TO_FLOAT32[bytes[2 * i]! | (bytes[2 * i + 1]! << 8)]!;
-  return out;
-}
+import { runThroughputBench, throughputChild } from './benchIndexerThroughput.ts';
 
 const { values } = parseArgs({
   options: {
     entities: { type: 'string', default: '20000' },
     dim: { type: 'string', default: '384' },
     'per-tx': { type: 'string', default: '200' },
+    rounds: { type: 'string', default: '1' },
+    baseline: { type: 'string' },
     out: { type: 'string' },
     memory: { type: 'boolean', default: false },
     large: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
     'heap-dir': { type: 'string' },
+    profile: { type: 'string' },
     role: { type: 'string' },
     rpc: { type: 'string' },
+    task: { type: 'string' },
   },
 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 if (values.role === 'node') await nodeRole(values.rpc ?? '');
+else if (values.role === 'throughput-child') await throughputChild(values.task ?? '');
 else if (values.memory) {
   const total = Number(values.quick ? 2000 : process.argv.includes('--entities') ? values.entities : 30_000);
   const dim = Number(process.argv.includes('--dim') ? values.dim : 32);
@@ -63,140 +47,48 @@ else if (values.memory) {
 async function throughputBench(): Promise<void> {
   const total = Number(values.quick ? 2000 : values.large ? 100_000 : values.entities);
   const dim = Number(values.large ? 384 : values.dim);
-  const perTx = Number(values['per-tx']);
-
-  const devnet = await startDevnet({ port: 0, blockTime: 0 });
-  const transport = createHttpTransport({ url: devnet.url });
-  const dataDir = await mkdtemp(join(tmpdir(), 'arkivector-bench-'));
-  try {
-    const [funded] = devnet.accounts;
-    if (!funded) throw new Error('the devnet has no funded account');
-    const wallet = createWalletClient({
-      chain: localhost,
-      transport: http(devnet.url),
-      account: privateKeyToAccount(funded.privateKey),
-    });
-    const input = { dim, metric: 'cosine' as const, attributes: { topic: 'str' as const, rank: 'i32' as const } };
-    const definition = validateCollectionDefinition(input);
-    await wallet.createEntity({ ...encodeCollectionEntity('bench', input), expiresIn: 10_000_000 });
-    const startBlock = devnet.headNumber;
-    const uniform = mulberry32(7);
-    const random = () => uniform() * 2 - 1;
-    // The values the engine indexes (binary16-rounded), kept for the raw hnswlib baseline.
-    const halves = new Float32Array(total * dim);
-    const writeStarted = Date.now();
-    for (let written = 0; written < total; written += perTx) {
-      const creates = Array.from({ length: Math.min(perTx, total - written) }, (_, i) => {
-        const encoded = encodeVectorEntity(
-          {
-            collection: 'bench',
-            id: `v${written + i}`,
-            vector: halfRounded(halves, (written + i) * dim, dim, random),
-            document: `document ${written + i}`,
-            attributes: { topic: `t${(written + i) % 7}`, rank: written + i },
-          },
-          definition,
-        );
-        return {
-          payload: encoded.payload,
-          contentType: encoded.contentType,
-          attributes: encoded.attributes,
-          expiresIn: 10_000_000,
-        };
-      });
-      await wallet.mutateEntities({ creates });
-      if (process.stderr.isTTY) process.stderr.write(`\rwriting: ${written + creates.length} / ${total}`);
-    }
-    const blocks = devnet.headNumber - startBlock;
+  const results = await runThroughputBench(new URL(import.meta.url).pathname, {
+    entities: total,
+    dim,
+    perTx: Number(values['per-tx']),
+    rounds: Number(values.rounds),
+    baseline: values.baseline,
+    profileDir: values.profile,
+    log,
+  });
+  const restart = results.snapshot_restart;
+  console.table({
+    'catch-up (tail blocks)': {
+      seconds: results.catch_up.seconds.toFixed(2),
+      'blocks/s': results.catch_up.blocks_per_second.toFixed(1),
+      'entities/s': results.catch_up.entities_per_second.toFixed(0),
+    },
+    'bootstrap (pinned query)': {
+      seconds: results.bootstrap.seconds.toFixed(2),
+      'blocks/s': '-',
+      'entities/s': results.bootstrap.entities_per_second.toFixed(0),
+    },
+    'restart from snapshot': {
+      seconds: restart.seconds.toFixed(2),
+      'blocks/s': '-',
+      'entities/s': '-',
+    },
+    'raw hnswlib-node inserts': {
+      seconds: results.raw_hnswlib_insert.seconds.toFixed(2),
+      'blocks/s': '-',
+      'entities/s': results.raw_hnswlib_insert.entities_per_second.toFixed(0),
+    },
+  });
+  log(
+    `catch-up at ${results.catch_up_vs_raw_insert.toFixed(2)}× the raw insert rate (in CPU time ${results.catch_up_vs_raw_insert_cpu.toFixed(2)}×; ${results.catch_up.blocks_fetch_seconds.toFixed(2)} s of block fetches in flight); restart ${results.restart_speedup_vs_rebuild.toFixed(1)}× faster than a rebuild`,
+  );
+  if (results.baseline)
     log(
-      `\nwrote ${total} entities (dim ${dim}) in ${blocks} blocks in ${((Date.now() - writeStarted) / 1000).toFixed(1)} s`,
+      `baseline ${results.baseline.checkout}: catch-up ${results.baseline.catch_up_seconds.toFixed(2)} s (CPU ${results.baseline.catch_up_cpu_seconds.toFixed(2)} s), ${results.baseline.catch_up_vs_raw_insert.toFixed(2)}× the raw insert rate`,
     );
-
-    const run = async (label: string, options: Partial<ConstructorParameters<typeof ChainIndexer>[0]>) => {
-      const indexer = new ChainIndexer({
-        transport,
-        stores: engineStores,
-        chainId: devnet.chainId,
-        blockTimeSeconds: 0.5,
-        batchSize: 20,
-        ...options,
-      });
-      const started = process.hrtime.bigint();
-      indexer.start();
-      if (!(await indexer.waitForBlock(devnet.headNumber, 600_000)))
-        throw new Error(`${label}: did not finish (${indexer.lastError})`);
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const size = indexer.collections.get('bench')?.stats.live_entities ?? 0;
-      if (size !== total) throw new Error(`${label}: ${size} entities indexed, expected ${total}`);
-      return { indexer, seconds };
-    };
-
-    const catchUp = await run('catch-up', { startBlock });
-    await catchUp.indexer.stop();
-    const bootstrap = await run('bootstrap', { dataDir });
-    await bootstrap.indexer.stop(); // writes the snapshot
-    const restart = await run('snapshot restart', { dataDir });
-    await restart.indexer.stop();
-    if (restart.indexer.counters.snapshotsLoaded !== 1) throw new Error('the restart did not load the snapshot');
-
-    // Raw hnswlib-node on the same vectors, same parameters, in this process: the catch-up's ceiling.
-    const raw = new hnswlib.HierarchicalNSW('cosine', dim);
-    raw.initIndex(total, definition.index.m, definition.index.ef_construction, HNSW_RANDOM_SEED);
-    const point = new Array<number>(dim);
-    const rawStarted = process.hrtime.bigint();
-    for (let n = 0; n < total; n++) {
-      for (let i = 0; i < dim; i++) point[i] = halves[n * dim + i]!;
-      raw.addPoint(point, n);
-    }
-    const rawSeconds = Number(process.hrtime.bigint() - rawStarted) / 1e9;
-
-    const results = {
-      machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
-      entities: total,
-      dim,
-      blocks,
-      catch_up: {
-        seconds: catchUp.seconds,
-        blocks_per_second: blocks / catchUp.seconds,
-        entities_per_second: total / catchUp.seconds,
-      },
-      bootstrap: { seconds: bootstrap.seconds, entities_per_second: total / bootstrap.seconds },
-      snapshot_restart: { seconds: restart.seconds },
-      full_rebuild: { seconds: bootstrap.seconds },
-      raw_hnswlib_insert: { seconds: rawSeconds, entities_per_second: total / rawSeconds },
-      /** Targets (issue 11): catch-up ≥ 0.8× the raw insert rate; restart ≥ 20× faster than a rebuild. */
-      catch_up_vs_raw_insert: rawSeconds / catchUp.seconds,
-      restart_speedup_vs_rebuild: bootstrap.seconds / restart.seconds,
-    };
-    console.table({
-      'catch-up (tail blocks)': {
-        seconds: results.catch_up.seconds.toFixed(2),
-        'blocks/s': results.catch_up.blocks_per_second.toFixed(1),
-        'entities/s': results.catch_up.entities_per_second.toFixed(0),
-      },
-      'bootstrap (pinned query)': {
-        seconds: results.bootstrap.seconds.toFixed(2),
-        'blocks/s': '-',
-        'entities/s': results.bootstrap.entities_per_second.toFixed(0),
-      },
-      'restart from snapshot': {
-        seconds: results.snapshot_restart.seconds.toFixed(2),
-        'blocks/s': '-',
-        'entities/s': '-',
-      },
-      'raw hnswlib-node inserts': {
-        seconds: rawSeconds.toFixed(2),
-        'blocks/s': '-',
-        'entities/s': results.raw_hnswlib_insert.entities_per_second.toFixed(0),
-      },
-    });
+  if (restart.snapshot_load_seconds !== undefined && restart.store_load_seconds !== undefined)
     log(
-      `catch-up at ${results.catch_up_vs_raw_insert.toFixed(2)}× the raw insert rate; restart ${results.restart_speedup_vs_rebuild.toFixed(1)}× faster than a rebuild`,
+      `restart: ${restart.snapshot_load_seconds.toFixed(2)} s loading the snapshot (stores ${restart.store_load_seconds.toFixed(2)} s, tracked entities and the rest ${(restart.snapshot_load_seconds - restart.store_load_seconds).toFixed(2)} s); the child process started in ${restart.process_start_seconds.toFixed(2)} s before that`,
     );
-    if (values.out) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`);
-  } finally {
-    await transport.close();
-    await devnet.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  if (values.out) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`);
 }
