@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { numberToHex } from 'viem';
+import { HTTP_KEEP_ALIVE_TIMEOUT_MS } from '../httpDefault.ts';
 import { RpcError, type ChainBlock } from './chain.ts';
 import { formatBlock, formatLog } from './format.ts';
 import { logMatches, readLogCriteria, type DevnetNode, type LogCriteria } from './node.ts';
@@ -159,7 +160,8 @@ export async function serveDevnet(node: DevnetNode, host: string, port: number):
         .end(stringifyJson(errorBody(null, -32600, (error as Error).message)));
     }
   });
-  server.keepAliveTimeout = 5000;
+  server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS + 1000;
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
   server.on('upgrade', (req, socket, head) =>

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { HTTP_KEEP_ALIVE_TIMEOUT_MS } from '../httpDefault.ts';
 
 export interface HttpServer {
   /** Base URL, e.g. `http://127.0.0.1:8787` or `http://[::1]:8787`. */
@@ -29,6 +30,9 @@ export async function serveHttp(options: {
   const hostname =
     options.host.startsWith('[') && options.host.endsWith(']') ? options.host.slice(1, -1) : options.host;
   const server = serve({ fetch: options.app.fetch, hostname, port: options.port }) as Server;
+  server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
+  // Node wants the headers deadline above the keep-alive one, or it may close a reused socket early.
+  server.headersTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS + 1000;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => {
       server.off('listening', onListening);

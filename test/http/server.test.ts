@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { describe, test } from 'node:test';
 import { Hono } from 'hono';
 import { serveHttp } from '../../src/http/index.ts';
+import { HTTP_KEEP_ALIVE_TIMEOUT_MS } from '../../src/httpDefault.ts';
 
 const app = new Hono().get('/ping', (c) => c.text('pong'));
 
@@ -25,6 +26,18 @@ describe('http/server: serveHttp', () => {
     assert.equal(await answer.text(), 'pong');
     await server.close();
     await assert.rejects(fetch(`${server.url}/ping`));
+  });
+
+  test(`keep-alive: idle connections stay open ${HTTP_KEEP_ALIVE_TIMEOUT_MS / 1000} s, and the answer tells clients so`, async () => {
+    // Node's 5 s default closed sockets just as pooled clients reused them ("fetch failed" under load).
+    const server = await serveHttp({ host: '127.0.0.1', port: 0, app });
+    try {
+      const answer = await fetch(`${server.url}/ping`);
+      await answer.text();
+      assert.equal(answer.headers.get('keep-alive'), `timeout=${HTTP_KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+    } finally {
+      await server.close();
+    }
   });
 
   test('args: host: IPv6 addresses are bracketed in the url', async (t) => {
