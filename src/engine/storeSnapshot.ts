@@ -132,15 +132,22 @@ export async function restoreStoreSnapshot(
   definition: CollectionDefinition,
 ): Promise<void> {
   const dim = definition.dim;
-  t.graph = await HnswGraph.read(
+  // hnswlib reads its index on libuv's thread pool: the records and the keyword index are parsed on the
+  // main thread meanwhile (placing records touches no graph). The catch keeps an early failure handled
+  // until it is awaited below.
+  const graphRead = HnswGraph.read(
     t.ops,
     dim,
     { m: definition.index.m, efConstruction: definition.index.ef_construction },
     join(dir, 'hnsw.bin'),
   );
-  t.graph.deleted = manifest.deleted;
-  const text = await readFile(join(dir, 'records.jsonl'), 'utf8');
-  const halves = new Uint8Array(await readFile(join(dir, 'halfvec.bin')));
+  graphRead.catch(() => undefined);
+  const [text, halvesFile, keywordJson] = await Promise.all([
+    readFile(join(dir, 'records.jsonl'), 'utf8'),
+    readFile(join(dir, 'halfvec.bin')),
+    readFile(join(dir, 'keyword.json'), 'utf8'),
+  ]);
+  const halves = new Uint8Array(halvesFile);
   t.slotCount = manifest.slotCount;
   t.nextLabel = manifest.nextLabel;
   t.ensureCapacity(manifest.slotCount);
@@ -168,7 +175,7 @@ export async function restoreStoreSnapshot(
     t.place(r.slot, rec, r.label);
   }
   for (let s = 0; s < manifest.slotCount; s++) if (occupied[s] === 0) t.freeSlots.push(s);
-  t.keyword = KeywordIndex.fromJSON(await readFile(join(dir, 'keyword.json'), 'utf8'));
+  t.keyword = KeywordIndex.fromJSON(keywordJson);
   if (t.keyword.dirty) {
     // Older snapshots discarded documents lazily; rebuild so scores depend on the documents only.
     t.keyword = new KeywordIndex();
@@ -177,4 +184,6 @@ export async function restoreStoreSnapshot(
       if (rec !== undefined) t.keyword.add(s, rec.document);
     }
   }
+  t.graph = await graphRead;
+  t.graph.deleted = manifest.deleted;
 }
