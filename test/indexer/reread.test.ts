@@ -11,6 +11,7 @@ import { decodeVectorEntity, type CollectionDefinition } from '../../src/collect
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
+import { REREAD_ONE_BY_ONE_MAX } from '../../indexer/indexer.ts';
 import { SNAPSHOT_FORMAT } from '../../indexer/snapshot.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
@@ -221,12 +222,15 @@ describe('indexer: contents read again from the chain', () => {
     assertNoVectorPayloads(indexer);
 
     const queries = counts.queries;
+    const keyQueries = counts.keyQueries;
     await alice.updateEntity({
       entityKey: definition.entityKey,
       ...definitionArgs('redef', open({ topic: 'str', rank: 'uint' })),
     });
     await synced(indexer);
     assert.ok(counts.queries > queries, 'the entities were read again from the chain');
+    assert.ok(keys.length > REREAD_ONE_BY_ONE_MAX);
+    assert.equal(counts.keyQueries, keyQueries, `more than ${REREAD_ONE_BY_ONE_MAX} entities are read page by page`);
     assert.deepEqual(indexer.collections.get('redef')?.stats, { live_entities: 79, rejected: 1, shadowed: 0 });
     assert.equal(indexer.collections.get('redef')?.store.get('v7'), undefined);
     for (const i of [0, 3, 42, 79])
