@@ -30,6 +30,7 @@ import {
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../src/engine/exact.ts';
 import { CollectionStore, EF_SEARCH_SCALE, METRIC_OPS } from '../src/engine/index.ts';
 import { clustered, mulberry32 } from './generators.ts';
+import { benchRecord } from './benchRecord.ts';
 
 // ---- arguments ----
 
@@ -285,22 +286,7 @@ async function main(): Promise<void> {
     invNorms: Float32Array.from(base, (v) => 1 / Math.hypot(...v)),
     slotCount: N,
   };
-  const recordOf = (i: number): VectorRecord => {
-    const p = decodeVectorPayload(encodeVectorPayload({ vector: base[i]!, document: '' }));
-    return {
-      key: `0x${i.toString(16).padStart(64, '0')}`,
-      owner: '0x00000000000000000000000000000000000000aa',
-      creator: undefined,
-      collection: 'bench',
-      id: String(i),
-      expiresAt: 1n << 40n,
-      dim: DIM,
-      vector: p.vector,
-      halfvec: p.halfvec,
-      document: '',
-      attributes: Object.assign(Object.create(null), { bucket: bucket[i]!, cluster: cluster[i]! }),
-    };
-  };
+  const recordOf = (i: number): VectorRecord => benchRecord(i, base[i]!, { bucket: bucket[i]!, cluster: cluster[i]! });
 
   // Ground truth, unfiltered and per filter case.
   const truthAll = groundTruth(exactSrc, queries, undefined, 'ground truth (unfiltered)');

@@ -3,14 +3,10 @@
 // at the same settings, and the engine's exact scan.
 
 import hnswlib from 'hnswlib-node';
-import {
-  type CollectionDefinition,
-  decodeVectorPayload,
-  encodeVectorPayload,
-  type VectorRecord,
-} from '../../src/collections/index.ts';
+import type { CollectionDefinition, VectorRecord } from '../../src/collections/index.ts';
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../../src/engine/exact.ts';
 import { CollectionStore, EF_SEARCH_SCALE, METRIC_OPS } from '../../src/engine/index.ts';
+import { benchRecord } from '../benchRecord.ts';
 import {
   type Dataset,
   EF_CONSTRUCTION,
@@ -115,24 +111,7 @@ export async function runArkivector(job: Job, data: Dataset): Promise<Row[]> {
     writers: [],
     index: { m: M, ef_construction: EF_CONSTRUCTION, ef_search: 40 },
   };
-  const recordOf = (i: number): VectorRecord => {
-    const p = decodeVectorPayload(
-      encodeVectorPayload({ vector: data.base.subarray(i * dim, (i + 1) * dim), document: '' }),
-    );
-    return {
-      key: `0x${i.toString(16).padStart(64, '0')}`,
-      owner: '0x00000000000000000000000000000000000000aa',
-      creator: undefined,
-      collection: 'bench',
-      id: String(i),
-      expiresAt: 1n << 40n,
-      dim,
-      vector: p.vector,
-      halfvec: p.halfvec,
-      document: '',
-      attributes: Object.create(null),
-    };
-  };
+  const recordOf = (i: number): VectorRecord => benchRecord(i, data.base.subarray(i * dim, (i + 1) * dim));
   const before = await rss();
   const store = new CollectionStore('bench', definition);
   let ms = 0;
