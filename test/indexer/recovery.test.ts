@@ -20,6 +20,7 @@ import { definitionArgs, stateReached, vectorArgs } from '../helpers/writes.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
 import { defined } from '../helpers/defined.ts';
+import { suiteIndexers } from '../helpers/indexers.ts';
 
 const notes: CollectionDefinition = {
   dim: 4,
@@ -45,23 +46,9 @@ const vectorOf = (collection: string, id: string, seed: number, def = notes) =>
 describe('indexer: recovery and options', () => {
   let devnet: Devnet;
   let transport: RpcTransport;
-  const indexers: ChainIndexer[] = [];
-  const newIndexer = (options: Partial<IndexerOptions> = {}) => {
-    const indexer = new ChainIndexer({
-      transport,
-      stores: engineStores,
-      chainId: devnet.chainId,
-      blockTimeSeconds: 0.2,
-      ...options,
-    });
-    indexers.push(indexer);
-    return indexer;
-  };
-  const synced = async (indexer: ChainIndexer, block = devnet.headNumber) => {
-    indexer.start();
-    indexer.poke();
-    assert.ok(await indexer.waitForBlock(block, 30_000), `indexer stuck at ${indexer.asOfBlock}: ${indexer.lastError}`);
-  };
+  const suite = suiteIndexers(() => devnet, 30_000);
+  const newIndexer = (options: Partial<IndexerOptions> = {}) => suite.create(transport, options);
+  const { synced } = suite;
   /** A clean full sync: a fresh indexer bootstrapped at `block`. */
   const cleanAt = async (block: number) => {
     const clean = newIndexer({ startBlock: block });
@@ -78,7 +65,7 @@ describe('indexer: recovery and options', () => {
     for (let i = 0; i < 40; i++) await alice.createEntity(vectorOf('notes', `n${i % 25}`, i));
   });
   after(async () => {
-    for (const indexer of indexers) await indexer.stop();
+    await suite.stopAll();
     await transport.close();
     await devnet.stop();
   });

@@ -10,14 +10,14 @@ import { hexToBytes, numberToHex, type Hex } from 'viem';
 import { decodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
+import type { ChainIndexer } from '../../indexer/index.ts';
 import { REREAD_ONE_BY_ONE_MAX } from '../../indexer/indexer.ts';
 import { SNAPSHOT_FORMAT } from '../../indexer/snapshot.ts';
-import { engineStores } from '../../src/engine/storeFactory.ts';
 import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
+import { suiteIndexers } from '../helpers/indexers.ts';
 
 const open = (attributes: CollectionDefinition['attributes']): CollectionDefinition => ({
   dim: 4,
@@ -71,23 +71,9 @@ function countingTransport(inner: RpcTransport) {
 describe('indexer: contents read again from the chain', () => {
   let devnet: Devnet;
   let inner: RpcTransport;
-  const indexers: ChainIndexer[] = [];
-  const newIndexer = (transport: RpcTransport, options: Partial<IndexerOptions> = {}) => {
-    const indexer = new ChainIndexer({
-      transport,
-      stores: engineStores,
-      chainId: devnet.chainId,
-      blockTimeSeconds: 0.2,
-      ...options,
-    });
-    indexers.push(indexer);
-    return indexer;
-  };
-  const synced = async (indexer: ChainIndexer, block = devnet.headNumber) => {
-    indexer.start();
-    indexer.poke();
-    assert.ok(await indexer.waitForBlock(block, 60_000), `indexer stuck at ${indexer.asOfBlock}: ${indexer.lastError}`);
-  };
+  const suite = suiteIndexers(() => devnet, 60_000);
+  const newIndexer = suite.create;
+  const { synced } = suite;
   /** The record of `id` in the indexer's store against the chain's answer for the same key at `block`. */
   const assertRecordFromChain = async (indexer: ChainIndexer, name: string, id: string, key: Hex) => {
     const collection = indexer.collections.get(name);
@@ -143,7 +129,7 @@ describe('indexer: contents read again from the chain', () => {
     inner = createHttpTransport({ url: devnet.url, attempts: 2, backoffMs: 20 });
   });
   after(async () => {
-    for (const indexer of indexers) await indexer.stop();
+    await suite.stopAll();
     await inner.close();
     await devnet.stop();
   });
