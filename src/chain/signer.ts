@@ -7,7 +7,7 @@
 // (viem's nonce manager) lost batches to "nonce too high/low" as soon as one send failed. Here a nonce is
 // only spent when the node accepted the transaction, and any failure re-reads the pending nonce from the
 // chain, so a refused send never poisons the next and a gap left by a crash heals.
-import { createPublicClient, createWalletClient, custom, defineChain, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, custom, defineChain, keccak256, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { RpcUnavailableError, type RpcTransport } from './transport.ts';
 import { ChainUnreachableError, TransactionRefusedError, type TransactionOutcome } from './writer.ts';
@@ -77,11 +77,28 @@ export function createTransactionSender(options: {
   let queue: Promise<unknown> = Promise.resolve();
   /** The next nonce to use; undefined = read the pending nonce from the chain first. */
   let nonce: number | undefined;
+  /** Whether the node holds the transaction (pending or mined); an error asking counts as no. */
+  async function nodeHas(hash: Hex): Promise<boolean> {
+    return reader.getTransaction({ hash }).then(
+      () => true,
+      () => false,
+    );
+  }
   async function sendInOrder(data: Hex): Promise<Hex> {
     for (let attempt = 0; ; attempt++) {
       try {
         nonce ??= await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
-        const hash = await wallet.sendTransaction({ to, data, value: 0n, nonce });
+        // Signed here, so the hash is known before the send: a send whose answer was lost (a timeout or a
+        // 5xx after the node took it) is retried by the transport with the same bytes, and the node then
+        // answers "already known", or "nonce too low" once it is mined. That is this transaction, sent.
+        const request = await wallet.prepareTransactionRequest({ to, data, value: 0n, nonce });
+        const signed = await wallet.signTransaction(request);
+        const hash = keccak256(signed);
+        try {
+          await wallet.sendRawTransaction({ serializedTransaction: signed });
+        } catch (error) {
+          if (unreachable(error) || !(await nodeHas(hash))) throw error;
+        }
         nonce++;
         return hash;
       } catch (error) {

@@ -60,3 +60,64 @@ test('writer: an RPC URL with credentials signs, sends and follows the receipt t
   assert.equal(outcome.status, 'success');
   assert.ok(seen.length > 0 && seen.every((h) => h !== undefined), 'every request carried the credentials');
 });
+
+test('writer: a send whose answer is lost after the node took it is one transaction, reported sent', async () => {
+  // The node takes the first eth_sendRawTransaction, then its answer is lost (HTTP 502): the transport
+  // retries the same bytes, which the node knows. Before the fix that retry was a refusal ("already known").
+  let lost = 0;
+  const lossy = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const answer = await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const text = await answer.text();
+    if (lost === 0 && (JSON.parse(body.toString('utf8')) as { method?: string }).method === 'eth_sendRawTransaction') {
+      lost++;
+      res.writeHead(502).end('bad gateway');
+      return;
+    }
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+  });
+  await new Promise<void>((resolve) => lossy.listen(0, '127.0.0.1', resolve));
+  try {
+    const account = defined(devnet.accounts[1], 'dev account 1');
+    const writer = createChainWriter({
+      rpcUrl: `http://127.0.0.1:${(lossy.address() as AddressInfo).port}/`,
+      chainId: devnet.chainId,
+      privateKey: account.privateKey,
+    });
+    const nonceOf = async () =>
+      Number(
+        (
+          (await (
+            await fetch(devnet.url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({
+                jsonrpc: '2.0',
+                id: 1,
+                method: 'eth_getTransactionCount',
+                params: [account.address, 'latest'],
+              }),
+            })
+          ).json()) as { result: string }
+        ).result,
+      );
+    const before = await nonceOf();
+    const ops = emptyStorageOps();
+    ops.creates.push({
+      btl: 100n,
+      contentType: 'text/plain',
+      payload: new TextEncoder().encode('once'),
+      stringAttributes: [{ key: 'note', value: 'answer lost' }],
+      numericAttributes: [],
+    });
+    const sent = await writer.send(ops);
+    assert.equal(lost, 1, 'the first answer was lost');
+    const outcome = await writer.waitForReceipt(sent.hash, 30_000);
+    assert.equal(outcome.status, 'success');
+    assert.equal((await nonceOf()) - before, 1, 'exactly one transaction went out');
+  } finally {
+    lossy.close();
+  }
+});
