@@ -157,28 +157,14 @@ class FieldOf implements FieldPostings {
   }
 }
 
-function toFieldOf(value: FieldPostings): FieldOf {
-  if (value instanceof FieldOf) return value;
-  const f = new FieldOf();
-  const docs = value.get(0);
-  if (docs !== undefined && docs.size > 0) {
-    const entries = [...docs];
-    f.docs = entries.length === 1 ? new OneDoc(entries[0]![0], entries[0]![1]) : new Map(entries);
-  }
-  return f;
-}
-
 /**
  * Makes MiniSearch keep each term's postings as a FieldOf: the document and frequency inline while the
  * term is in one document, a Map from its second. Scores read the same frequencies, counts and lengths,
- * so they are bit-identical; a loaded index (MiniSearch.loadJSON builds Maps) is converted here too.
- * Only field 0 exists (OPTIONS.fields).
+ * so they are bit-identical; KeywordIndex.fromJSON builds FieldOf postings directly. Only field 0 exists
+ * (OPTIONS.fields).
  */
 function compactPostings(mini: MiniSearch<{ id: number; text: string }>): void {
   const m = mini as unknown as Internals;
-  const loaded: [string, FieldPostings][] = [];
-  for (const entry of m._index) if (!(entry[1] instanceof FieldOf)) loaded.push(entry);
-  for (const [term, value] of loaded) m._index.set(term, toFieldOf(value));
   const newField = (): FieldPostings => new FieldOf();
   m.addTerm = (fieldId, documentId, term) => {
     if (fieldId !== 0) throw new Error(`keyword index: unexpected field ${fieldId}`);
@@ -216,6 +202,16 @@ function compactPostings(mini: MiniSearch<{ id: number; text: string }>): void {
     }
   };
 }
+
+/** What KeywordIndex.toJSON writes: documents as (short id, slot, length) triples, then each term with its
+ * posting count and (short id, frequency) pairs. */
+export type KeywordSnapshot = {
+  documentCount: number;
+  nextId: number;
+  dirtCount: number;
+  documents: number[];
+  terms: (string | number)[];
+};
 
 /**
  * BM25 over documents keyed by record slot. Scores depend only on the documents indexed now, never on
@@ -280,12 +276,73 @@ export class KeywordIndex {
     return { slots: top.map((h) => h.slot), scores: top.map((h) => h.score) };
   }
 
-  toJSON(): unknown {
-    return this.#mini.toJSON();
+  /**
+   * The index as flat arrays (store snapshot format 3): MiniSearch's own JSON holds an object per
+   * document and two per term, and its loader builds two Maps per term that compactPostings then
+   * replaces; at 100k documents that load took about a second.
+   */
+  toJSON(): KeywordSnapshot {
+    const m = this.#mini as unknown as Internals & {
+      _documentCount: number;
+      _nextId: number;
+      _documentIds: Map<number, unknown>;
+    };
+    const documents: number[] = [];
+    for (const [shortId, slot] of m._documentIds)
+      documents.push(shortId, slot as number, m._fieldLength.get(shortId)?.[0] ?? 0);
+    const terms: (string | number)[] = [];
+    for (const [term, fields] of m._index) {
+      const docs = fields.get(0);
+      if (docs === undefined || docs.size === 0) continue;
+      terms.push(term, docs.size);
+      for (const [doc, freq] of docs) terms.push(doc, freq);
+    }
+    return { documentCount: m._documentCount, nextId: m._nextId, dirtCount: m._dirtCount, documents, terms };
   }
 
   static fromJSON(json: string): KeywordIndex {
-    return new KeywordIndex(MiniSearch.loadJSON<{ id: number; text: string }>(json, OPTIONS));
+    const snap = JSON.parse(json) as KeywordSnapshot;
+    const mini = MiniSearch.loadJS<{ id: number; text: string }>(
+      {
+        documentCount: snap.documentCount,
+        nextId: snap.nextId,
+        documentIds: {},
+        fieldIds: { text: 0 },
+        fieldLength: {},
+        averageFieldLength: [0],
+        storedFields: {},
+        dirtCount: snap.dirtCount,
+        index: [],
+        serializationVersion: 2,
+      },
+      OPTIONS,
+    );
+    const m = mini as unknown as Internals & {
+      _documentIds: Map<number, number>;
+      _idToShortId: Map<number, number>;
+    };
+    const { documents, terms } = snap;
+    for (let i = 0; i + 2 < documents.length; i += 3) {
+      const shortId = documents[i]!;
+      const slot = documents[i + 1]!;
+      m._documentIds.set(shortId, slot);
+      m._idToShortId.set(slot, shortId);
+      m._fieldLength.set(shortId, [documents[i + 2]!]);
+    }
+    for (let i = 0; i < terms.length; ) {
+      const term = terms[i] as string;
+      const n = terms[i + 1] as number;
+      const f = new FieldOf();
+      if (n === 1) f.docs = new OneDoc(terms[i + 2] as number, terms[i + 3] as number);
+      else {
+        const docs = new Map<number, number>();
+        for (let j = 0; j < n; j++) docs.set(terms[i + 2 + 2 * j] as number, terms[i + 3 + 2 * j] as number);
+        f.docs = docs;
+      }
+      m._index.set(term, f);
+      i += 2 + 2 * n;
+    }
+    return new KeywordIndex(mini);
   }
 }
 

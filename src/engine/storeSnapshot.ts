@@ -1,20 +1,22 @@
 // Snapshot phase of a collection store: writes the table to a directory (graph via hnswlib's
-// writeIndex, records as JSON lines, the vector slab's binary16 bytes, keyword index, manifest last) and
-// restores it.
+// writeIndex, records as one JSON array of tuples, the vector slab's binary16 bytes and inverse norms,
+// keyword index, manifest last) and restores it.
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AttributeValue, type CollectionDefinition, InvalidArgumentError } from '../collections/index.ts';
 import { HnswGraph } from './hnsw/graph.ts';
 import { KeywordIndex } from './keyword.ts';
 import { compactAttributes, type StoredRecord } from './recordView.ts';
 import { growInt32, type SlotTable } from './slotTable.ts';
+import { LITTLE_ENDIAN } from './vectorSlab.ts';
 
 /**
- * 2: `halfvec.bin` is the slab itself, slots 0 … slotCount − 1 in slot order (free slots as zeros), loaded
- * in one copy per chunk. 1 packed the live records' halves in record order.
+ * 3: `records.json` is one array of record tuples (one parse instead of one per line, no field names), and
+ * `invnorms.bin` holds the slab's inverse norms (little-endian hosts; recomputed when absent).
+ * 2: `halfvec.bin` is the slab itself, slots 0 … slotCount − 1 in slot order (free slots as zeros).
  */
-export const STORE_SNAPSHOT_FORMAT = 2;
+export const STORE_SNAPSHOT_FORMAT = 3;
 
 export type SnapshotManifest = {
   format: number;
@@ -26,17 +28,43 @@ export type SnapshotManifest = {
   deleted: number;
 };
 
-type RecordLine = {
-  slot: number;
-  label: number;
-  key: string;
-  owner: string;
-  creator: string | null;
-  id: string;
-  expiresAt: string;
-  document: string;
-  attributes: Record<string, AttributeValue>;
-};
+/** One record of `records.json`; ±Infinity attributes (f32) are written as strings, which JSON lacks. */
+type RecordTuple = [
+  slot: number,
+  label: number,
+  key: string,
+  owner: string,
+  creator: string | null,
+  id: string,
+  expiresAt: string,
+  document: string,
+  attributes: Record<string, AttributeValue | string>,
+];
+
+/**
+ * Reads a file of exactly `size` bytes into `targets`, one after another (positional reads on the
+ * thread pool).
+ */
+async function readInto(path: string, targets: Uint8Array[], size: number): Promise<undefined> {
+  const file = await open(path, 'r');
+  try {
+    const { size: actual } = await file.stat();
+    if (actual !== size) throw new RangeError(`${path}: ${actual} bytes of vectors, expected ${size}`);
+    let position = 0;
+    for (const target of targets) {
+      // Each read moves at least one byte or ends the file early, so the loop ends within target.length reads.
+      for (let done = 0; done < target.length; ) {
+        const { bytesRead } = await file.read(target, done, target.length - done, position + done);
+        if (bytesRead === 0) throw new RangeError(`${path} ended early`);
+        done += bytesRead;
+      }
+      position += target.length;
+    }
+    return undefined;
+  } finally {
+    await file.close();
+  }
+}
 
 /**
  * Writes a table to `dir` (created if missing). The caller makes sure no block is staged: the graph
@@ -55,31 +83,32 @@ export async function writeStoreSnapshot(
   await mkdir(dir, { recursive: true });
   const dim = def.dim;
   await t.graph.write(join(dir, 'hnsw.bin'));
-  const lines: string[] = [];
+  const tuples: RecordTuple[] = [];
   for (let s = 0; s < t.slotCount; s++) {
     const rec = t.records[s];
     if (rec === undefined) continue;
     // No prototype, so an attribute named `__proto__` is written like any other.
     const attributes: Record<string, AttributeValue | string> = Object.create(null);
     for (const [attr, v] of Object.entries(rec.attributes)) {
-      // JSON has no ±Infinity, which f32 attributes may hold.
       attributes[attr] = typeof v === 'number' && !Number.isFinite(v) ? String(v) : v;
     }
-    lines.push(
-      JSON.stringify({
-        slot: s,
-        label: t.slotLabel[s],
-        key: rec.key,
-        owner: rec.owner,
-        creator: rec.creator ?? null,
-        id: rec.id,
-        expiresAt: rec.expiresAt.toString(),
-        document: rec.document,
-        attributes,
-      }),
-    );
+    tuples.push([
+      s,
+      t.slotLabel[s]!,
+      rec.key,
+      rec.owner,
+      rec.creator ?? null,
+      rec.id,
+      rec.expiresAt.toString(),
+      rec.document,
+      attributes,
+    ]);
   }
-  await writeFile(join(dir, 'records.jsonl'), lines.join('\n'));
+  await writeFile(join(dir, 'records.json'), JSON.stringify(tuples));
+  if (LITTLE_ENDIAN) {
+    const norms = t.vectors.invNorms;
+    await writeFile(join(dir, 'invnorms.bin'), new Uint8Array(norms.buffer, norms.byteOffset, t.slotCount * 4));
+  }
   await writeFile(join(dir, 'halfvec.bin'), t.vectors.bytes(t.slotCount));
   await writeFile(join(dir, 'keyword.json'), JSON.stringify(t.keyword.toJSON()));
   const manifest = {
@@ -142,37 +171,50 @@ export async function restoreStoreSnapshot(
     join(dir, 'hnsw.bin'),
   );
   graphRead.catch(() => undefined);
-  const [text, halvesFile, keywordJson] = await Promise.all([
-    readFile(join(dir, 'records.jsonl'), 'utf8'),
-    readFile(join(dir, 'halfvec.bin')),
-    readFile(join(dir, 'keyword.json'), 'utf8'),
-  ]);
-  const halves = new Uint8Array(halvesFile);
   t.slotCount = manifest.slotCount;
   t.nextLabel = manifest.nextLabel;
   t.ensureCapacity(manifest.slotCount);
   t.labelSlot = growInt32(t.labelSlot, manifest.nextLabel, -1);
+  // The vectors are read on the thread pool straight into the slab (a little-endian host), while the
+  // records are parsed here.
+  const halvesPath = join(dir, 'halfvec.bin');
+  const targets = t.vectors.targets(manifest.slotCount);
+  const halvesRead =
+    targets === undefined ? readFile(halvesPath) : readInto(halvesPath, targets, manifest.slotCount * dim * 2);
+  halvesRead.catch(() => undefined);
+  const [text, normsFile, keywordJson] = await Promise.all([
+    readFile(join(dir, 'records.json'), 'utf8'),
+    LITTLE_ENDIAN ? readFile(join(dir, 'invnorms.bin')).catch(() => undefined) : undefined,
+    readFile(join(dir, 'keyword.json'), 'utf8'),
+  ]);
   const occupied = new Uint8Array(manifest.slotCount);
-  const lines = (text.length === 0 ? [] : text.split('\n')).map((line) => JSON.parse(line) as RecordLine);
-  for (const r of lines) occupied[r.slot] = 1;
-  t.vectors.loadBytes(halves, manifest.slotCount, occupied);
-  for (const r of lines) {
+  const tuples = JSON.parse(text) as RecordTuple[];
+  for (const r of tuples) occupied[r[0]] = 1;
+  // A Buffer from readFile may sit at any offset of a shared pool: copy into an aligned array.
+  const norms =
+    normsFile === undefined
+      ? undefined
+      : new Float32Array(normsFile.buffer.slice(normsFile.byteOffset, normsFile.byteOffset + normsFile.byteLength));
+  const halves = await halvesRead;
+  if (halves === undefined) t.vectors.restoreNorms(manifest.slotCount, occupied, norms);
+  else t.vectors.loadBytes(new Uint8Array(halves), manifest.slotCount, occupied, norms);
+  for (const [slot, label, key, owner, creator, id, expiresAt, document, stored] of tuples) {
     // JSON.parse made own properties (`__proto__` included); compactAttributes drops the prototype.
-    const attributes = compactAttributes(r.attributes);
+    const attributes = compactAttributes(stored);
     for (const [k, v] of Object.entries(attributes))
       if (definition.attributes[k] === 'f32' && typeof v === 'string') attributes[k] = Number(v);
     const rec: StoredRecord = {
-      key: r.key,
-      owner: r.owner,
-      creator: r.creator ?? undefined,
+      key,
+      owner,
+      creator: creator ?? undefined,
       collection: name,
-      id: r.id,
-      expiresAt: BigInt(r.expiresAt),
+      id,
+      expiresAt: BigInt(expiresAt),
       dim,
-      document: r.document,
+      document,
       attributes,
     };
-    t.place(r.slot, rec, r.label);
+    t.place(slot, rec, label);
   }
   for (let s = 0; s < manifest.slotCount; s++) if (occupied[s] === 0) t.freeSlots.push(s);
   t.keyword = KeywordIndex.fromJSON(keywordJson);

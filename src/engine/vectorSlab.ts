@@ -18,7 +18,7 @@ const CHUNK_MASK = SLAB_CHUNK_SLOTS - 1;
 const INITIAL_SLOTS = 64;
 
 /** Snapshots hold little-endian halves; a Uint16Array view of them is only right on such a host. */
-const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+export const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 const f32 = new Float32Array(1);
 const f32Bits = new Uint32Array(f32.buffer);
@@ -135,10 +135,10 @@ export class VectorSlab {
   }
 
   /**
-   * Fills slots 0 … count − 1 from what `bytes` wrote and computes the inverse norms of the `occupied`
-   * ones; grows the slab first.
+   * Fills slots 0 … count − 1 from what `bytes` wrote (grows the slab first), then sets their inverse
+   * norms (see `restoreNorms`).
    */
-  loadBytes(bytes: Uint8Array, count: number, occupied: Uint8Array): void {
+  loadBytes(bytes: Uint8Array, count: number, occupied: Uint8Array, invNorms?: Float32Array): void {
     if (bytes.length !== count * this.dim * 2)
       throw new RangeError(`${bytes.length} bytes of vectors, expected ${count * this.dim * 2}`);
     this.grow(count);
@@ -149,6 +149,31 @@ export class VectorSlab {
       if (LITTLE_ENDIAN && o % 2 === 0 && (bytes.byteOffset + o) % 2 === 0)
         chunk.set(new Uint16Array(bytes.buffer, bytes.byteOffset + o, n));
       else for (let i = 0; i < n; i++) chunk[i] = bytes[o + 2 * i]! | (bytes[o + 2 * i + 1]! << 8);
+    }
+    this.restoreNorms(count, occupied, invNorms);
+  }
+
+  /**
+   * On a little-endian host: grows the slab to `count` slots and returns, chunk by chunk, the slab's own
+   * memory for slots 0 … count − 1 as bytes, to be filled with what `bytes` wrote (a snapshot file read
+   * straight into it, without a copy on the main thread); then call `restoreNorms`. Undefined on a
+   * big-endian host (use `loadBytes`).
+   */
+  targets(count: number): Uint8Array[] | undefined {
+    if (!LITTLE_ENDIAN) return undefined;
+    this.grow(count);
+    return this.bytes(count);
+  }
+
+  /**
+   * Sets the inverse norms of slots 0 … count − 1: those `invNorms` gives (what `invNorms` held when the
+   * vectors were written), else computed for the `occupied` slots.
+   */
+  restoreNorms(count: number, occupied: Uint8Array, invNorms?: Float32Array): void {
+    if (invNorms !== undefined) {
+      if (invNorms.length !== count) throw new RangeError(`${invNorms.length} inverse norms, expected ${count}`);
+      this.invNorms.set(invNorms);
+      return;
     }
     for (let s = 0; s < count; s++) if (occupied[s] === 1) this.invNorms[s] = inverseNorm(this.view(s));
   }
