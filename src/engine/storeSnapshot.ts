@@ -41,6 +41,9 @@ type RecordTuple = [
   attributes: Record<string, AttributeValue | string>,
 ];
 
+/** A snapshot whose files disagree with its manifest: refused like one of another format (the node rebuilds). */
+const damaged = (reason: string) => new InvalidArgumentError(`snapshot is damaged: ${reason}`);
+
 /**
  * Reads a file of exactly `size` bytes into `targets`, one after another (positional reads on the
  * thread pool).
@@ -49,13 +52,13 @@ async function readInto(path: string, targets: Uint8Array[], size: number): Prom
   const file = await open(path, 'r');
   try {
     const { size: actual } = await file.stat();
-    if (actual !== size) throw new RangeError(`${path}: ${actual} bytes of vectors, expected ${size}`);
+    if (actual !== size) throw damaged(`${actual} bytes of vectors, expected ${size}`);
     let position = 0;
     for (const target of targets) {
       // Each read moves at least one byte or ends the file early, so the loop ends within target.length reads.
       for (let done = 0; done < target.length; ) {
         const { bytesRead } = await file.read(target, done, target.length - done, position + done);
-        if (bytesRead === 0) throw new RangeError(`${path} ended early`);
+        if (bytesRead === 0) throw damaged('the vector file ended early');
         done += bytesRead;
       }
       position += target.length;
@@ -195,7 +198,11 @@ export async function restoreStoreSnapshot(
     normsFile === undefined
       ? undefined
       : new Float32Array(normsFile.buffer.slice(normsFile.byteOffset, normsFile.byteOffset + normsFile.byteLength));
+  if (norms !== undefined && norms.length !== manifest.slotCount)
+    throw damaged(`${norms.length} inverse norms, expected ${manifest.slotCount}`);
   const halves = await halvesRead;
+  if (halves !== undefined && halves.length !== manifest.slotCount * dim * 2)
+    throw damaged(`${halves.length} bytes of vectors, expected ${manifest.slotCount * dim * 2}`);
   if (halves === undefined) t.vectors.restoreNorms(manifest.slotCount, occupied, norms);
   else t.vectors.loadBytes(new Uint8Array(halves), manifest.slotCount, occupied, norms);
   for (const [slot, label, key, owner, creator, id, expiresAt, document, stored] of tuples) {

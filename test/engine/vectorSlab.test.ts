@@ -315,7 +315,11 @@ describe('CollectionStore: vectors kept in the slab', () => {
       assert.deepEqual(answers(await CollectionStore.load(dir, 'slab', def)), want);
       const halves = await readFile(join(dir, 'halfvec.bin'));
       await writeFile(join(dir, 'halfvec.bin'), halves.subarray(0, halves.length - 2));
-      await assert.rejects(CollectionStore.load(dir, 'slab', def), /bytes of vectors/);
+      // A damaged snapshot is refused like one of another format, so the node rebuilds from the chain.
+      await assert.rejects(
+        CollectionStore.load(dir, 'slab', def),
+        (error: Error) => error instanceof InvalidArgumentError && /damaged: .*bytes of vectors/.test(error.message),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
