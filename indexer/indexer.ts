@@ -194,6 +194,8 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   #reset(): void {
+    // The stores of the resolver being replaced are dropped: stop their background work.
+    this.#resolver?.closeStores();
     this.#resolver = new CollectionResolver<S>({
       stores: this.#options.stores,
       pinnedOwners: this.#options.pinnedOwners,

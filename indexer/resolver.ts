@@ -101,6 +101,14 @@ function sameDecoding(a: CollectionDefinition, b: CollectionDefinition): boolean
 const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
   a.lastModifiedAtBlock !== b.lastModifiedAtBlock ? a.lastModifiedAtBlock > b.lastModifiedAtBlock : a.key > b.key;
 
+/**
+ * Stops a dropped store's background work (a graph rebuild in a worker would otherwise run to its end and be
+ * swapped into a store no one publishes). A reader still holding the store keeps its answers.
+ */
+function closeStore(store: IndexedStore): void {
+  void store.close?.().catch(() => undefined);
+}
+
 export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   readonly #options: ResolverOptions<S>;
   readonly #definitions = new Map<string, Set<Hex>>();
@@ -516,6 +524,8 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       this.#dirtyCollections.clear();
       this.#dirtyIds.clear();
       for (const commit of commits) commit();
+      const kept = new Set([...nextStates.values()].map((state) => state.store));
+      for (const state of this.#states.values()) if (!kept.has(state.store)) closeStore(state.store);
       this.#states.clear();
       for (const [name, state] of nextStates) this.#states.set(name, state);
       this.#publish(block);
@@ -560,6 +570,11 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       commits.push(await state.store.prepare({ remove: [], upsert }));
     }
     return state;
+  }
+
+  /** Stops the background work of every store this resolver holds (the indexer drops them all). */
+  closeStores(): void {
+    for (const state of this.#states.values()) closeStore(state.store);
   }
 
   /**
