@@ -4,6 +4,18 @@ import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { encodeCollectionEntity, encodeVectorEntity } from '../../src/collections/index.ts';
 import type { ChainIndexer, SyncState } from '../../indexer/index.ts';
 
+/** An open collection of 4-dimensional cosine vectors with pgvector's index defaults and `attributes`. */
+export function openDefinition(attributes: CollectionDefinition['attributes'] = {}): CollectionDefinition {
+  return {
+    dim: 4,
+    metric: 'cosine',
+    open: true,
+    writers: [],
+    index: { m: 16, ef_construction: 64, ef_search: 40 },
+    attributes,
+  };
+}
+
 /** createEntity arguments for a collection definition. */
 export function definitionArgs(name: string, def: CollectionDefinition, expiresIn = 100_000) {
   return { ...encodeCollectionEntity(name, def), expiresIn };

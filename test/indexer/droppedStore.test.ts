@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Hex } from 'viem';
-import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
@@ -12,16 +11,9 @@ import { engineStoresWith } from '../../src/engine/storeFactory.ts';
 import type { RebuildPhase } from '../../src/engine/rebuild.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { suiteIndexers } from '../helpers/indexers.ts';
-import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { definitionArgs, openDefinition, vectorArgs } from '../helpers/writes.ts';
 
-const def: CollectionDefinition = {
-  dim: 4,
-  metric: 'cosine',
-  open: true,
-  writers: [],
-  index: { m: 16, ef_construction: 64, ef_search: 40 },
-  attributes: {},
-};
+const def = openDefinition();
 
 let devnet: Devnet;
 let transport: RpcTransport;

@@ -9,7 +9,6 @@ import {
   ENTITY_DECODED_MAX_BYTES,
   VECTOR_CONTENT_TYPE,
   encodeVectorPayload,
-  type CollectionDefinition,
 } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import { QUERY_PAGE_MAX_BYTES } from '../../src/devnet/entityQuery.ts';
@@ -19,18 +18,11 @@ import { engineStores } from '../../src/engine/storeFactory.ts';
 import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { attributes, sendStorageTx } from '../helpers/rawWriter.ts';
-import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { definitionArgs, openDefinition, vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
 
 const MiB = 1024 * 1024;
-const def: CollectionDefinition = {
-  dim: 4,
-  metric: 'cosine',
-  open: true,
-  writers: [],
-  index: { m: 16, ef_construction: 64, ef_search: 40 },
-  attributes: {},
-};
+const def = openDefinition();
 const vectorAttributes = (collection: string, id: string) =>
   attributes([
     { key: 'arkivector_type', value: 'vector' },

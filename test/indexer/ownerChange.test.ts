@@ -3,7 +3,6 @@
 // /v1/status and in a log line; before the lapse the stranger's definition is only a conflict.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer } from '../../indexer/index.ts';
@@ -12,17 +11,10 @@ import { status } from '../../src/service/status.ts';
 import type { ServiceContext } from '../../src/service/context.ts';
 import { describeCollection } from '../../src/service/view.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
-import { definitionArgs } from '../helpers/writes.ts';
+import { definitionArgs, openDefinition } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
 
-const def: CollectionDefinition = {
-  dim: 4,
-  metric: 'cosine',
-  open: true,
-  writers: [],
-  index: { m: 16, ef_construction: 64, ef_search: 40 },
-  attributes: {},
-};
+const def = openDefinition();
 
 describe('indexer: a name passing to another owner', () => {
   let devnet: Devnet;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hexToBytes, numberToHex, type Hex } from 'viem';
-import { decodeVectorEntity, type CollectionDefinition } from '../../src/collections/index.ts';
+import { decodeVectorEntity } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import type { ChainIndexer } from '../../indexer/index.ts';
@@ -15,18 +15,9 @@ import { REREAD_ONE_BY_ONE_MAX } from '../../indexer/indexer.ts';
 import { SNAPSHOT_FORMAT } from '../../indexer/snapshot.ts';
 import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
-import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { definitionArgs, openDefinition, vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
 import { suiteIndexers } from '../helpers/indexers.ts';
-
-const open = (attributes: CollectionDefinition['attributes']): CollectionDefinition => ({
-  dim: 4,
-  metric: 'cosine',
-  open: true,
-  writers: [],
-  index: { m: 16, ef_construction: 64, ef_search: 40 },
-  attributes,
-});
 
 const vector = (seed: number) => Array.from({ length: 4 }, (_, i) => Math.sin(seed + i));
 
@@ -135,7 +126,7 @@ describe('indexer: contents read again from the chain', () => {
   });
 
   test('a shadowed entity becomes the winner when the winner is deleted (and back on a reorg)', async () => {
-    const def = open({ topic: 'str' });
+    const def = openDefinition({ topic: 'str' });
     const alice = walletClient(devnet, 0);
     await alice.createEntity(definitionArgs('shadow', def));
     const old = await alice.createEntity(
@@ -184,7 +175,7 @@ describe('indexer: contents read again from the chain', () => {
   });
 
   test('a definition update that declares a new attribute decodes every entity again from the chain', async () => {
-    const def = open({ topic: 'str' });
+    const def = openDefinition({ topic: 'str' });
     const alice = walletClient(devnet, 0);
     const definition = await alice.createEntity(definitionArgs('redef', def));
     const keys: Hex[] = [];
@@ -211,7 +202,7 @@ describe('indexer: contents read again from the chain', () => {
     const keyQueries = counts.keyQueries;
     await alice.updateEntity({
       entityKey: definition.entityKey,
-      ...definitionArgs('redef', open({ topic: 'str', rank: 'uint' })),
+      ...definitionArgs('redef', openDefinition({ topic: 'str', rank: 'uint' })),
     });
     await synced(indexer);
     assert.ok(counts.queries > queries, 'the entities were read again from the chain');
