@@ -60,33 +60,19 @@ export async function applyOps(
       case 'delete':
         if (current) set(op.key, undefined);
         break;
-      case 'create': {
-        const fields = contentFields(op.content);
-        const kind = ours(fields);
-        if (!kind) break;
-        set(
-          op.key,
-          boundedEntity({
-            key: op.key,
-            ...kind,
-            ...fields,
-            owner: op.owner,
-            creator: op.owner,
-            expiresAt: op.expiresAt,
-            lastModifiedAtBlock: block,
-            sequence: sequenceOf(block, op.txIndex, op.opIndex),
-          }),
-        );
-        break;
-      }
+      case 'create':
       case 'update': {
         const fields = contentFields(op.content);
         const kind = ours(fields);
         if (!kind) {
-          if (current) set(op.key, undefined);
+          // An update that makes an entity not ours (or moves it to a name without a definition) drops it.
+          if (op.type === 'update' && current) set(op.key, undefined);
           break;
         }
-        const creation = current ?? (await lookup(op.key, block));
+        const position = sequenceOf(block, op.txIndex, op.opIndex);
+        // An update keeps the creator and the creation position, read from the chain when the table lacks them.
+        const creation =
+          op.type === 'create' ? { creator: op.owner, sequence: position } : (current ?? (await lookup(op.key, block)));
         set(
           op.key,
           boundedEntity({
@@ -97,7 +83,7 @@ export async function applyOps(
             creator: creation?.creator,
             expiresAt: op.expiresAt,
             lastModifiedAtBlock: block,
-            sequence: creation?.sequence ?? sequenceOf(block, op.txIndex, op.opIndex),
+            sequence: creation?.sequence ?? position,
           }),
         );
         break;

@@ -2,37 +2,61 @@
 // must work for writes as it does for reads. fetch refuses such URLs, so the credentials travel as Basic
 // auth; a loopback proxy in front of the devnet insists on them.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createChainWriter, emptyBatch as emptyStorageOps } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { defined } from '../helpers/defined.ts';
-import { startTestDevnet } from '../helpers/devnet.ts';
+import { rpcResult, startTestDevnet } from '../helpers/devnet.ts';
 
 let devnet: Devnet;
 let proxy: Server;
 let proxyUrl: string;
 const seen: (string | undefined)[] = [];
 
-before(async () => {
-  devnet = await startTestDevnet();
-  proxy = createServer(async (req, res) => {
-    seen.push(req.headers.authorization);
-    if (req.headers.authorization !== `Basic ${Buffer.from('user:s3cret').toString('base64')}`) {
-      res.writeHead(401).end('unauthorized');
-      return;
-    }
+/**
+ * A loopback proxy in front of the devnet: `intercept` sees each request (headers and JSON-RPC body) and the
+ * devnet's answer once forwarded, and may answer instead (`true`: it has).
+ */
+async function devnetProxy(
+  intercept: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    forward: () => Promise<{ status: number; text: string }>,
+  ) => Promise<boolean>,
+): Promise<Server> {
+  const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const answer = await fetch(devnet.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: Buffer.concat(chunks),
-    });
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+    const body = Buffer.concat(chunks);
+    let answer: { status: number; text: string } | undefined;
+    const forward = async () => {
+      const response = await fetch(devnet.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      answer = { status: response.status, text: await response.text() };
+      return answer;
+    };
+    if (await intercept(req, res, body, forward)) return;
+    const { status, text } = answer ?? (await forward());
+    res.writeHead(status, { 'content-type': 'application/json' }).end(text);
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+before(async () => {
+  devnet = await startTestDevnet();
+  proxy = await devnetProxy(async (req, res) => {
+    seen.push(req.headers.authorization);
+    if (req.headers.authorization === `Basic ${Buffer.from('user:s3cret').toString('base64')}`) return false;
+    res.writeHead(401).end('unauthorized');
+    return true;
+  });
   proxyUrl = `http://user:s3cret@127.0.0.1:${(proxy.address() as AddressInfo).port}/`;
 });
 after(async () => {
@@ -65,20 +89,14 @@ test('writer: a send whose answer is lost after the node took it is one transact
   // The node takes the first eth_sendRawTransaction, then its answer is lost (HTTP 502): the transport
   // retries the same bytes, which the node knows. Before the fix that retry was a refusal ("already known").
   let lost = 0;
-  const lossy = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    const answer = await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const text = await answer.text();
-    if (lost === 0 && (JSON.parse(body.toString('utf8')) as { method?: string }).method === 'eth_sendRawTransaction') {
-      lost++;
-      res.writeHead(502).end('bad gateway');
-      return;
-    }
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+  const lossy = await devnetProxy(async (_req, res, body, forward) => {
+    if (lost > 0 || (JSON.parse(body.toString('utf8')) as { method?: string }).method !== 'eth_sendRawTransaction')
+      return false;
+    await forward();
+    lost++;
+    res.writeHead(502).end('bad gateway');
+    return true;
   });
-  await new Promise<void>((resolve) => lossy.listen(0, '127.0.0.1', resolve));
   try {
     const account = defined(devnet.accounts[1], 'dev account 1');
     const writer = createChainWriter({
@@ -87,22 +105,7 @@ test('writer: a send whose answer is lost after the node took it is one transact
       privateKey: account.privateKey,
     });
     const nonceOf = async () =>
-      Number(
-        (
-          (await (
-            await fetch(devnet.url, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({
-                jsonrpc: '2.0',
-                id: 1,
-                method: 'eth_getTransactionCount',
-                params: [account.address, 'latest'],
-              }),
-            })
-          ).json()) as { result: string }
-        ).result,
-      );
+      Number(await rpcResult<string>(devnet, 'eth_getTransactionCount', [account.address, 'latest']));
     const before = await nonceOf();
     const ops = emptyStorageOps();
     ops.creates.push({

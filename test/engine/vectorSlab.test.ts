@@ -15,6 +15,7 @@ import { exactTopK, SLAB_CHUNK_SLOTS } from '../../src/engine/exact.ts';
 import { STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
 import { halfvecOf, VectorSlab } from '../../src/engine/vectorSlab.ts';
 import { clustered, definition, keyOf, makeRecord, mulberry32 } from './helpers.ts';
+import { rewriteFormat } from '../helpers/snapshotFiles.ts';
 
 const DIM = 8;
 const vec = (i: number): number[] => Array.from({ length: DIM }, (_, j) => Math.sin(i * 7.1 + j * 1.3));
@@ -331,9 +332,7 @@ describe('CollectionStore: vectors kept in the slab', () => {
     const dir = await mkdtemp(join(tmpdir(), 'arkivector-slab-'));
     try {
       await store.save(dir);
-      const manifest = JSON.parse(await readFile(join(dir, 'store.json'), 'utf8')) as { format: number };
-      assert.equal(manifest.format, STORE_SNAPSHOT_FORMAT);
-      await writeFile(join(dir, 'store.json'), JSON.stringify({ ...manifest, format: 1 }));
+      await rewriteFormat(join(dir, 'store.json'), STORE_SNAPSHOT_FORMAT, 1);
       await assert.rejects(
         CollectionStore.load(dir, 'slab', definition(DIM)),
         (error: Error) =>

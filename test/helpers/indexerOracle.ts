@@ -1,6 +1,7 @@
 // The reference the indexer is checked against: what a collection should hold at block B, computed
 // straight from the devnet's own arkiv_query answer at B with the rules of ARCHITECTURE.md §8, written
 // independently of the indexer (no journal, no incremental state, no tail decoding).
+import assert from 'node:assert/strict';
 import { hexToBytes, numberToHex, type Hex } from 'viem';
 import {
   COLLECTION_NAME_REGEX,
@@ -74,6 +75,15 @@ async function allAt(devnet: Devnet, query: string, block: number): Promise<Row[
     cursor = result.cursor;
   }
   throw new Error('too many pages');
+}
+
+/**
+ * The entity `key` as the devnet's arkiv_query answers it at `block`, in the shape the codecs decode.
+ * @returns undefined when it is not live there
+ */
+export async function rawEntityAt(devnet: Devnet, key: Hex, block: number): Promise<RawEntity | undefined> {
+  const [row] = await allAt(devnet, `$key = ${key}`, block);
+  return row && toRaw(row);
 }
 
 const attr = (row: Row, key: string) => row.stringAttributes?.find((a) => a.key === key)?.value;
@@ -200,4 +210,14 @@ export function indexedCollections(indexer: ChainIndexer): Record<string, Expect
     };
   }
   return out;
+}
+
+/**
+ * Asserts that `indexer` did not load its snapshot but bootstrapped from the chain, and holds what the
+ * chain says at its block.
+ */
+export async function assertRebuiltFromChain(devnet: Devnet, indexer: ChainIndexer): Promise<void> {
+  assert.equal(indexer.counters.snapshotsLoaded, 0);
+  assert.equal(indexer.counters.bootstraps, 1);
+  assert.deepEqual(indexedCollections(indexer), await expectedCollections(devnet, indexer.asOfBlock!));
 }

@@ -5,7 +5,6 @@
 // (the prefetch window) ending equal to a clean sync.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { CollectionDefinition } from '../../src/collections/index.ts';
 import {
   createArkivV1Source,
   createHttpTransport,
@@ -17,17 +16,10 @@ import { engineStores } from '../../src/engine/storeFactory.ts';
 import { ChainIndexer } from '../../indexer/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
-import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { definitionArgs, openDefinition, vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
 
-const notes: CollectionDefinition = {
-  dim: 4,
-  metric: 'cosine',
-  open: true,
-  writers: [],
-  index: { m: 16, ef_construction: 64, ef_search: 40 },
-  attributes: { topic: 'str' },
-};
+const notes = openDefinition({ topic: 'str' });
 const SYNC_TIMEOUT_MS = 60_000;
 
 describe('indexer: catch-up pipelining', () => {

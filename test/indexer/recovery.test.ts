@@ -3,7 +3,7 @@
 // states, confirmations, --collections, --collection-owner and a long-chain bootstrap of 20,000 entities.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -15,21 +15,15 @@ import { ChainIndexer, type IndexerOptions, type SyncState } from '../../indexer
 import type { StoreFactory } from '../../src/engine/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
-import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
-import { definitionArgs, stateReached, vectorArgs } from '../helpers/writes.ts';
+import { assertRebuiltFromChain, expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
+import { definitionArgs, openDefinition, stateReached, vectorArgs } from '../helpers/writes.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
 import { defined } from '../helpers/defined.ts';
 import { suiteIndexers } from '../helpers/indexers.ts';
+import { rewriteFormat } from '../helpers/snapshotFiles.ts';
 
-const notes: CollectionDefinition = {
-  dim: 4,
-  metric: 'cosine',
-  open: true,
-  writers: [],
-  index: { m: 16, ef_construction: 64, ef_search: 40 },
-  attributes: { topic: 'str' },
-};
+const notes = openDefinition({ topic: 'str' });
 
 const vectorOf = (collection: string, id: string, seed: number, def = notes) =>
   vectorArgs(
@@ -149,9 +143,7 @@ describe('indexer: recovery and options', () => {
       devnet.reorg(devnet.headNumber - second.asOfBlock! + 1);
       const third = newIndexer({ dataDir });
       await synced(third);
-      assert.equal(third.counters.snapshotsLoaded, 0);
-      assert.equal(third.counters.bootstraps, 1);
-      assert.deepEqual(indexedCollections(third), await expectedCollections(devnet, third.asOfBlock!));
+      await assertRebuiltFromChain(devnet, third);
       await third.stop();
     } finally {
       await rm(dataDir, { recursive: true, force: true });
@@ -167,15 +159,11 @@ describe('indexer: recovery and options', () => {
       assert.equal(first.counters.snapshotsWritten, 1);
       // What a node of the previous version left behind: the same layout, an older store format.
       const manifestPath = join(dataDir, 'snapshot', 'stores', '0', 'store.json');
-      const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { format: number };
-      assert.equal(manifest.format, STORE_SNAPSHOT_FORMAT);
-      await writeFile(manifestPath, JSON.stringify({ ...manifest, format: STORE_SNAPSHOT_FORMAT - 1 }));
+      await rewriteFormat(manifestPath, STORE_SNAPSHOT_FORMAT, STORE_SNAPSHOT_FORMAT - 1);
 
       const second = newIndexer({ dataDir });
       await synced(second);
-      assert.equal(second.counters.snapshotsLoaded, 0);
-      assert.equal(second.counters.bootstraps, 1);
-      assert.deepEqual(indexedCollections(second), await expectedCollections(devnet, second.asOfBlock!));
+      await assertRebuiltFromChain(devnet, second);
       await second.stop();
     } finally {
       await rm(dataDir, { recursive: true, force: true });

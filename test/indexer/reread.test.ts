@@ -2,35 +2,30 @@
 // read again from the chain at the block the node reflects. Each case checks the store's record against the
 // chain's own answer (vector and halfvec bytes included), and that the payloads really are gone.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { hexToBytes, numberToHex, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { decodeVectorEntity } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import type { ChainIndexer } from '../../indexer/index.ts';
 import { REREAD_ONE_BY_ONE_MAX } from '../../indexer/indexer.ts';
 import { SNAPSHOT_FORMAT } from '../../indexer/snapshot.ts';
-import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
-import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
+import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import {
+  assertRebuiltFromChain,
+  expectedCollections,
+  indexedCollections,
+  rawEntityAt,
+} from '../helpers/indexerOracle.ts';
 import { definitionArgs, openDefinition, vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
 import { suiteIndexers } from '../helpers/indexers.ts';
+import { rewriteFormat } from '../helpers/snapshotFiles.ts';
 
 const vector = (seed: number) => Array.from({ length: 4 }, (_, i) => Math.sin(seed + i));
-
-interface Row {
-  key: Hex;
-  value?: Hex;
-  contentType?: string;
-  expiresAt: number;
-  owner: string;
-  creator: string;
-  stringAttributes?: { key: string; value: string }[];
-  numericAttributes?: { key: string; value: number }[];
-}
 
 /**
  * Counts entity queries, and those naming one entity key (the indexer's one-by-one reads, `entityAt`);
@@ -72,36 +67,9 @@ describe('indexer: contents read again from the chain', () => {
     const held = collection.store.get(id);
     assert.ok(held, `${name}/${id} is in the store`);
     assert.equal(held.key, key);
-    const { data } = await rpcResult<{ data: Row[] }>(devnet, 'arkiv_query', [
-      `$key = ${key}`,
-      {
-        atBlock: numberToHex(indexer.asOfBlock!),
-        includeData: {
-          key: true,
-          attributes: true,
-          payload: true,
-          contentType: true,
-          expiration: true,
-          owner: true,
-          creator: true,
-        },
-      },
-    ]);
-    const row = data[0];
-    assert.ok(row, `${key} is live on chain`);
-    const decoded = decodeVectorEntity(
-      {
-        key: row.key,
-        owner: row.owner,
-        creator: row.creator,
-        contentType: row.contentType,
-        payload: row.value ? hexToBytes(row.value) : new Uint8Array(),
-        stringAttributes: new Map((row.stringAttributes ?? []).map((a) => [a.key, a.value])),
-        numericAttributes: new Map((row.numericAttributes ?? []).map((a) => [a.key, BigInt(a.value)])),
-        expiresAt: BigInt(row.expiresAt),
-      },
-      { name, definition: collection.definition },
-    );
+    const raw = await rawEntityAt(devnet, key, indexer.asOfBlock!);
+    assert.ok(raw, `${key} is live on chain`);
+    const decoded = decodeVectorEntity(raw, { name, definition: collection.definition });
     assert.ok(decoded.ok, 'the chain entity decodes');
     const { record } = decoded;
     assert.deepEqual([...held.vector], [...record.vector]);
@@ -236,14 +204,10 @@ describe('indexer: contents read again from the chain', () => {
 
       // What a node of the previous version left behind: payloads in entities.json, format 1.
       const metaPath = join(dataDir, 'snapshot', 'meta.json');
-      const meta = JSON.parse(await readFile(metaPath, 'utf8')) as { format: number };
-      assert.equal(meta.format, SNAPSHOT_FORMAT);
-      await writeFile(metaPath, JSON.stringify({ ...meta, format: SNAPSHOT_FORMAT - 1 }));
+      await rewriteFormat(metaPath, SNAPSHOT_FORMAT, SNAPSHOT_FORMAT - 1);
       const third = newIndexer(inner, { dataDir });
       await synced(third);
-      assert.equal(third.counters.snapshotsLoaded, 0);
-      assert.equal(third.counters.bootstraps, 1);
-      assert.deepEqual(indexedCollections(third), await expectedCollections(devnet, third.asOfBlock!));
+      await assertRebuiltFromChain(devnet, third);
       await third.stop();
     } finally {
       await rm(dataDir, { recursive: true, force: true });
