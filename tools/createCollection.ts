@@ -12,9 +12,12 @@ import { defineTool } from './defineTool.ts';
 export function renderCreateCollection(answer: CreateCollectionResult): string {
   const what = `collection ${answer.name} (dim ${answer.dim}${answer.embedder ? `, embedder ${String(answer.embedder.model)}: upsert document-only entities and search by text` : ''})`;
   if (!answer.created) return `${what} already exists with this definition; nothing written (key ${answer.key}).`;
-  const where = answer.block_number === null ? 'sent, not yet mined' : `in block ${answer.block_number}`;
+  const tx = `(tx ${answer.tx_hashes.join(', ')}, key ${answer.key})`;
   return [
-    `Created ${what} ${where} (tx ${answer.tx_hashes.join(', ')}, key ${answer.key}).`,
+    // wait "none": sent, not created until it is mined.
+    answer.block_number === null
+      ? `Sent ${what}, not yet mined ${tx}.`
+      : `Created ${what} in block ${answer.block_number} ${tx}.`,
     ...(answer.block_number === null ? [] : [`Other nodes see it with min_block ${answer.block_number}.`]),
   ].join('\n');
 }

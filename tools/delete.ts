@@ -15,7 +15,9 @@ export function renderDelete(answer: DeleteResult): string {
   const transactions = `${txs} transaction${txs === 1 ? '' : 's'}`;
   const head = answer.dry_run
     ? `dry run: ${entities} would be deleted in ${transactions} (call again with dry_run false)`
-    : `${entities} deleted in ${transactions}${answer.block_number === null ? ' (sent, not yet mined)' : `, last in block ${answer.block_number}`}`;
+    : answer.block_number === null
+      ? `delete of ${entities} sent in ${transactions}, not yet mined`
+      : `${entities} deleted in ${transactions}, last in block ${answer.block_number}`;
   const notes = [
     ...(answer.matched !== undefined ? [`${answer.matched} matched the filter at block ${answer.as_of_block}`] : []),
     ...(answer.skipped ?? []).map(

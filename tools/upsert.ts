@@ -5,9 +5,14 @@ import { upsertArgs, upsertResultShape } from '../src/service/schemas.ts';
 import { defineTool } from './defineTool.ts';
 
 export function renderUpsert(answer: UpsertResult): string {
-  const where = answer.block_number === null ? 'sent, not yet mined' : `in block ${answer.block_number}`;
+  const entities = `${answer.results.length} entit${answer.results.length === 1 ? 'y' : 'ies'}`;
+  // wait "none": the transaction is sent, nothing is written until it is mined.
+  const what =
+    answer.block_number === null
+      ? `${entities} sent, not yet mined`
+      : `${entities} written in block ${answer.block_number}`;
   return [
-    `${answer.results.length} entit${answer.results.length === 1 ? 'y' : 'ies'} written ${where} (tx ${answer.tx_hashes.join(', ')})`,
+    `${what} (tx ${answer.tx_hashes.join(', ')})`,
     ...answer.results.map((r) => `- ${r.id}: ${r.op} ${r.key}`),
     ...(answer.block_number === null ? [] : [`Read it back from any node with min_block ${answer.block_number}.`]),
   ].join('\n');

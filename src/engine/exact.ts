@@ -190,7 +190,7 @@ export function exactTopK(
   for (let i = 0; i < top.size; i++) {
     const key = top.keys[i]!;
     slots[i] = top.ids[i]!;
-    distances[i] = ops.kernel === 'l2' ? Math.sqrt(key) : ops.normalize ? 1 + key * qInv : key;
+    distances[i] = ops.kernel === 'l2' ? Math.sqrt(key) : ops.normalize ? ops.clamp(1 + key * qInv) : key;
   }
   return { slots, distances };
 }

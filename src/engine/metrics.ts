@@ -20,8 +20,13 @@ export type MetricOps = {
   kernel: 'dot' | 'l2';
   /** Whether the exact scan divides dot products by the vector norms. */
   normalize: boolean;
-  /** hnswlib's returned distance → pgvector's distance. */
+  /** hnswlib's returned distance → pgvector's distance (within `clamp`'s range). */
   fromHnsw(raw: number): number;
+  /**
+   * A computed distance held to the metric's range: rounding puts a vector's cosine distance to itself a
+   * few 1e-8 below 0 (and its score above 1), which no answer may show.
+   */
+  clamp(distance: number): number;
   /** pgvector's distance → score (higher is better). */
   score(distance: number): number;
   /**
@@ -30,6 +35,10 @@ export type MetricOps = {
    */
   distance(a: ArrayLike<number>, b: ArrayLike<number>): number;
 };
+
+/** Cosine distance 1 − cos lies in [0, 2]; float32 and float64 rounding can step just outside it. */
+const clampCosine = (d: number): number => Math.min(2, Math.max(0, d));
+const unbounded = (d: number): number => d;
 
 function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let s = 0;
@@ -46,13 +55,14 @@ export const METRIC_OPS: Readonly<Record<Metric, MetricOps>> = {
     space: 'cosine',
     kernel: 'dot',
     normalize: true,
-    fromHnsw: (raw) => raw,
+    fromHnsw: clampCosine,
+    clamp: clampCosine,
     score: (d) => 1 - d,
     distance(a, b) {
       const na = Math.sqrt(dot(a, a));
       const nb = Math.sqrt(dot(b, b));
       if (na === 0 || nb === 0) return 1;
-      return 1 - dot(a, b) / (na * nb);
+      return clampCosine(1 - dot(a, b) / (na * nb));
     },
   },
   l2: {
@@ -62,7 +72,9 @@ export const METRIC_OPS: Readonly<Record<Metric, MetricOps>> = {
     space: 'l2',
     kernel: 'l2',
     normalize: false,
+    // A square root is never negative, and hnswlib's squared distance never is either.
     fromHnsw: (raw) => Math.sqrt(raw),
+    clamp: unbounded,
     score: (d) => 1 / (1 + d),
     distance(a, b) {
       let s = 0;
@@ -81,6 +93,8 @@ export const METRIC_OPS: Readonly<Record<Metric, MetricOps>> = {
     kernel: 'dot',
     normalize: false,
     fromHnsw: (raw) => raw - 1,
+    // −(a·b) has no bounds to hold.
+    clamp: unbounded,
     score: (d) => -d,
     distance: (a, b) => -dot(a, b),
   },

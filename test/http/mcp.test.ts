@@ -62,7 +62,7 @@ describe('http: MCP streamable HTTP', () => {
     const args = { vector: [1, 0.05, 0, 0], k: 2, where: "topic = str('pets')", include_document: true };
     const viaMcp = await callTool('arkivector_search', { collection: 'notes', ...args });
     const viaRest = await call(`${node.url}/v1/collections/notes/search`, { method: 'POST', json: args });
-    assert.equal(viaMcp.isError, undefined);
+    assert.equal(viaMcp.isError, false, 'isError is sent on successes too');
     assert.deepEqual(viaMcp.structuredContent, viaRest.body);
     assert.equal(viaMcp.content.length, 1);
     assert.match((viaMcp.content[0] as { text: string }).text, /^2 result\(s\) as of block/);

@@ -174,7 +174,7 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
         name: 'search_rag',
         arguments: { db: 'agenvoy', q: 'plants', mode: 'keyword', limit },
       });
-      assert.equal(result.isError, undefined, `limit ${JSON.stringify(limit)}: ${text(result)}`);
+      assert.equal(result.isError, false, `limit ${JSON.stringify(limit)}: ${text(result)}`);
     }
   });
 
