@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
 import { DEVNET_DEFAULTS } from './devnet/index.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';
+import { KURADB_ENDPOINT_DEFAULT } from './kuradbEndpoint.ts';
 import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
 
 export const CHAINS = { braga, kaolin, localhost } as const;
@@ -37,6 +38,7 @@ const OPTIONS = {
   tokens: { type: 'string' },
   'public-read': { type: 'boolean' },
   compat: { type: 'string' },
+  'kuradb-endpoint-file': { type: 'string' },
   'log-level': { type: 'string' },
   'min-block-timeout': { type: 'string' },
   'private-key-file': { type: 'string' },
@@ -78,6 +80,8 @@ export interface ServeConfig {
   /** JSON lines, or human-readable lines for a terminal. */
   logFormat: 'json' | 'pretty';
   compat?: 'kuradb';
+  /** --kuradb-endpoint-file: where to write the HTTP listener's base URL for KuraDB's clients. */
+  kuradbEndpointFile?: string;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   minBlockTimeoutMs: number;
   privateKeyFile?: string;
@@ -124,6 +128,20 @@ function check<T>(schema: z.ZodType<T>, value: unknown): T {
   return parsed.data;
 }
 
+/** Flags whose value may be left out, and the value they then take. */
+const OPTIONAL_VALUES: Partial<Record<FlagName, string>> = { 'kuradb-endpoint-file': KURADB_ENDPOINT_DEFAULT };
+
+/** `--flag` without a value (last, or followed by another flag) becomes `--flag=DEFAULT`. */
+function withOptionalValues(args: string[]): string[] {
+  return args.map((arg, i) => {
+    const fallback = OPTIONAL_VALUES[arg.slice(2) as FlagName];
+    const next = args[i + 1];
+    return fallback !== undefined && arg.startsWith('--') && (next === undefined || next.startsWith('-'))
+      ? `${arg}=${fallback}`
+      : arg;
+  });
+}
+
 /** Parses `serve` arguments and the environment. Throws ConfigError with a message for the user. */
 export function parseServeConfig(
   args: string[],
@@ -132,7 +150,12 @@ export function parseServeConfig(
 ): ServeConfig {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
-    ({ values } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: withOptionalValues(args),
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -172,6 +195,9 @@ export function parseServeConfig(
   const compat = str('compat');
   if (compat !== undefined && compat !== 'kuradb')
     throw new ConfigError(`--compat must be kuradb, not ${JSON.stringify(compat)}`);
+  const kuradbEndpointFile = str('kuradb-endpoint-file');
+  if (kuradbEndpointFile !== undefined && compat !== 'kuradb')
+    throw new ConfigError('--kuradb-endpoint-file needs --compat kuradb (the file points KuraDB clients at /api)');
   const logLevel = str('log-level') ?? 'info';
   const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
   if (!(levels as readonly string[]).includes(logLevel))
@@ -184,6 +210,8 @@ export function parseServeConfig(
     throw new ConfigError(
       '--devnet-state and --devnet-port apply to the embedded devnet only (not with --rpc or --chain)',
     );
+  if (kuradbEndpointFile !== undefined && http === undefined)
+    throw new ConfigError('--kuradb-endpoint-file needs the HTTP listener (--http HOST:PORT)');
   const rateLimit = str('rate-limit');
   const logFormat = str('log-format') ?? (options.stderrIsTty ? 'pretty' : 'json');
   if (logFormat !== 'json' && logFormat !== 'pretty')
@@ -208,6 +236,7 @@ export function parseServeConfig(
     rateLimitPerMinute: rateLimit === undefined ? undefined : check(intFlag('rate-limit', 0, 1_000_000), rateLimit),
     logFormat,
     compat: compat as ServeConfig['compat'],
+    kuradbEndpointFile,
     logLevel: logLevel as ServeConfig['logLevel'],
     minBlockTimeoutMs:
       check(z.coerce.number().min(0).max(600), str('min-block-timeout') ?? MIN_BLOCK_TIMEOUT_MS_DEFAULT / 1000) * 1000,

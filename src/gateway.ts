@@ -20,6 +20,7 @@ import { createEmbedder, embedderDimension } from './embedder.ts';
 import { BIN_PATH } from './packageInfo.ts';
 import { assertPortFree } from './portCheck.ts';
 import { addonBuild, type CollectionStore, engineStoresWith, stopGraphRebuilds } from './engine/index.ts';
+import { endpointUrl, writeEndpointFile } from './kuradbEndpoint.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { defaultRateLimit } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
@@ -226,6 +227,13 @@ export async function startGateway(
       closers.push(() => server.close());
       httpUrl = server.url;
       logger.info({ url: httpUrl }, 'http listening');
+      if (config.kuradbEndpointFile !== undefined) {
+        const endpoint = writeEndpointFile(config.kuradbEndpointFile, endpointUrl(httpUrl));
+        closers.push(async () => endpoint.remove());
+        if (endpoint.replaced !== undefined)
+          logger.warn({ file: endpoint.path, previous: endpoint.replaced }, 'kuradb endpoint file replaced');
+        logger.info({ file: endpoint.path }, 'kuradb endpoint file written');
+      }
     }
     if (config.stdio) {
       const stdio = await serveStdio({ ctx, logger, compat: config.compat });

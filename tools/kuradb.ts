@@ -3,16 +3,23 @@
 import { z } from 'zod';
 import {
   listRag,
+  parseSearchRagArgs,
   RAG_LIMIT_MAX,
   searchRag,
   searchRagArgs,
-  searchRagInput,
   type SearchRagResult,
 } from '../src/service/index.ts';
-import { validate } from '../src/service/validate.ts';
 import { defineTool } from './defineTool.ts';
 
 const group = z.object({ source: z.string(), matches: z.array(z.object({ chunk: z.number(), content: z.string() })) });
+
+/** The tool leaves out branches that found nothing (KuraDB's REST API answers them as empty arrays). */
+function withoutEmpty(answer: SearchRagResult): SearchRagResult {
+  const out: SearchRagResult = {};
+  if (answer.keyword?.length) out.keyword = answer.keyword;
+  if (answer.semantic?.length) out.semantic = answer.semantic;
+  return out;
+}
 
 // KuraDB answers are the JSON itself, in the text block too.
 const asJson = (answer: object) => JSON.stringify(answer);
@@ -43,6 +50,6 @@ export const searchRagTool = defineTool<SearchRagResult>({
   needs: 'read',
   compat: 'kuradb',
   errorStyle: 'message',
-  call: (ctx, args) => searchRag(ctx, validate(searchRagInput, args)),
+  call: async (ctx, args) => withoutEmpty(await searchRag(ctx, parseSearchRagArgs(args))),
   render: asJson,
 });

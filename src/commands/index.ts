@@ -51,7 +51,11 @@ const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
   'embedder-model': ['NAME', 'model sent to the embedder (required with --embedder)'],
   tokens: ['FILE', 'bearer tokens (JSON list of {name, sha256, scopes})'],
   'public-read': ['', 'reads without a token; writes then always need a write token'],
-  compat: ['kuradb', "also list KuraDB's list_rag and search_rag tools"],
+  compat: ['kuradb', "also list KuraDB's list_rag and search_rag tools and serve KuraDB's REST API (/api/…)"],
+  'kuradb-endpoint-file': [
+    '[FILE]',
+    "write this node's URL where KuraDB clients look (default ~/.config/kuradb/endpoint)",
+  ],
   'log-level': ['LEVEL', 'trace, debug, info (default), warn, error, fatal, silent'],
   'log-format': ['FORMAT', 'json or pretty (default: pretty on a terminal, else json)'],
   'rate-limit': ['N', 'requests per minute per caller (default: off on loopback, else 600; 0: off)'],

@@ -25,6 +25,7 @@ import { AccessError, authorize, type AccessPolicy, type Grant, type Scope } fro
 import type { Metrics } from './metrics.ts';
 import { mountConsole } from '../console/index.ts';
 import { createRateLimiter, RateLimitedError } from './rateLimit.ts';
+import { kuradbRoutes } from './kuradb.ts';
 
 type LogFn = (fields: Record<string, unknown>, message: string) => void;
 export interface HttpLogger {
@@ -415,6 +416,10 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       return c.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }, 500);
     }
   });
+  // --compat kuradb: KuraDB's REST API beside ours, under the same access rules.
+  if (deps.mcp.compat === 'kuradb')
+    for (const { path, scope, handler } of kuradbRoutes(ctx, logger)) route('GET', path, scope, handler);
+
   const mcpMethodNotAllowed = (c: Ctx) =>
     c.json(
       {

@@ -15,7 +15,9 @@ export {
   RagArgumentError,
   searchRag,
   searchRagArgs,
-  searchRagInput,
+  parseSearchRagArgs,
+  type RagMode,
+  type RagQuery,
   type SearchRagResult,
 } from './searchRag.ts';
 export { status, type StatusResult } from './status.ts';

@@ -29,3 +29,10 @@ export const LIST_PINNED_MAX = 16;
 export const LIST_PINNED_TTL_MS = 10 * 60_000;
 /** Most entities one delete by filter removes (the rest are reported as `remaining`: call again). */
 export const DELETE_BY_FILTER_MAX = 5_000;
+/** KuraDB's search_rag / GET /api/search: chunks per branch (1–100; any other value falls back to 10). */
+export const RAG_LIMIT_DEFAULT = 10;
+export const RAG_LIMIT_MAX = 100;
+/** KuraDB's cut-off: semantic hits of a cosine collection scoring below this (cosine similarity) are dropped. */
+export const RAG_SEMANTIC_MIN_SCORE = 0.3;
+/** Most nearest neighbours a semantic branch looks through to find `limit` chunks that have content. */
+export const RAG_CANDIDATES_MAX = 1000;

@@ -1,20 +1,24 @@
-// search_rag (KuraDB-compatible, --compat kuradb): keyword (BM25) and/or semantic search over a
-// collection's documents, grouped by the `source` attribute (the entity id when absent) with `chunk`
-// (attribute, else 0) and `content` (the document). Errors use KuraDB's exact strings.
+// search_rag (KuraDB-compatible, --compat kuradb) and KuraDB's GET /api/search: keyword (BM25) and/or
+// semantic search over a collection's documents, grouped by the `source` attribute (the entity id when
+// absent) with `chunk` (attribute, else 0) and `content` (the document). Both surfaces call searchRag;
+// errors use KuraDB's exact strings.
 import { z } from 'zod';
 import { ArkivectorError } from '../errors.ts';
-import type { RecordSummary, ServiceContext } from './context.ts';
+import type { ReadableStore, RecordSummary, ServiceContext } from './context.ts';
+import { RAG_CANDIDATES_MAX, RAG_LIMIT_DEFAULT, RAG_LIMIT_MAX, RAG_SEMANTIC_MIN_SCORE } from './limits.ts';
 import { textEmbedder } from './textEmbedder.ts';
 import { readView } from './view.ts';
 
-export const RAG_LIMIT_DEFAULT = 10;
-export const RAG_LIMIT_MAX = 100;
+export { RAG_LIMIT_DEFAULT, RAG_LIMIT_MAX };
 
+const RAG_MODES = ['keyword', 'semantic'] as const;
+
+/** search_rag's published arguments (tools/list); parseSearchRagArgs reads the raw arguments. */
 export const searchRagArgs = {
   db: z.string().describe('Database (collection) name, as list_rag reports it'),
   q: z.string().describe('Query text'),
   mode: z
-    .enum(['keyword', 'semantic', 'both'])
+    .enum(RAG_MODES)
     .optional()
     .describe('keyword for exact strings, semantic for natural language; omit to run both'),
   limit: z
@@ -24,13 +28,28 @@ export const searchRagArgs = {
     .describe(`Max chunks per mode (1-${RAG_LIMIT_MAX}); other values fall back to ${RAG_LIMIT_DEFAULT}`),
 };
 
-/**
- * What search_rag accepts: the listed shape, except that `limit` takes any value and falls back to the
- * default when it is not an integer from 1 to RAG_LIMIT_MAX (KuraDB's rule: `1.5` and `"5"` give 10).
- */
-export const searchRagInput = z.object({ ...searchRagArgs, limit: z.unknown().optional() });
+// KuraDB's clients lower-case and trim the mode before sending it (Agenvoy) and KuraDB lower-cases its
+// `target`, so `Keyword` or ` SEMANTIC ` mean the same; empty, or the older `both`, means both.
+const modeArg = z.preprocess(
+  (value) => (typeof value === 'string' ? value.trim().toLowerCase() || undefined : value),
+  z.union([z.enum(RAG_MODES), z.literal('both')]).optional(),
+);
+
+/** Which branches run: both (the semantic half only with an embedder), one, or none (KuraDB's unknown `target`). */
+export type RagMode = 'both' | 'keyword' | 'semantic' | 'none';
+
+export interface RagQuery {
+  /** Missing (undefined) is `db is required`; trimmed, then looked up. */
+  db?: string;
+  /** Missing or empty after trimming is `q is required`. */
+  q?: string;
+  mode: RagMode;
+  /** Any value; not an integer from 1 to RAG_LIMIT_MAX falls back to RAG_LIMIT_DEFAULT (KuraDB's rule). */
+  limit?: unknown;
+}
 
 type Group = { source: string; matches: { chunk: number; content: string }[] };
+/** The branches that ran, each possibly empty (the MCP tool omits empty ones, REST keeps them). */
 export interface SearchRagResult {
   keyword?: Group[];
   semantic?: Group[];
@@ -39,10 +58,32 @@ export interface SearchRagResult {
 /** KuraDB's argument errors: plain text, no problem object (agents match these strings). */
 export class RagArgumentError extends ArkivectorError {
   override name = 'RagArgumentError';
-  constructor(message: string) {
-    super('invalid_argument', `invalid argument: ${message}`);
+  /** The message without its `invalid argument: ` prefix, as KuraDB's REST API answers it. */
+  readonly reason: string;
+  constructor(reason: string) {
+    super('invalid_argument', `invalid argument: ${reason}`);
+    this.reason = reason;
   }
 }
+
+/**
+ * search_rag's raw arguments as a RagQuery: `db`/`q` that are not strings count as missing, `mode` is
+ * read case-insensitively. Throws RagArgumentError for a mode that is neither keyword nor semantic.
+ */
+export function parseSearchRagArgs(raw: unknown): RagQuery {
+  const args = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const mode = modeArg.safeParse(args.mode);
+  if (!mode.success)
+    throw new RagArgumentError(`mode must be 'keyword' or 'semantic' (got ${JSON.stringify(args.mode)})`);
+  return {
+    db: typeof args.db === 'string' ? args.db : undefined,
+    q: typeof args.q === 'string' ? args.q : undefined,
+    mode: mode.data ?? 'both',
+    limit: args.limit,
+  };
+}
+
+const hasContent = (record: RecordSummary) => record.document.trim() !== '';
 
 function group(records: readonly RecordSummary[]): Group[] {
   const groups = new Map<string, Group>();
@@ -56,23 +97,35 @@ function group(records: readonly RecordSummary[]): Group[] {
   return [...groups.values()];
 }
 
-export async function searchRag(
-  ctx: ServiceContext,
-  params: { db: string; q: string; mode?: 'keyword' | 'semantic' | 'both'; limit?: unknown },
-): Promise<SearchRagResult> {
-  const db = params.db.trim();
-  const q = params.q.trim();
+/**
+ * The `limit` nearest chunks that have content, best first; on a cosine collection cut at the first
+ * scoring below RAG_SEMANTIC_MIN_SCORE (KuraDB's rule over its cosine similarities). Chunks without
+ * content are passed over, looking further (at most RAG_CANDIDATES_MAX neighbours) to fill `limit`.
+ */
+function semanticHits(store: ReadableStore, vector: number[], limit: number, cosine: boolean): RecordSummary[] {
+  const reachable = Math.min(store.count(), RAG_CANDIDATES_MAX);
+  for (let k = limit; ; k = Math.min(k * 4, reachable)) {
+    const { results } = store.search({ vector, k });
+    const kept: RecordSummary[] = [];
+    for (const hit of results) {
+      if (cosine && hit.score < RAG_SEMANTIC_MIN_SCORE) return kept;
+      if (hasContent(hit.record)) kept.push(hit.record);
+      if (kept.length === limit) return kept;
+    }
+    if (results.length < k || k >= reachable) return kept;
+  }
+}
+
+export async function searchRag(ctx: ServiceContext, params: RagQuery): Promise<SearchRagResult> {
+  const { limit: raw, mode } = params;
   const limit =
-    typeof params.limit === 'number' &&
-    Number.isInteger(params.limit) &&
-    params.limit >= 1 &&
-    params.limit <= RAG_LIMIT_MAX
-      ? params.limit
-      : RAG_LIMIT_DEFAULT;
-  const mode = params.mode ?? 'both';
-  // KuraDB checks the database before the query text.
+    typeof raw === 'number' && Number.isInteger(raw) && raw >= 1 && raw <= RAG_LIMIT_MAX ? raw : RAG_LIMIT_DEFAULT;
+  // KuraDB checks the database (missing, then unknown) before the query text.
+  if (params.db === undefined) throw new RagArgumentError('db is required');
+  const db = params.db.trim();
   const known = (await readView(ctx))().collections.get(db);
   if (!known) throw new RagArgumentError(`"${db}" not exist`);
+  const q = params.q?.trim();
   if (!q) throw new RagArgumentError('q is required');
   // Semantic needs an embedder: asked for explicitly it fails; as half of "both" it simply does not run.
   const runSemantic = mode === 'semantic' || (mode === 'both' && ctx.embedder !== undefined);
@@ -82,16 +135,17 @@ export async function searchRag(
   // vectors of two models are not comparable, and a silent keyword-only answer would hide it.
   const vector = runSemantic ? await textEmbedder(ctx, known).embed(q) : undefined;
   const view = (await readView(ctx))();
-  const store = view.collections.get(db)?.store;
-  if (!store) throw new RagArgumentError(`"${db}" not exist`);
+  const collection = view.collections.get(db);
+  if (!collection) throw new RagArgumentError(`"${db}" not exist`);
+  const { store } = collection;
   const result: SearchRagResult = {};
-  if (mode !== 'semantic') {
-    const keyword = group(store.keywordSearch({ text: q, k: limit }).results.map((r) => r.record));
-    if (keyword.length) result.keyword = keyword;
-  }
-  if (vector) {
-    const semantic = group(store.search({ vector, k: limit }).results.map((r) => r.record));
-    if (semantic.length) result.semantic = semantic;
-  }
+  if (mode === 'both' || mode === 'keyword')
+    result.keyword = group(
+      store
+        .keywordSearch({ text: q, k: limit })
+        .results.map((r) => r.record)
+        .filter(hasContent),
+    );
+  if (vector) result.semantic = group(semanticHits(store, vector, limit, collection.definition.metric === 'cosine'));
   return result;
 }

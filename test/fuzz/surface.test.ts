@@ -342,6 +342,30 @@ describe(`fuzz: the MCP and REST surface (${RUNS} argument sets each, seed ${SEE
     ],
     ['GET', '/v1/status', () => ({ path: '/v1/status' }), args({})],
   ];
+  test('REST GET /api/search (KuraDB): 200 with the branches, else 400/500 {"error"}', async () => {
+    await fc.assert(
+      fc.asyncProperty(ragArgs, async (a) => {
+        const query = ['db', 'q', 'mode', 'limit']
+          .filter((name) => a[name] !== undefined)
+          .map((name) => `${name === 'mode' ? 'target' : name}=${seg(a[name])}`)
+          .join('&');
+        const response = await fetch(`${server.url}/api/search?${query}`, {
+          signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+        });
+        const body = JSON.parse(await response.text()) as Record<string, unknown>;
+        if (response.status === 200) {
+          for (const key of Object.keys(body)) assert.ok(key === 'keyword' || key === 'semantic', query);
+          assertFiniteNumbers(body);
+        } else {
+          assert.ok(response.status === 400 || response.status === 500, `${response.status} ${query}`);
+          assert.deepEqual(Object.keys(body), ['error'], query);
+          assert.equal(typeof body.error, 'string', query);
+        }
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true },
+    );
+  });
+
   // Raw bodies that are not JSON objects reach the same parser.
   const rawBody = fc.oneof(
     fc.string({ maxLength: 40 }),

@@ -34,6 +34,30 @@ test('config: --rate-limit and --log-format, with environment twins', () => {
     );
 });
 
+test("config: --kuradb-endpoint-file takes an optional path (default KuraDB's), needs --compat kuradb and HTTP", () => {
+  const compat = ['--compat', 'kuradb'];
+  assert.equal(parseServeConfig(compat, {}).kuradbEndpointFile, undefined);
+  assert.equal(
+    parseServeConfig([...compat, '--kuradb-endpoint-file'], {}).kuradbEndpointFile,
+    '~/.config/kuradb/endpoint',
+  );
+  assert.equal(
+    parseServeConfig(['--kuradb-endpoint-file', ...compat], {}).kuradbEndpointFile,
+    '~/.config/kuradb/endpoint',
+    'followed by another flag: the default',
+  );
+  assert.equal(parseServeConfig([...compat, '--kuradb-endpoint-file', '/tmp/e'], {}).kuradbEndpointFile, '/tmp/e');
+  assert.equal(parseServeConfig(compat, { ARKIVECTOR_KURADB_ENDPOINT_FILE: '/tmp/f' }).kuradbEndpointFile, '/tmp/f');
+  for (const [args, pattern] of [
+    [['--kuradb-endpoint-file'], /needs --compat kuradb/],
+    [[...compat, '--stdio', '--kuradb-endpoint-file'], /needs the HTTP listener/],
+  ] as const)
+    assert.throws(
+      () => parseServeConfig([...args], {}),
+      (e: Error) => e instanceof ConfigError && pattern.test(e.message),
+    );
+});
+
 test('prettyLine: time, level, message and fields of a pino line', () => {
   const line = JSON.stringify({ level: 40, time: '2026-11-30T12:00:01.000Z', msg: 'chain step failed', failures: 2 });
   assert.equal(prettyLine(line), '12:00:01 WARN  chain step failed failures=2\n');

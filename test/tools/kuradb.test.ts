@@ -6,42 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CollectionDefinition } from '../../src/collections/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { startEmbedder } from '../helpers/embedder.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
-
-const kb: CollectionDefinition = {
-  dim: 4,
-  metric: 'cosine',
-  open: false,
-  writers: [],
-  index: { m: 16, ef_construction: 64, ef_search: 40 },
-  attributes: { source: 'str', chunk: 'i32' },
-};
-const chunks = [
-  {
-    id: 'c1',
-    vector: [1, 0, 0, 0],
-    document: 'Cats purr when content.',
-    attributes: { source: '/notes/cats.md', chunk: 1 },
-  },
-  {
-    id: 'c2',
-    vector: [0.9, 0.1, 0, 0],
-    document: 'A cat sleeps most of the day.',
-    attributes: { source: '/notes/cats.md', chunk: 2 },
-  },
-  {
-    id: 'f1',
-    vector: [0, 0.1, 1, 0.2],
-    document: 'Ferns grow in shade.',
-    attributes: { source: '/notes/ferns.md', chunk: 0 },
-  },
-  { id: 'loose', vector: [0.5, 0.5, 0.5, 0.5], document: 'A note without a source about cats.' },
-];
+import { chunks, kb } from '../helpers/kuradb.ts';
 
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
@@ -157,14 +127,14 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
       text(
         await client.callTool({
           name: 'search_rag',
-          arguments: { db: 'agenvoy', q: 'plants', mode: 'semantic', limit: 0 },
+          arguments: { db: 'agenvoy', q: 'notes', mode: 'semantic', limit: 0 },
         }),
       ),
-    ) as { semantic: { matches: unknown[] }[] };
+    ) as { semantic: { matches: { content: string }[] }[] };
     assert.equal(
       semantic.semantic.reduce((n, g) => n + g.matches.length, 0),
       4,
-      'limit 0 fell back to 10 (all 4 chunks)',
+      'limit 0 fell back to 10 (all 4 chunks with content)',
     );
   });
 
@@ -178,7 +148,97 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
     }
   });
 
+  test("search_rag semantic: KuraDB's 0.3 cut-off on cosine similarity; a chunk without content is passed over, not counted", async () => {
+    const semantic = async (limit: number) =>
+      JSON.parse(
+        text(
+          await client.callTool({
+            name: 'search_rag',
+            arguments: { db: 'agenvoy', q: 'cats', mode: 'semantic', limit },
+          }),
+        ),
+      ) as { semantic: { source: string; matches: { chunk: number; content: string }[] }[] };
+    // "cats" embeds to [1,0,0,0]: c1 1.0, blank 0.99995 (no content), c2 0.994, loose 0.5, the fern 0 (< 0.3).
+    assert.deepEqual((await semantic(2)).semantic, [
+      {
+        source: '/notes/cats.md',
+        matches: [
+          { chunk: 1, content: 'Cats purr when content.' },
+          { chunk: 2, content: 'A cat sleeps most of the day.' },
+        ],
+      },
+    ]);
+    const all = (await semantic(10)).semantic;
+    assert.deepEqual(
+      all.map((g) => g.source),
+      ['/notes/cats.md', 'loose'],
+      'the fern scores 0: below the cut-off',
+    );
+    assert.ok(all.every((g) => g.matches.every((m) => m.content !== '')));
+  });
+
+  test('search_rag: mode is declared keyword | semantic; other spellings are read case-insensitively', async () => {
+    const { tools } = await client.listTools();
+    const schema = tools.find((t) => t.name === 'search_rag')!.inputSchema as unknown as {
+      properties: { mode: { enum: string[] } };
+      required: string[];
+    };
+    assert.deepEqual(schema.properties.mode.enum, ['keyword', 'semantic']);
+    assert.deepEqual(schema.required.sort(), ['db', 'q']);
+    for (const mode of ['KEYWORD', ' Keyword ']) {
+      const result = await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: 'shade', mode } });
+      assert.deepEqual(
+        JSON.parse(text(result)),
+        {
+          keyword: [{ source: '/notes/ferns.md', matches: [{ chunk: 0, content: 'Ferns grow in shade.' }] }],
+        },
+        mode,
+      );
+    }
+    const semantic = JSON.parse(
+      text(await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: 'ferns', mode: 'Semantic' } })),
+    );
+    assert.deepEqual(Object.keys(semantic), ['semantic']);
+    for (const mode of ['', 'both', 'BOTH']) {
+      const both = JSON.parse(
+        text(await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: 'cats', mode } })),
+      );
+      assert.deepEqual(Object.keys(both), ['keyword', 'semantic'], JSON.stringify(mode));
+    }
+  });
+
+  test('list_rag: loaded is what this process can query; a collection defined after start is in both lists and searchable', async () => {
+    const alice = walletClient(devnet);
+    await alice.createEntity(definitionArgs('later', kb));
+    await alice.mutateEntities({ creates: [vectorArgs('later', defined(chunks[2], 'chunks[2]'), kb)] });
+    const ready = await client.callTool({
+      name: 'arkivector_count',
+      arguments: { collection: 'later', min_block: devnet.headNumber },
+    });
+    assert.notEqual(ready.isError, true, text(ready));
+    const answer = JSON.parse(text(await client.callTool({ name: 'list_rag', arguments: {} }))) as {
+      loaded: string[];
+      registered: { db: string }[];
+    };
+    assert.deepEqual(answer.loaded, ['agenvoy', 'later']);
+    assert.deepEqual(
+      answer.registered.map((r) => r.db),
+      answer.loaded,
+    );
+    const found = await client.callTool({
+      name: 'search_rag',
+      arguments: { db: 'later', q: 'shade', mode: 'keyword' },
+    });
+    assert.equal(found.isError, false, text(found));
+  });
+
   test("errors: KuraDB's exact strings", async () => {
+    const noQ = await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy' } });
+    assert.deepEqual([noQ.isError, text(noQ)], [true, 'invalid argument: q is required']);
+    const noDb = await client.callTool({ name: 'search_rag', arguments: { q: 'cats' } });
+    assert.deepEqual([noDb.isError, text(noDb)], [true, 'invalid argument: db is required']);
+    const emptyDb = await client.callTool({ name: 'search_rag', arguments: { db: ' ', q: 'cats' } });
+    assert.deepEqual([emptyDb.isError, text(emptyDb)], [true, 'invalid argument: "" not exist']);
     const empty = await client.callTool({ name: 'search_rag', arguments: { db: 'agenvoy', q: '   ' } });
     assert.deepEqual([empty.isError, text(empty)], [true, 'invalid argument: q is required']);
     const missing = await client.callTool({ name: 'search_rag', arguments: { db: 'nope', q: 'cats' } });
@@ -190,6 +250,9 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
       name: 'search_rag',
       arguments: { db: 'agenvoy', q: 'cats', mode: 'fuzzy' },
     });
-    assert.equal(badMode.isError, true);
+    assert.deepEqual(
+      [badMode.isError, text(badMode)],
+      [true, `invalid argument: mode must be 'keyword' or 'semantic' (got "fuzzy")`],
+    );
   });
 });
