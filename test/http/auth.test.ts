@@ -257,6 +257,25 @@ describe('http/auth: through the HTTP surface', () => {
       assert.ok(!everything.includes(secret), 'secrets never appear in logs or answers');
   });
 
+  test("KuraDB's /api (--compat kuradb) under the same rules: 401 without a token, the read scope reads; health open", async () => {
+    const file = join(dir, 'tokens.json');
+    await writeFile(file, tokensJson);
+    const access = await loadAccessPolicy({ tokensFile: file, publicRead: false, host: '0.0.0.0' });
+    const node = await chain.node({ access, compat: 'kuradb' });
+    for (const path of ['/api/list', '/api/search?db=notes&q=cat', '/api/keyword?db=notes&q=cat'])
+      assertProblem(await call(`${node.url}${path}`), 401, 'unauthorized');
+    const list = await call(`${node.url}/api/list`, { headers: bearer(READER) });
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.loaded, ['notes']);
+    const search = await call(`${node.url}/api/keyword?db=notes&q=cat`, { headers: bearer(READER) });
+    assert.deepEqual(Object.keys(search.body), ['keyword']);
+    const health = await fetch(`${node.url}/api/health`);
+    assert.deepEqual([health.status, await health.text()], [200, 'OK']);
+    // Without --compat kuradb the routes do not exist.
+    const plain = await chain.node({ access });
+    assertProblem(await call(`${plain.url}/api/list`, { headers: bearer(READER) }), 404, 'not_found');
+  });
+
   test('tokens from ARKIVECTOR_TOKENS: read and read+write scopes', async () => {
     const node = await chain.node({
       access: await loadAccessPolicy({

@@ -75,7 +75,7 @@ export interface Chain {
   /** Block of the last write. */
   writtenAt: number;
   /** A node (app on 127.0.0.1:0) over this chain's indexer; closed by `close()`. */
-  node(options?: { access?: AccessPolicy; ctx?: Partial<ServiceContext> }): Promise<Node>;
+  node(options?: { access?: AccessPolicy; ctx?: Partial<ServiceContext>; compat?: 'kuradb' }): Promise<Node>;
   newIndexer(options?: Partial<IndexerOptions<CollectionStore>>): EngineIndexer;
   close(): Promise<void>;
 }
@@ -126,7 +126,8 @@ export async function startChain(options: { write?: boolean } = {}): Promise<Cha
       const access = nodeOptions.access ?? (await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' }));
       const { lines, logger } = captureLogger();
       const metrics = createMetrics(nodeCtx);
-      const app = createHttpApp({ ctx: nodeCtx, access, metrics, logger, mcp: { ctx: nodeCtx, logger } });
+      const mcp = { ctx: nodeCtx, logger, compat: nodeOptions.compat };
+      const app = createHttpApp({ ctx: nodeCtx, access, metrics, logger, mcp });
       const server = await serveHttp({ host: '127.0.0.1', port: 0, app });
       servers.push(server);
       return { url: server.url, server, metrics, logs: lines, ctx: nodeCtx };
