@@ -1,7 +1,7 @@
 // Converts service answers and errors into MCP tool results: one text block plus structuredContent and
-// isError false on success; isError true with the problem object as text on failure (README, "Errors"), the same object REST
-// answers. Unknown errors are logged in full and answered generically, so no stack or secret reaches a
-// client; a caller's mistake (any ArkivectorError) is never logged as a server error.
+// isError false on success; isError true with the problem object as text on failure (README, "Errors"),
+// the same object REST answers. Unknown errors are logged in full and answered generically, so no stack
+// or secret reaches a client; a caller's mistake (any ArkivectorError) is never logged as a server error.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { internalProblem, problemFor } from '../src/errors.ts';
 
