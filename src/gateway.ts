@@ -23,7 +23,7 @@ import { addonBuild, type CollectionStore, engineStoresWith, stopGraphRebuilds }
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { defaultRateLimit } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
-import { ChainIndexer, INDEXER_DEFAULTS, logProgress, ttyProgress } from '../indexer/index.ts';
+import { ChainIndexer, clearProgressLine, INDEXER_DEFAULTS, logProgress, ttyProgress } from '../indexer/index.ts';
 import { serveStdio } from '../tools/index.ts';
 
 export interface Gateway {
@@ -44,11 +44,22 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export function createLogger(level: ServeConfig['logLevel'], format: ServeConfig['logFormat'] = 'json'): Logger {
+export function createLogger(
+  level: ServeConfig['logLevel'],
+  format: ServeConfig['logFormat'] = 'json',
+  stderr: NodeJS.WriteStream = process.stderr,
+): Logger {
   const options = { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
   // Logs go to stderr: stdout belongs to MCP stdio.
-  if (format === 'json') return pino(options, pino.destination(2));
-  return pino(options, { write: (line: string) => void process.stderr.write(prettyLine(line)) });
+  if (format === 'json' && !stderr.isTTY) return pino(options, pino.destination(2));
+  // On a terminal a log line first clears the progress line the indexer may be showing there.
+  const render = format === 'json' ? (line: string) => line : prettyLine;
+  return pino(options, {
+    write: (line: string) => {
+      clearProgressLine(stderr);
+      stderr.write(render(line));
+    },
+  });
 }
 
 const LEVEL_NAMES: Record<number, string> = {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +74,54 @@ test('a second serve on a busy port fails at once with a clear message, before a
     // Nothing was started or written: no devnet, no demo data, no banner.
     assert.doesNotMatch(answer.stderr, /embedded devnet started|demo collections/);
     assert.equal(answer.stdout, '');
+  } finally {
+    busy.close();
+  }
+});
+
+test('serve and devnet refuse an unknown flag with their own help, not the top-level usage', async () => {
+  for (const command of ['serve', 'devnet']) {
+    const answer = await run([command, '--bogus-flag']);
+    assert.equal(answer.code, 2, command);
+    assert.match(
+      answer.stderr,
+      new RegExp(`^arkivector: Unknown option '--bogus-flag'\\nusage: arkivector ${command} `),
+    );
+    assert.doesNotMatch(answer.stderr, /usage: arkivector COMMAND/);
+  }
+});
+
+/** Runs the checkout's `arkivector` on a pseudo-terminal (util-linux `script`): what a person at a shell sees. */
+async function runOnTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
+  const quoted = [process.execPath, 'bin/arkivector.js', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`);
+  const child = spawn('script', ['-qec', quoted.join(' '), '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  return { code, output: output.replace(/\r\n/g, '\n') };
+}
+
+test("on a terminal a startup error is the README's plain `arkivector: …` line, not a JSON log line", async () => {
+  const readme = await readFile('README.md', 'utf8');
+  // The README's own sentence (Quick start), with this test's port in place of 8787.
+  const promised = defined(/`(arkivector: 127\.0\.0\.1:8787 is already in use[^`]*)`/.exec(readme)?.[1], 'README line')
+    .replace(/\s+/g, ' ')
+    .replace('8787', 'PORT_OF_TEST');
+  const busy: Server = createServer();
+  await new Promise<void>((resolve) => busy.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  const { port } = busy.address() as AddressInfo;
+  try {
+    const answer = await runOnTerminal(['serve', '--http', `127.0.0.1:${port}`]);
+    assert.equal(answer.code, 1, answer.output);
+    assert.ok(answer.output.includes(`${promised.replace('PORT_OF_TEST', String(port))}\n`), answer.output);
+    assert.doesNotMatch(answer.output, /"level":"fatal"/);
+    // Not a terminal (a service, a pipe): the JSON log line, for log collectors.
+    const piped = await run(['serve', '--http', `127.0.0.1:${port}`]);
+    assert.equal(piped.code, 1);
+    assert.equal(JSON.parse(piped.stderr.trim()).level, 'fatal');
   } finally {
     busy.close();
   }
