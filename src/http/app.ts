@@ -330,7 +330,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
         defined({
           collection: pathParam(c, 'c'),
           refs: [pathParam(c, 'ref')],
-          dry_run: queryBoolean(c.req.query('dry_run')) ?? false,
+          // A dry run unless dry_run=false, like every other delete (the tool, the delete by filter).
+          dry_run: queryBoolean(c.req.query('dry_run')),
           wait: c.req.query('wait'),
         }),
       ),
