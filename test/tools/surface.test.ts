@@ -6,8 +6,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
+import fc from 'fast-check';
+import { z } from 'zod';
 import type { ServiceContext } from '../../src/service/index.ts';
 import { buildServer } from '../../tools/index.ts';
+import { portabilityProblems, portableSchema } from '../../tools/portableSchema.ts';
+import { TOOLS } from '../../tools/table.ts';
 
 const SNAPSHOT = new URL('./tool-surface.json', import.meta.url);
 
@@ -56,4 +62,47 @@ test('tools/list surface matches the snapshot (with signer and --compat kuradb)'
     await client.close();
     await server.close();
   }
+});
+
+test('every published tool schema is portable: no `additionalProperties: {}`, no `type` arrays', async () => {
+  const ctx = { writer: { address: '0x0000000000000000000000000000000000000001' } } as unknown as ServiceContext;
+  const server = buildServer({ ctx, compat: 'kuradb' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'surface', version: '1.0.0' });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  try {
+    const { tools } = await client.listTools();
+    assert.ok(tools.length >= 10);
+    const problems = tools.flatMap((t) => [
+      ...portabilityProblems(t.inputSchema, `${t.name}/inputSchema`),
+      ...portabilityProblems(t.outputSchema, `${t.name}/outputSchema`),
+    ]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
+test('a portable schema accepts exactly what the schema zod derived accepts', () => {
+  const validator = new AjvJsonSchemaValidator();
+  for (const tool of TOOLS)
+    for (const [io, shape] of [
+      ['input', tool.input],
+      ['output', tool.output],
+    ] as const) {
+      const derived = z.toJSONSchema(z.object(shape), { target: 'draft-7', io }) as JsonSchemaType;
+      const portable = portableSchema(derived);
+      const before = validator.getValidator(derived);
+      const after = validator.getValidator(portable);
+      // Values under the schema's own property names, so nested objects, records and unions are reached.
+      const names = Object.keys((derived as { properties?: object }).properties ?? {});
+      const value = fc.dictionary(names.length ? fc.constantFrom(...names) : fc.string(), fc.jsonValue(), {
+        maxKeys: 6,
+      });
+      fc.assert(
+        fc.property(value, (input) => before(input).valid === after(input).valid),
+        { numRuns: 150 },
+      );
+    }
 });
