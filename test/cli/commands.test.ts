@@ -16,6 +16,7 @@ import { hashSecret } from '../../src/http/index.ts';
 import { VERSION } from '../../src/packageInfo.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
+import { startEmbedder } from '../helpers/embedder.ts';
 
 /** Runs the checkout's `arkivector` to its exit (bounded: killed after 60 s, which fails the test). */
 async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -155,13 +156,20 @@ test('banner: a node following an RPC with tokens shows the token header and no 
   }
 });
 
-test('banner: a node with a signer shows a stdio snippet with a key placeholder, never the key', async () => {
+test('banner and console: one stdio snippet with the embedder flags and the key placeholders, never the keys', async () => {
   const devnet = await startTestDevnet();
+  const embedder = await startEmbedder();
   const privateKey = defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey;
   const dir = await mkdtemp(join(tmpdir(), 'arkivector-banner-'));
   const keyFile = join(dir, 'signer.key');
   await writeFile(keyFile, privateKey);
-  const config = parseServeConfig(['--rpc', devnet.url, '--http', '127.0.0.1:0', '--private-key-file', keyFile], {});
+  const config = parseServeConfig(
+    [
+      ...['--rpc', devnet.url, '--http', '127.0.0.1:0', '--private-key-file', keyFile],
+      ...['--embedder', embedder.url, '--embedder-model', 'fake'],
+    ],
+    {},
+  );
   const gateway = await startGateway(config, createLogger('silent'));
   try {
     const banner = connectionBanner(gateway);
@@ -169,12 +177,21 @@ test('banner: a node with a signer shows a stdio snippet with a key placeholder,
       banner.split('\n').find((line) => line.includes('"mcpServers"')),
       'the Claude Desktop snippet',
     );
-    const parsed = JSON.parse(snippet) as { mcpServers: { arkivector: { env?: Record<string, string> } } };
-    assert.deepEqual(parsed.mcpServers.arkivector.env, { ARKIVECTOR_PRIVATE_KEY: '0x…' });
+    type Entry = { command: string; args: string[]; env?: Record<string, string> };
+    const printed = (JSON.parse(snippet) as { mcpServers: { arkivector: Entry } }).mcpServers.arkivector;
+    assert.deepEqual(printed.env, { ARKIVECTOR_PRIVATE_KEY: '0x…' });
+    assert.deepEqual(printed.args.slice(1), [
+      ...['serve', '--stdio', '--rpc', devnet.url],
+      ...['--embedder', embedder.url, '--embedder-model', 'fake'],
+    ]);
     assert.match(banner, /put the signer's key in place of 0x…/);
     assert.doesNotMatch(banner, new RegExp(privateKey.slice(2)));
+    // The console's Connect page shows the same entry, with the installed command's name.
+    const shown = ((await (await fetch(`${gateway.httpUrl}/console/node.json`)).json()) as { stdio: Entry }).stdio;
+    assert.deepEqual(shown, { command: 'arkivector', args: printed.args.slice(1), env: printed.env });
   } finally {
     await gateway.close();
+    await embedder.close();
     await devnet.stop();
     await rm(dir, { recursive: true, force: true });
   }

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/console/index.ts';
 import { loadAccessPolicy } from '../../src/http/index.ts';
+import { INSTALL_COMMANDS, VERSION } from '../../src/packageInfo.ts';
 import { walletClient } from '../helpers/devnet.ts';
 import { assertProblem, call, startChain, vectorArgs, type Chain, type Node } from '../http/fixture.ts';
 import { launchBrowser, noBrowser, watchPage, type Browser } from './browser.ts';
@@ -72,7 +73,16 @@ describe('console: routes', () => {
       'unauthorized',
     );
     const ok = await call(`${guarded.url}/console/node.json`, { headers: { authorization: `Bearer ${READ_SECRET}` } });
-    assert.deepEqual(ok.body, { tokens: true, public_read: false, embedder: null, signer: false });
+    assert.deepEqual(ok.body, {
+      tokens: true,
+      public_read: false,
+      embedder: null,
+      signer: false,
+      version: VERSION,
+      install: [...INSTALL_COMMANDS],
+      stdio: { command: 'arkivector', args: ['serve', '--stdio', '--rpc', chain.devnet.url] },
+      stdio_redacted: false,
+    });
     // Trust-local mode keeps its DNS-rebinding checks for the console too.
     assertProblem(
       await call(`${local.url}/console/node.json`, { headers: { origin: 'http://attacker.example' } }),
@@ -192,6 +202,11 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     assert.match(snippets, new RegExp(`claude mcp add --transport http arkivector ${local.url}/mcp\\n`));
     assert.match(snippets, /"mcp-remote"/);
     assert.doesNotMatch(snippets, /Authorization/);
+    // The stdio entry is the node's own (node.json), and the install line is the README's npm pack route.
+    const node = (await call(`${local.url}/console/node.json`)).body;
+    assert.ok(snippets.includes(JSON.stringify({ mcpServers: { arkivector: node.stdio } }, null, 2)), snippets);
+    assert.equal(await text(page, '[data-field=install]'), INSTALL_COMMANDS.join(' && '));
+    assert.doesNotMatch(await shown(page.locator('main')), /npm install -g arkivector/);
 
     await assertClean(problems);
     await page.close();

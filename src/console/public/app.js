@@ -622,7 +622,6 @@ function snippet(title, text, note) {
 function renderConnect() {
   const mcp = `${location.origin}/mcp`;
   const header = 'Authorization: Bearer $ARKIVECTOR_TOKEN';
-  const rpc = lastStatus?.rpc ?? 'http://127.0.0.1:8545';
   const desktopHttp = {
     mcpServers: {
       arkivector: {
@@ -638,9 +637,8 @@ function renderConnect() {
       },
     },
   };
-  const desktopStdio = {
-    mcpServers: { arkivector: { command: 'arkivector', args: ['serve', '--stdio', '--rpc', rpc] } },
-  };
+  // The node's own entry (the banner's snippet, with `arkivector` as the command): flags and env placeholders.
+  const desktopStdio = { mcpServers: { arkivector: node.stdio } };
   show(
     h('h1', {}, 'Connect an MCP client'),
     node.tokens
@@ -657,7 +655,13 @@ function renderConnect() {
     snippet(
       'Claude Desktop, with its own arkivector over stdio against the same chain',
       JSON.stringify(desktopStdio, null, 2),
-      'Needs the command installed (npm install -g arkivector). Add your RPC credentials if the URL needs them: the node never shows them.',
+      [
+        'Needs the arkivector command on your PATH. The package is in no registry: install it from a checkout of arkivector with ',
+        h('code', { 'data-field': 'install' }, node.install.join(' && ')),
+        '.',
+        node.stdio.env ? ' Put your keys in place of the env placeholders, or drop env for a read-only node.' : '',
+        node.stdio_redacted ? ' A URL is shown without its credentials or path: put the full URL in yourself.' : '',
+      ],
     ),
     snippet('REST', `curl -s ${location.origin}/v1/collections${node.tokens ? ` -H "${header}"` : ''}`),
   );
