@@ -274,11 +274,10 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     ] as const) {
       await page.goto(`${local.url}/${hash}`);
       await page.locator(ready).first().waitFor(WAIT);
-      const widths = await page.evaluate(() => ({
-        page: document.documentElement.scrollWidth,
-        header: (document.querySelector('header') as HTMLElement).scrollWidth,
-        viewport: window.innerWidth,
-      }));
+      // Evaluated in the page (a string: this suite is compiled without the DOM's types).
+      const widths = (await page.evaluate(
+        '({ page: document.documentElement.scrollWidth, header: document.querySelector("header").scrollWidth, viewport: window.innerWidth })',
+      )) as { page: number; header: number; viewport: number };
       assert.ok(widths.page <= widths.viewport, `${hash}: the page is ${widths.page} px wide at ${widths.viewport}`);
       assert.ok(widths.header <= widths.viewport, `${hash}: the header is ${widths.header} px wide`);
     }
