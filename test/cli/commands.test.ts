@@ -19,8 +19,12 @@ import { startTestDevnet } from '../helpers/devnet.ts';
 import { startEmbedder } from '../helpers/embedder.ts';
 
 /** Runs the checkout's `arkivector` to its exit (bounded: killed after 60 s, which fails the test). */
-async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['bin/arkivector.js', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runToExit(process.execPath, ['bin/arkivector.js', ...args]);
+}
+
+async function runToExit(command: string, args: string[]) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -95,14 +99,9 @@ test('serve and devnet refuse an unknown flag with their own help, not the top-l
 /** Runs the checkout's `arkivector` on a pseudo-terminal (util-linux `script`): what a person at a shell sees. */
 async function runOnTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
   const quoted = [process.execPath, 'bin/arkivector.js', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`);
-  const child = spawn('script', ['-qec', quoted.join(' '), '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const [code] = await once(child, 'exit');
-  clearTimeout(timer);
-  return { code, output: output.replace(/\r\n/g, '\n') };
+  // The terminal merges stdout and stderr into script's stdout, with CRLF line ends.
+  const { code, stdout, stderr } = await runToExit('script', ['-qec', quoted.join(' '), '/dev/null']);
+  return { code, output: (stdout + stderr).replace(/\r\n/g, '\n') };
 }
 
 test("on a terminal a startup error is the README's plain `arkivector: …` line, not a JSON log line", async () => {

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import fc from 'fast-check';
 import { z } from 'zod';
@@ -17,7 +18,8 @@ import { TOOLS } from '../../tools/table.ts';
 
 const SNAPSHOT = new URL('./tool-surface.json', import.meta.url);
 
-test('tools/list surface matches the snapshot (with signer and --compat kuradb)', async () => {
+/** tools/list of a node with a signer and --compat kuradb, through the SDK's real Client. */
+async function listedTools(): Promise<Tool[]> {
   // Listing tools runs no handler, so the context only needs to say that a signer exists.
   const ctx = { writer: { address: '0x0000000000000000000000000000000000000001' } } as unknown as ServiceContext;
   const server = buildServer({ ctx, compat: 'kuradb' });
@@ -25,63 +27,57 @@ test('tools/list surface matches the snapshot (with signer and --compat kuradb)'
   const client = new Client({ name: 'surface', version: '1.0.0' });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
   try {
-    const { tools } = await client.listTools();
-    // Through JSON, as a client receives it (absent fields stay absent).
-    const surface = JSON.parse(
-      JSON.stringify(
-        tools
-          .map((t) => ({
-            name: t.name,
-            title: t.title,
-            annotations: t.annotations,
-            inputSchema: t.inputSchema,
-            outputSchema: t.outputSchema,
-          }))
-          .sort((a, b) => (a.name < b.name ? -1 : 1)),
-      ),
-    ) as { name: string }[];
-    if (process.env.ARKIVECTOR_UPDATE_SNAPSHOTS === '1')
-      await writeFile(SNAPSHOT, `${JSON.stringify(surface, null, 2)}\n`);
-    assert.deepEqual(surface, JSON.parse(await readFile(SNAPSHOT, 'utf8')));
-    assert.deepEqual(
-      surface.map((t) => t.name),
-      [
-        'arkivector_count',
-        'arkivector_create_collection',
-        'arkivector_delete',
-        'arkivector_get',
-        'arkivector_list_collections',
-        'arkivector_list_entities',
-        'arkivector_search',
-        'arkivector_upsert',
-        'list_rag',
-        'search_rag',
-      ],
-    );
+    return (await client.listTools()).tools;
   } finally {
     await client.close();
     await server.close();
   }
+}
+
+test('tools/list surface matches the snapshot (with signer and --compat kuradb)', async () => {
+  const tools = await listedTools();
+  // Through JSON, as a client receives it (absent fields stay absent).
+  const surface = JSON.parse(
+    JSON.stringify(
+      tools
+        .map((t) => ({
+          name: t.name,
+          title: t.title,
+          annotations: t.annotations,
+          inputSchema: t.inputSchema,
+          outputSchema: t.outputSchema,
+        }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1)),
+    ),
+  ) as { name: string }[];
+  if (process.env.ARKIVECTOR_UPDATE_SNAPSHOTS === '1')
+    await writeFile(SNAPSHOT, `${JSON.stringify(surface, null, 2)}\n`);
+  assert.deepEqual(surface, JSON.parse(await readFile(SNAPSHOT, 'utf8')));
+  assert.deepEqual(
+    surface.map((t) => t.name),
+    [
+      'arkivector_count',
+      'arkivector_create_collection',
+      'arkivector_delete',
+      'arkivector_get',
+      'arkivector_list_collections',
+      'arkivector_list_entities',
+      'arkivector_search',
+      'arkivector_upsert',
+      'list_rag',
+      'search_rag',
+    ],
+  );
 });
 
 test('every published tool schema is portable: no `additionalProperties: {}`, no `type` arrays', async () => {
-  const ctx = { writer: { address: '0x0000000000000000000000000000000000000001' } } as unknown as ServiceContext;
-  const server = buildServer({ ctx, compat: 'kuradb' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'surface', version: '1.0.0' });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  try {
-    const { tools } = await client.listTools();
-    assert.ok(tools.length >= 10);
-    const problems = tools.flatMap((t) => [
-      ...portabilityProblems(t.inputSchema, `${t.name}/inputSchema`),
-      ...portabilityProblems(t.outputSchema, `${t.name}/outputSchema`),
-    ]);
-    assert.deepEqual(problems, []);
-  } finally {
-    await client.close();
-    await server.close();
-  }
+  const tools = await listedTools();
+  assert.ok(tools.length >= 10);
+  const problems = tools.flatMap((t) => [
+    ...portabilityProblems(t.inputSchema, `${t.name}/inputSchema`),
+    ...portabilityProblems(t.outputSchema, `${t.name}/outputSchema`),
+  ]);
+  assert.deepEqual(problems, []);
 });
 
 test('a portable schema accepts exactly what the schema zod derived accepts', () => {

@@ -74,8 +74,31 @@ function link(segments, ...children) {
 }
 
 /** Table columns of numbers, right-aligned like their cells. */
-const NUMERIC = new Set(['live', 'rejected', 'shadowed', '#', 'score', 'distance']);
+const NUMERIC = new Set(['live', 'rejected', 'shadowed', '#', 'score', 'distance', 'block']);
 const json = (value) => JSON.stringify(value);
+
+/** A list table in its own scroll box (narrow screens): header cells from `columns`, then `body` (a tbody or rows). */
+function listTable(columns, body) {
+  const tbody = body instanceof Node ? body : h('tbody', {}, body);
+  return h(
+    'div',
+    { class: 'scroll' },
+    h(
+      'table',
+      { class: 'list' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((c) => h('th', { class: NUMERIC.has(c) ? 'num' : undefined }, c)),
+        ),
+      ),
+      tbody,
+    ),
+  );
+}
 const ether = (wei) => {
   const n = BigInt(wei);
   return n < 0n ? 'unknown' : `${Number(n / 10n ** 14n) / 10_000} ETH`;
@@ -322,40 +345,20 @@ async function renderCollections() {
     h('p', { class: 'muted' }, `as_of_block ${answer.as_of_block} · ${answer.sync_state}`),
     answer.collections.length === 0
       ? h('p', {}, 'No collections on this chain yet.')
-      : h(
-          'div',
-          { class: 'scroll' },
-          h(
-            'table',
-            { class: 'list' },
+      : listTable(
+          ['name', 'column', 'metric', 'index', 'live', 'rejected', 'shadowed', 'writers'],
+          answer.collections.map((c) =>
             h(
-              'thead',
-              {},
-              h(
-                'tr',
-                {},
-                ['name', 'column', 'metric', 'index', 'live', 'rejected', 'shadowed', 'writers'].map((c) =>
-                  h('th', { class: NUMERIC.has(c) ? 'num' : undefined }, c),
-                ),
-              ),
-            ),
-            h(
-              'tbody',
-              {},
-              answer.collections.map((c) =>
-                h(
-                  'tr',
-                  { 'data-collection': c.name },
-                  h('td', {}, link(['collections', c.name], c.name)),
-                  h('td', {}, c.column),
-                  h('td', {}, c.metric),
-                  h('td', {}, `${c.index.type} ${c.index.opclass}`),
-                  h('td', { class: 'num' }, c.stats.live_entities),
-                  h('td', { class: 'num' }, c.stats.rejected),
-                  h('td', { class: 'num' }, c.stats.shadowed),
-                  h('td', {}, c.open ? 'open' : c.writers.length ? `owner + ${c.writers.length}` : 'owner only'),
-                ),
-              ),
+              'tr',
+              { 'data-collection': c.name },
+              h('td', {}, link(['collections', c.name], c.name)),
+              h('td', {}, c.column),
+              h('td', {}, c.metric),
+              h('td', {}, `${c.index.type} ${c.index.opclass}`),
+              h('td', { class: 'num' }, c.stats.live_entities),
+              h('td', { class: 'num' }, c.stats.rejected),
+              h('td', { class: 'num' }, c.stats.shadowed),
+              h('td', {}, c.open ? 'open' : c.writers.length ? `owner + ${c.writers.length}` : 'owner only'),
             ),
           ),
         ),
@@ -488,24 +491,7 @@ function entityList(c) {
     h('button', { type: 'submit' }, 'List'),
     output,
     meta,
-    h(
-      'div',
-      { class: 'scroll' },
-      h(
-        'table',
-        { class: 'list' },
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ['id', 'block', 'attributes', 'document'].map((x) => h('th', {}, x)),
-          ),
-        ),
-        body,
-      ),
-    ),
+    listTable(['id', 'block', 'attributes', 'document'], body),
     more,
   );
   load(true);
@@ -644,43 +630,23 @@ function resultsView(c, answer) {
       { class: 'meta', 'data-field': 'answer' },
       `as_of_block ${answer.as_of_block} · ${answer.sync_state} · mode ${answer.mode} · search_mode ${answer.search_mode} · ${answer.results.length} result(s)`,
     ),
-    h(
-      'div',
-      { class: 'scroll' },
-      h(
-        'table',
-        { class: 'list' },
+    listTable(
+      ['#', 'score', 'distance', 'id', 'entity key', 'attributes', 'document'],
+      answer.results.map((r, i) =>
         h(
-          'thead',
-          {},
+          'tr',
+          { 'data-result': i },
+          h('td', { class: 'num' }, i + 1),
+          h('td', { class: 'num' }, r.score.toFixed(4)),
+          h('td', { class: 'num' }, r.distance === undefined ? '—' : r.distance.toFixed(4)),
+          h('td', { 'data-field': 'id' }, r.id),
           h(
-            'tr',
+            'td',
             {},
-            ['#', 'score', 'distance', 'id', 'entity key', 'attributes', 'document'].map((x) =>
-              h('th', { class: NUMERIC.has(x) ? 'num' : undefined }, x),
-            ),
+            link(['collections', c.name, 'entities', r.key], h('code', { class: 'key' }, `${r.key.slice(0, 10)}…`)),
           ),
-        ),
-        h(
-          'tbody',
-          {},
-          answer.results.map((r, i) =>
-            h(
-              'tr',
-              { 'data-result': i },
-              h('td', { class: 'num' }, i + 1),
-              h('td', { class: 'num' }, r.score.toFixed(4)),
-              h('td', { class: 'num' }, r.distance === undefined ? '—' : r.distance.toFixed(4)),
-              h('td', { 'data-field': 'id' }, r.id),
-              h(
-                'td',
-                {},
-                link(['collections', c.name, 'entities', r.key], h('code', { class: 'key' }, `${r.key.slice(0, 10)}…`)),
-              ),
-              h('td', {}, attributesView(r.attributes)),
-              h('td', { class: 'doc', 'data-field': 'document' }, r.document ?? ''),
-            ),
-          ),
+          h('td', {}, attributesView(r.attributes)),
+          h('td', { class: 'doc', 'data-field': 'document' }, r.document ?? ''),
         ),
       ),
     ),
