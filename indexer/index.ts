@@ -4,5 +4,5 @@
 export { ChainIndexer, type IndexerEvents, type IndexerLogger, type IndexerOptions } from './indexer.ts';
 export { INDEXER_DEFAULTS } from './defaults.ts';
 export { SYNC_STATES, type SyncState } from './syncState.ts';
-export { logProgress, silentProgress, ttyProgress, type ProgressSink } from './progress.ts';
+export { clearProgressLine, logProgress, silentProgress, ttyProgress, type ProgressSink } from './progress.ts';
 export type { CollectionStats, PublishedCollection } from './resolver.ts';

@@ -273,6 +273,15 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     });
   }
 
+  /**
+   * A block is applied: the sync state follows before waiters hear of it, so the first answer after start
+   * (a waiter on the first block) never says `starting` while it carries a block.
+   */
+  #applied(block: number): void {
+    this.#updateState();
+    this.emit('block', block);
+  }
+
   #setState(state: SyncState): void {
     if (state === this.#state) return;
     this.#state = state;
@@ -417,7 +426,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#asOf = last.number;
     this.counters.blocksApplied += applied;
     this.counters.entityOps += ops;
-    this.emit('block', last.number);
+    this.#applied(last.number);
     const seconds = Math.max(0.001, (Date.now() - started) / 1000);
     if (behind > this.#options.liveLag)
       this.#progress.catchUp({
@@ -587,7 +596,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       },
       'bootstrap done',
     );
-    this.emit('block', pinned);
+    this.#applied(pinned);
   }
 
   /** Walks back to the newest block whose hash we applied and that is still canonical, and rolls back to it. */
@@ -668,7 +677,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       { block: meta.block, collections: this.collections.size, ms: Date.now() - started },
       'snapshot loaded',
     );
-    this.emit('block', meta.block);
+    this.#applied(meta.block);
     return true;
   }
 

@@ -18,12 +18,23 @@ const catchUpText = ({ block, target, blocksPerSecond, entitiesPerSecond }: Para
     blocksPerSecond > 0 ? `${n((target - block) / blocksPerSecond)} s` : '?'
   })`;
 
+/** Streams showing a progress line now: whoever writes a whole line there clears it first. */
+const showing = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * Clears the progress line on `stream` if one is showing (the logger calls it before each log line, so
+ * a log line never starts in the middle of the progress text; the next update draws the line again).
+ */
+export function clearProgressLine(stream: NodeJS.WritableStream = process.stderr): void {
+  if (!showing.delete(stream)) return;
+  stream.write('\r\x1b[2K');
+}
+
 /** One line on a terminal, rewritten in place. */
 export function ttyProgress(stream: NodeJS.WriteStream = process.stderr, intervalMs = 250): ProgressSink {
   let last = 0;
-  let shown = false;
   const show = (text: string) => {
-    shown = true;
+    showing.add(stream);
     stream.write(`\r\x1b[2K${text}`);
   };
   const throttled = (text: string) => {
@@ -36,10 +47,7 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr, interva
     phase: (text) => show(text),
     bootstrap: (entities, elapsedMs) => throttled(bootstrapText(entities, elapsedMs)),
     catchUp: (info) => throttled(catchUpText(info)),
-    done() {
-      if (shown) stream.write('\r\x1b[2K');
-      shown = false;
-    },
+    done: () => clearProgressLine(stream),
   };
 }
 

@@ -15,7 +15,7 @@ cleanup() {
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$tmp"
 }
-trap cleanup EXIT
+trap 'cleanup; cleanup_tarball 2>/dev/null || true' EXIT
 
 fail() {
   echo "check-pack: $*" >&2
@@ -33,10 +33,21 @@ wait_for_line() {
   fail "no /$pattern/ within ${READY_TIMEOUT}s: $(cat "$file")"
 }
 
-echo "check-pack: packing"
-tarball="$(npm pack --silent --pack-destination "$tmp" | tail -n1)"
-[[ -f "$tmp/$tarball" ]] || fail "npm pack produced no tarball"
-contents="$(tar -tzf "$tmp/$tarball")"
+version="$(node -p "require('./package.json').version")"
+tarball="arkivector-$version.tgz"
+# The install lines exactly as the README's "Installing" section shows them (the console and the help show
+# the same ones: src/packageInfo.ts INSTALL_COMMANDS, checked against the README by test/readme/install.test.ts).
+mapfile -t install_lines < <(awk '/^### Installing/ {s=1} s && /^```sh$/ {b=1; next} b && /^```$/ {exit} b && /^npm / {sub(/ +#.*/, ""); print}' README.md)
+((${#install_lines[@]} == 2)) || fail "expected two npm lines in the README's Installing block, found: ${install_lines[*]}"
+[[ "${install_lines[0]}" == "npm pack" ]] || fail "the README's first install line is not npm pack: ${install_lines[0]}"
+[[ "${install_lines[1]}" == "npm install -g ./$tarball" ]] || fail "the README installs ${install_lines[1]}, not ./$tarball"
+rm -f "$tarball"
+cleanup_tarball() { rm -f "$tarball"; }
+
+echo "check-pack: ${install_lines[0]}"
+bash -c "${install_lines[0]} --silent" >/dev/null
+[[ -f "$tarball" ]] || fail "npm pack produced no $tarball"
+contents="$(tar -tzf "$tarball")"
 # rebuildWorker.js is started by path (new Worker), never imported: make sure the package has it.
 for file in package/bin/arkivector.js package/dist/src/cli.js package/dist/src/console/public/index.html \
   package/dist/src/console/public/app.js package/dist/src/engine/rebuildWorker.js package/LICENSE \
@@ -45,22 +56,23 @@ for file in package/bin/arkivector.js package/dist/src/cli.js package/dist/src/c
 done
 if grep -qE '^package/(src|test)/|\.ts$' <<<"$contents"; then fail "TypeScript sources or tests are in the package"; fi
 
-echo "check-pack: installing $tarball offline into a temporary prefix"
+echo "check-pack: ${install_lines[1]} (offline, into a temporary prefix)"
+# The README's line as written; npm reads the prefix and the cache mode from its environment.
 install() {
-  npm install -g --prefix "$tmp/prefix" "$1" --no-audit --no-fund "$tmp/$tarball" >"$tmp/install.log" 2>&1
+  env npm_config_prefix="$tmp/prefix" npm_config_audit=false npm_config_fund=false "$1"=true \
+    bash -c "${install_lines[1]}" >"$tmp/install.log" 2>&1
 }
-if ! install --offline; then
+if ! install npm_config_offline; then
   # `npm ci` caches package tarballs but not the registry's metadata, which resolving the tarball's
   # dependency ranges needs: on a cache without it, read the metadata from the registry (once per machine).
   grep -q ENOTCACHED "$tmp/install.log" || fail "npm install -g failed: $(tail -n 30 "$tmp/install.log")"
   echo "check-pack: npm's cache lacks registry metadata; installing with --prefer-offline"
-  install --prefer-offline || fail "npm install -g failed: $(tail -n 30 "$tmp/install.log")"
+  install npm_config_prefer_offline || fail "npm install -g failed: $(tail -n 30 "$tmp/install.log")"
 fi
 bin="$tmp/prefix/bin/arkivector"
 [[ -x "$bin" ]] || fail "no arkivector command in $tmp/prefix/bin"
 [[ ! -e "$tmp/prefix/lib/node_modules/arkivector/node_modules/tsx" ]] || fail "tsx was installed at run time"
 
-version="$(node -p "require('./package.json').version")"
 [[ "$("$bin" --version)" == "arkivector $version" ]] || fail "--version does not print arkivector $version"
 help="$("$bin" help)"
 for command in serve devnet collection put search entities forget ingest; do
@@ -76,9 +88,12 @@ wait_for_line "$tmp/devnet.log" '^Listening: ' "${pids[-1]}" >/dev/null
 kill "${pids[-1]}"
 
 echo "check-pack: arkivector serve"
-"$bin" serve --http 127.0.0.1:0 --block-time 1 --log-level warn >"$tmp/serve.log" 2>&1 &
+# The installed command keeps its chain in the per-user data directory, like npm start in .arkivector/.
+XDG_DATA_HOME="$tmp/data" "$bin" serve --http 127.0.0.1:0 --devnet-port 0 --block-time 1 --log-level warn >"$tmp/serve.log" 2>&1 &
 pids+=($!)
 line="$(wait_for_line "$tmp/serve.log" '^REST: ' "${pids[-1]}")"
+grep -qF "Memory:   kept in $tmp/data/arkivector/devnet.json" "$tmp/serve.log" ||
+  fail "the installed serve does not keep its chain in \$XDG_DATA_HOME/arkivector: $(grep '^Memory:' "$tmp/serve.log")"
 base="$(sed -E 's#^REST: +(http://127\.0\.0\.1:[0-9]+)/.*#\1#' <<<"$line")"
 node --input-type=module -e '
   const base = process.argv[1];
@@ -90,6 +105,9 @@ node --input-type=module -e '
   await check("/healthz", /"ok"/);
   await check("/", /arkivector console/);
   await check("/console/app.js", /sessionStorage/);
-' "$base" || fail "the installed serve did not answer on $base"
+  // The Connect page shows the install lines this script just ran.
+  const node = await (await fetch(base + "/console/node.json")).json();
+  if (node.install.join("\n") !== process.argv[2]) throw new Error(`the console shows ${JSON.stringify(node.install)}`);
+' "$base" "$(printf '%s\n' "${install_lines[@]}" | head -c -1)" || fail "the installed serve did not answer on $base"
 kill "${pids[-1]}"
 echo "check-pack: ok ($tarball)"

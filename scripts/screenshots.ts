@@ -1,8 +1,8 @@
 // `npm run screenshots`: starts `arkivector serve` on the demo devnet, opens each console page in the
 // system Chromium and writes docs/console-*.png (shown in the README). Needs /usr/bin/chromium.
 import { mkdir } from 'node:fs/promises';
-import { parseServeConfig } from '../src/config.ts';
 import { createLogger, startGateway } from '../src/gateway.ts';
+import { demoNodeConfig, guardedNodeConfig } from './screenshotNodes.ts';
 import { launchBrowser, noBrowser, watchPage } from '../test/console/browser.ts';
 
 if (noBrowser) {
@@ -16,8 +16,7 @@ const CHART_SAMPLES = 20;
 const WAIT = { timeout: 120_000 };
 
 await mkdir(OUT, { recursive: true });
-const config = parseServeConfig(['--http', '127.0.0.1:0', '--block-time', '1', '--log-level', 'silent']);
-const gateway = await startGateway(config, createLogger('silent'));
+const gateway = await startGateway(demoNodeConfig(), createLogger('silent'));
 const browser = await launchBrowser({ width: 1200, height: 760 });
 try {
   const page = await browser.context.newPage();
@@ -52,13 +51,7 @@ try {
   await page.screenshot({ path: new URL('console-connect.png', OUT).pathname, fullPage: true });
 
   // The token prompt, from a second node on the same chain that requires tokens.
-  process.env.ARKIVECTOR_TOKENS = 'read:screenshot-token';
-  const guarded = await startGateway(
-    // An empty environment: parseServeConfig would take ARKIVECTOR_TOKENS as the --tokens FILE twin.
-    parseServeConfig(['--rpc', gateway.rpc, '--http', '127.0.0.1:0', '--log-level', 'silent'], {}),
-    createLogger('silent'),
-  );
-  delete process.env.ARKIVECTOR_TOKENS;
+  const guarded = await startGateway(guardedNodeConfig(gateway.rpc), createLogger('silent'));
   try {
     const prompt = await browser.context.newPage();
     await prompt.goto(`${guarded.httpUrl}/`);

@@ -13,7 +13,27 @@ function integerFlag(value: string | undefined, name: string, fallback: number, 
   return n;
 }
 
-class UsageError extends Error {}
+/** A usage mistake; `command` names the command whose help to print (else the top-level usage). */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: 'serve' | 'devnet',
+  ) {
+    super(message);
+  }
+}
+
+const isParseArgsError = (error: unknown) => (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
+
+/** Runs `serve` or `devnet`; a flag it refuses is a usage error of that command, answered with its help. */
+async function runNodeCommand(command: 'serve' | 'devnet', args: string[]): Promise<void> {
+  try {
+    await (command === 'serve' ? runServe(args) : runDevnet(args));
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) throw new UsageError((error as Error).message, command);
+    throw error;
+  }
+}
 
 async function runDevnet(args: string[]): Promise<void> {
   const { DEVNET_DEFAULTS, startDevnet } = await import('./devnet/index.ts');
@@ -100,9 +120,8 @@ async function main(argv: string[]): Promise<void> {
   }
   switch (command) {
     case 'devnet':
-      return runDevnet(rest);
     case 'serve':
-      return runServe(rest);
+      return runNodeCommand(command, rest);
     case undefined:
     case 'help':
     case '--help':
@@ -117,11 +136,17 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`arkivector: ${(error as Error).message}\n${USAGE}\n`);
+main(process.argv.slice(2)).catch(async (error: unknown) => {
+  if (error instanceof UsageError || isParseArgsError(error)) {
+    const command = error instanceof UsageError ? error.command : undefined;
+    const help = command ? await helpFor([command]) : USAGE;
+    process.stderr.write(`arkivector: ${(error as Error).message}\n${help}\n`);
     process.exit(2);
   }
-  process.stderr.write(`${JSON.stringify({ level: 'fatal', msg: (error as Error).message })}\n`);
+  // A person at a terminal reads one plain line; a service's log collector gets the JSON log line.
+  const message = (error as Error).message;
+  process.stderr.write(
+    process.stderr.isTTY ? `arkivector: ${message}\n` : `${JSON.stringify({ level: 'fatal', msg: message })}\n`,
+  );
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 // Configuration of `arkivector serve`: every flag of the README's "Configuration" with its
 // ARKIVECTOR_<FLAG> environment twin, parsed and validated once. Flags win over the environment.
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
@@ -28,6 +29,7 @@ const OPTIONS = {
   http: { type: 'string' },
   stdio: { type: 'boolean' },
   'data-dir': { type: 'string' },
+  'no-data-dir': { type: 'boolean' },
   collections: { type: 'string' },
   'collection-owner': { type: 'string', multiple: true },
   confirmations: { type: 'string' },
@@ -64,6 +66,7 @@ export interface ServeConfig {
   chainName?: keyof typeof CHAINS;
   http?: { host: string; port: number };
   stdio: boolean;
+  /** Snapshots (and the embedded devnet's chain); none: everything is forgotten on exit. */
   dataDir?: string;
   collections?: string[];
   collectionOwners: Map<string, `0x${string}`>;
@@ -142,6 +145,15 @@ function withOptionalValues(args: string[]): string[] {
   });
 }
 
+/**
+ * Where the embedded devnet's node keeps its chain and snapshots when no --data-dir is given: the per-user
+ * data directory of the XDG base directory spec, `${XDG_DATA_HOME:-~/.local/share}/arkivector`.
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME?.startsWith('/') ? env.XDG_DATA_HOME : join(env.HOME || homedir(), '.local', 'share');
+  return join(base, 'arkivector');
+}
+
 /** Parses `serve` arguments and the environment. Throws ConfigError with a message for the user. */
 export function parseServeConfig(
   args: string[],
@@ -203,7 +215,14 @@ export function parseServeConfig(
   if (!(levels as readonly string[]).includes(logLevel))
     throw new ConfigError(`--log-level must be one of ${levels.join(', ')}`);
   const startBlock = str('start-block');
-  const dataDir = str('data-dir');
+  if (get('no-data-dir') === true && str('data-dir') !== undefined)
+    throw new ConfigError('--no-data-dir and --data-dir contradict each other: pass one');
+  // The embedded devnet keeps its chain like `npm start` does (a kept memory is what a user expects);
+  // a node following --rpc keeps snapshots only where told.
+  const dataDir =
+    get('no-data-dir') === true
+      ? undefined
+      : (str('data-dir') ?? (rpc === undefined ? defaultDataDir(env) : undefined));
   const devnetState = str('devnet-state');
   const devnetPort = str('devnet-port');
   if (rpc !== undefined && (devnetState !== undefined || devnetPort !== undefined))

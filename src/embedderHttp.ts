@@ -105,7 +105,7 @@ export function embedderEndpoint(options: EmbedderEndpointOptions): EmbedderEndp
       throw new Retryable(
         name === 'TimeoutError' || name === 'AbortError'
           ? `no answer within ${timeoutMs} ms`
-          : `cannot be reached (${(error as { cause?: { code?: string } }).cause?.code ?? name})`,
+          : `cannot be reached (${connectionFailure(error)})`,
       );
     }
     let body: unknown;
@@ -147,6 +147,33 @@ export function embedderEndpoint(options: EmbedderEndpointOptions): EmbedderEndp
       }
     },
   };
+}
+
+/** Words for the system error codes a refused or broken connection carries. */
+const CONNECTION_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+};
+
+/**
+ * Why fetch could not reach the endpoint. fetch throws `TypeError: fetch failed` with the reason in
+ * `cause`: a system error with a code, an AggregateError of one per address tried (localhost: ::1 and
+ * 127.0.0.1), or a plain message ("bad port"). Never the URL: callers name it, redacted.
+ */
+function connectionFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown; errors?: unknown } }).cause;
+  const nested = Array.isArray(cause?.errors) ? (cause.errors as { code?: unknown }[]) : [];
+  const code = [cause?.code, ...nested.map((e) => e?.code)].find((c): c is string => typeof c === 'string');
+  if (code) return CONNECTION_ERRORS[code] ?? code;
+  if (typeof cause?.message === 'string' && cause.message) return cause.message.slice(0, 100);
+  return (error as Error).message || (error as Error).name;
 }
 
 function retryAfterMs(header: string | null): number | undefined {

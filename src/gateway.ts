@@ -18,13 +18,14 @@ import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
 import { BIN_PATH } from './packageInfo.ts';
+import { type StdioFacts, stdioServerEntry } from './stdioSnippet.ts';
 import { assertPortFree } from './portCheck.ts';
 import { addonBuild, type CollectionStore, engineStoresWith, stopGraphRebuilds } from './engine/index.ts';
 import { endpointUrl, writeEndpointFile } from './kuradbEndpoint.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { defaultRateLimit } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
-import { ChainIndexer, INDEXER_DEFAULTS, logProgress, ttyProgress } from '../indexer/index.ts';
+import { ChainIndexer, clearProgressLine, INDEXER_DEFAULTS, logProgress, ttyProgress } from '../indexer/index.ts';
 import { serveStdio } from '../tools/index.ts';
 
 export interface Gateway {
@@ -42,14 +43,27 @@ export interface Gateway {
   readonly tokens: boolean;
   readonly indexer: ChainIndexer<CollectionStore>;
   readonly ctx: ServiceContext;
+  /** What a stdio node against the same chain needs (the banner's and the console's snippets). */
+  readonly stdio: StdioFacts;
   close(): Promise<void>;
 }
 
-export function createLogger(level: ServeConfig['logLevel'], format: ServeConfig['logFormat'] = 'json'): Logger {
+export function createLogger(
+  level: ServeConfig['logLevel'],
+  format: ServeConfig['logFormat'] = 'json',
+  stderr: NodeJS.WriteStream = process.stderr,
+): Logger {
   const options = { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
   // Logs go to stderr: stdout belongs to MCP stdio.
-  if (format === 'json') return pino(options, pino.destination(2));
-  return pino(options, { write: (line: string) => void process.stderr.write(prettyLine(line)) });
+  if (format === 'json' && !stderr.isTTY) return pino(options, pino.destination(2));
+  // On a terminal a log line first clears the progress line the indexer may be showing there.
+  const render = format === 'json' ? (line: string) => line : prettyLine;
+  return pino(options, {
+    write: (line: string) => {
+      clearProgressLine(stderr);
+      stderr.write(render(line));
+    },
+  });
 }
 
 const LEVEL_NAMES: Record<number, string> = {
@@ -211,6 +225,12 @@ export async function startGateway(
         await firstSync;
       });
     }
+    const stdio: StdioFacts = {
+      rpc,
+      embedder: config.embedder,
+      signer: writer !== undefined,
+      embedderKey: Boolean(process.env.ARKIVECTOR_EMBEDDER_KEY),
+    };
     let httpUrl: string | undefined;
     if (config.http && access) {
       tokens = access.tokens.length > 0;
@@ -222,6 +242,7 @@ export async function startGateway(
         logger,
         mcp: { ctx, logger, observe: metrics.observeTool, compat: config.compat },
         rateLimitPerMinute: config.rateLimitPerMinute ?? defaultRateLimit(access),
+        stdio,
       });
       const server = await serveHttp({ host: config.http.host, port: config.http.port, app });
       closers.push(() => server.close());
@@ -250,6 +271,7 @@ export async function startGateway(
       tokens,
       indexer,
       ctx,
+      stdio,
       async close() {
         for (const close of closers.reverse())
           await close().catch((error) => logger.error({ error: (error as Error).message }, 'shutdown step failed'));
@@ -302,13 +324,14 @@ export function connectionBanner(gateway: Gateway): string {
       `Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), head block ${gateway.devnet.headNumber}${gateway.seededDemo ? ', demo collections notes and demo.docs written' : ''}`,
       gateway.devnetState
         ? `Memory:   kept in ${resolve(gateway.devnetState)} (delete it to start from an empty chain)`
-        : 'Memory:   forgotten on exit (pass --data-dir DIR or --devnet-state FILE to keep it)',
+        : 'Memory:   forgotten on exit (--no-data-dir; without it the chain is kept in the per-user data directory)',
     );
   else lines.push(`Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId})`);
   if (gateway.httpUrl) {
-    const writes = gateway.ctx.writer !== undefined;
+    const writes = gateway.stdio.signer;
     // Security: the header names the variable, never a token.
     const auth = gateway.tokens ? ' --header "Authorization: Bearer $ARKIVECTOR_TOKEN"' : '';
+    const stdio = stdioServerEntry(gateway.stdio, process.execPath, [BIN_PATH]);
     lines.push(
       `Console:  ${gateway.httpUrl}/`,
       `REST:     ${gateway.httpUrl}/v1/collections`,
@@ -318,18 +341,19 @@ export function connectionBanner(gateway: Gateway): string {
       `  claude mcp add --transport http arkivector ${gateway.httpUrl}/mcp${auth}`,
       '',
       'Claude Desktop (claude_desktop_config.json), over stdio against the same chain:',
-      `  {"mcpServers": {"arkivector": {"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(BIN_PATH)}, "serve", "--stdio", "--rpc", ${JSON.stringify(redactUrl(gateway.rpc))}]${writes ? ', "env": {"ARKIVECTOR_PRIVATE_KEY": "0x…"}' : ''}}}}`,
-      // Security: a placeholder, never the key. Without it the stdio node would be read-only while this one writes.
+      // One line, spaced for reading (newlines inside values are escaped by JSON, so none is removed).
+      `  ${JSON.stringify({ mcpServers: { arkivector: stdio.entry } }, null, 1).replace(/\n\s*/g, ' ')}`,
+      // Security: placeholders, never the keys. Without one the stdio node would be read-only while this one writes.
       ...(writes
         ? [
             `  (put the signer's key in place of 0x…${gateway.devnet ? `; this devnet's funded account is ${gateway.ctx.writer?.address}` : ''}, or drop "env" for a read-only node)`,
           ]
         : []),
-      // Security: the RPC URL may carry credentials (user:password, a key in the path or query); the
-      // banner shows the redacted form, and says so when it differs.
-      ...(redactUrl(gateway.rpc) === gateway.rpc.replace(/\/$/, '')
-        ? []
-        : ['  (the RPC URL is shown without its credentials: put the full URL in the snippet yourself)']),
+      // Security: URLs may carry credentials (user:password, a key in the path or query); the banner shows
+      // the redacted form, and says so when it differs.
+      ...(stdio.redacted
+        ? ['  (a URL is shown without its credentials or path: put the full URL in the snippet yourself)']
+        : []),
     );
     // The demo lines search the demo data: only a node that wrote it has it.
     if (gateway.demo)

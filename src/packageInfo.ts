@@ -21,3 +21,8 @@ export const PACKAGE_ROOT = findRoot();
 export const VERSION: string = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version;
 /** The `arkivector` command of this package, for the client snippets printed at start. */
 export const BIN_PATH = join(PACKAGE_ROOT, 'bin', 'arkivector.js');
+/**
+ * How a user gets the `arkivector` command: the package is in no registry, so from a checkout, as the
+ * README's "Installing" shows (scripts/check-pack.sh runs these lines from the README).
+ */
+export const INSTALL_COMMANDS: readonly string[] = ['npm pack', `npm install -g ./arkivector-${VERSION}.tgz`];

@@ -15,6 +15,7 @@ import {
 import { z } from 'zod';
 import { ForbiddenError, SignerNotConfiguredError, type ServiceContext } from '../src/service/index.ts';
 import type { ToolDefinition } from './defineTool.ts';
+import { portableSchema } from './portableSchema.ts';
 import { progressReporter } from './progress.ts';
 import { failure, success, type Logger } from './result.ts';
 import { TOOLS } from './table.ts';
@@ -49,7 +50,7 @@ function listing(tool: ToolDefinition): Tool {
   let entry = listings.get(tool.name);
   if (!entry) {
     const schema = (shape: z.ZodRawShape, io: 'input' | 'output') =>
-      z.toJSONSchema(z.object(shape), { target: 'draft-7', io }) as Tool['inputSchema'];
+      portableSchema(z.toJSONSchema(z.object(shape), { target: 'draft-7', io })) as Tool['inputSchema'];
     entry = {
       name: tool.name,
       ...(tool.title !== undefined ? { title: tool.title } : {}),

@@ -41,7 +41,11 @@ const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
   chain: ['NAME', 'braga, kaolin or localhost: the SDK URL of that chain (without --rpc)'],
   http: ['HOST:PORT', 'REST + MCP over HTTP (default 127.0.0.1:8787; not with --stdio alone)'],
   stdio: ['', 'MCP over stdin/stdout'],
-  'data-dir': ['DIR', "index snapshots and the embedded devnet's chain (npm start: .arkivector)"],
+  'data-dir': [
+    'DIR',
+    "snapshots and the embedded devnet's chain (embedded devnet default: $XDG_DATA_HOME/arkivector, else ~/.local/share/arkivector; npm start: .arkivector)",
+  ],
+  'no-data-dir': ['', 'keep nothing: the chain and snapshots are forgotten on exit'],
   collections: ['A,B', 'index only these collections'],
   'collection-owner': ['NAME=0xADDR', "only this owner's definition counts for NAME (repeatable)"],
   confirmations: ['N', 'follow head - N (default 0)'],

@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import type { Context, Env, Hono } from 'hono';
 import { authorize, type AccessPolicy } from '../http/auth.ts';
+import { INSTALL_COMMANDS, VERSION } from '../packageInfo.ts';
 import type { ServiceContext } from '../service/index.ts';
+import { type StdioFacts, type StdioServerEntry, stdioServerEntry } from '../stdioSnippet.ts';
 
 /**
  * CSP of every console response. Scripts, styles and fetches come from this origin only; no inline
@@ -56,11 +58,20 @@ export interface ConsoleNodeInfo {
   embedder: { model: string } | null;
   /** The node can write: the write tools and routes exist (to callers with the write scope). */
   signer: boolean;
+  version: string;
+  /** The lines that install the `arkivector` command (from a checkout: the package is in no registry). */
+  install: readonly string[];
+  /** The client entry of a stdio node against the same chain (the banner's, with `arkivector` as command). */
+  stdio: StdioServerEntry;
+  /** A URL in `stdio` lost its credentials or path: the user must put the full URL in. */
+  stdio_redacted: boolean;
 }
 
 export interface ConsoleDeps {
   access: AccessPolicy;
   ctx: ServiceContext;
+  /** Absent (an app built without a gateway, in tests): the stdio entry follows the context's RPC. */
+  stdio?: StdioFacts;
 }
 
 // Hono's generics make an app with more variables unassignable to one with fewer; the console only
@@ -93,11 +104,19 @@ export function mountConsole<E extends Env>(app: Hono<E>, deps: ConsoleDeps): vo
       { authorization: c.req.header('authorization'), origin: c.req.header('origin'), host: c.req.header('host') },
       'read',
     );
+    const stdio = stdioServerEntry(
+      deps.stdio ?? { rpc: deps.ctx.chain.rpc, signer: deps.ctx.writer !== undefined, embedderKey: false },
+      'arkivector',
+    );
     const info: ConsoleNodeInfo = {
       tokens: deps.access.tokens.length > 0,
       public_read: deps.access.publicRead,
       embedder: deps.ctx.embedder ? { model: deps.ctx.embedder.model } : null,
       signer: deps.ctx.writer !== undefined,
+      version: VERSION,
+      install: INSTALL_COMMANDS,
+      stdio: stdio.entry,
+      stdio_redacted: stdio.redacted,
     };
     return c.json(info, 200, SECURITY_HEADERS);
   });

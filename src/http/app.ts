@@ -24,6 +24,7 @@ import { buildServer, type BuildServerDeps } from '../../tools/server.ts';
 import { AccessError, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
 import type { Metrics } from './metrics.ts';
 import { mountConsole } from '../console/index.ts';
+import type { StdioFacts } from '../stdioSnippet.ts';
 import { createRateLimiter, RateLimitedError } from './rateLimit.ts';
 import { kuradbRoutes } from './kuradb.ts';
 
@@ -43,6 +44,8 @@ export interface HttpAppDeps {
   mcp: BuildServerDeps;
   /** Requests per minute per caller (token, else client IP); 0 or absent: no limit. */
   rateLimitPerMinute?: number;
+  /** What a stdio node against the same chain needs, for the console's Connect page. */
+  stdio?: StdioFacts;
 }
 
 type Env = { Variables: { route: string; grant: Grant } };
@@ -61,6 +64,24 @@ function problemResponse(
 /** The body of a route no one registered: a problem with the same shape as every other error. */
 function notFoundProblem(method: string, path: string) {
   return toProblem(new ArkivectorError('not_found', `no route ${method} ${path}`));
+}
+
+/**
+ * Paths an OAuth-capable MCP client probes after a 401 (RFC 9728 protected-resource metadata, RFC 8414 /
+ * OIDC authorization-server metadata, and the MCP spec's fallback endpoints at the server's origin). This
+ * node takes static bearer tokens only: each answers 404 (no metadata: the client's OAuth discovery ends
+ * there, and the 401's WWW-Authenticate names no `resource_metadata`), saying how to pass the token.
+ */
+const OAUTH_PATHS =
+  /^\/(?:\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?|register|authorize|token)$/;
+
+function noOAuthProblem(method: string, path: string) {
+  return toProblem(
+    new ArkivectorError(
+      'not_found',
+      `no route ${method} ${path}: this node has no OAuth; it takes static bearer tokens, sent as "Authorization: Bearer <token>" (README, "Access")`,
+    ),
+  );
 }
 
 /**
@@ -216,7 +237,14 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
 
   mountConsole(app, deps);
 
-  app.notFound((c) => problemResponse(notFoundProblem(c.req.method, c.req.path), 404));
+  app.notFound((c) =>
+    problemResponse(
+      OAUTH_PATHS.test(c.req.path)
+        ? noOAuthProblem(c.req.method, c.req.path)
+        : notFoundProblem(c.req.method, c.req.path),
+      404,
+    ),
+  );
 
   /** Registers a route with its template (for metrics) and the scope it needs (null: unguarded probe). */
   const route = (
@@ -331,7 +359,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
         defined({
           collection: pathParam(c, 'c'),
           refs: [pathParam(c, 'ref')],
-          dry_run: queryBoolean(c.req.query('dry_run')) ?? false,
+          // A dry run unless dry_run=false, like every other delete (the tool, the delete by filter).
+          dry_run: queryBoolean(c.req.query('dry_run')),
           wait: c.req.query('wait'),
         }),
       ),

@@ -36,7 +36,16 @@ export function chunkText(text: string, options: ChunkOptions = {}): Chunk[] {
   return texts.map((t, index) => ({ index, text: t, sha: contentSha(t) }));
 }
 
-/** Sections start at Markdown ATX headings (outside fenced code); each is a list of paragraphs. */
+const HEADING = /^\s{0,3}#{1,6}(\s|$)/;
+const isHeading = (paragraph: string) => HEADING.test(paragraph) && !paragraph.includes('\n');
+/** Least room after headings worth filling (a cut piece shorter than a long word would split it). */
+const WORD_ROOM = 40;
+
+/**
+ * Sections start at Markdown ATX headings (outside fenced code); each is a list of paragraphs. A heading
+ * directly followed by another (an `<h1>` then an `<h2>`) joins the next section, and headings at the very
+ * end join the previous one: no section, so no chunk, is headings without content.
+ */
 function sections(text: string): string[][] {
   const lines = text.replace(/\r\n?/g, '\n').replace(/\f/g, '\n\n').split('\n');
   const out: string[][] = [];
@@ -55,15 +64,19 @@ function sections(text: string): string[][] {
   };
   for (const line of lines) {
     if (/^\s{0,3}(```|~~~)/.test(line)) fenced = !fenced;
-    if (!fenced && /^\s{0,3}#{1,6}(\s|$)/.test(line)) {
-      endSection();
+    if (!fenced && HEADING.test(line)) {
+      endParagraph();
+      if (!paragraphs.every(isHeading)) endSection();
       paragraphs.push(line.trim());
       continue;
     }
     if (!fenced && line.trim() === '') endParagraph();
     else paragraph.push(line);
   }
-  endSection();
+  endParagraph();
+  const previous = out.at(-1);
+  if (previous && paragraphs.every(isHeading)) previous.push(...paragraphs);
+  else if (paragraphs.length) out.push(paragraphs);
   return out;
 }
 
@@ -86,9 +99,17 @@ function packSection(paragraphs: string[], max: number, overlap: number): string
     const joint = /\s$/.test(tail) || isCjk(tail.slice(-1)) || isCjk(piece.slice(0, 1)) ? '' : ' ';
     current = tail && tail.length + joint.length + piece.length <= max ? `${tail}${joint}${piece}` : piece;
   };
+  const split = (text: string) => (text.length <= max ? [text] : splitLong(text, Math.max(1, max - overlap - 1)));
   for (const paragraph of paragraphs) {
     // Pieces of a long paragraph leave room for the overlap that the next chunk starts with.
-    const pieces = paragraph.length <= max ? [paragraph] : splitLong(paragraph, Math.max(1, max - overlap - 1));
+    let pieces = split(paragraph);
+    // Headings never end a chunk alone: the first piece after them is cut to the room they leave.
+    const room = max - current.length - 2;
+    const first = pieces[0] ?? '';
+    if (current !== '' && current.split('\n\n').every(isHeading) && first.length > room && room >= WORD_ROOM) {
+      const head = splitLong(paragraph, room)[0] ?? '';
+      pieces = [head, ...(head.length < paragraph.length ? split(paragraph.slice(head.length)) : [])];
+    }
     for (const [i, piece] of pieces.entries()) add(piece, i === 0 ? '\n\n' : '');
   }
   if (current.trim()) chunks.push(current.trim());

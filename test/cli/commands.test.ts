@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,10 +16,15 @@ import { hashSecret } from '../../src/http/index.ts';
 import { VERSION } from '../../src/packageInfo.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
+import { startEmbedder } from '../helpers/embedder.ts';
 
 /** Runs the checkout's `arkivector` to its exit (bounded: killed after 60 s, which fails the test). */
-async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['bin/arkivector.js', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runToExit(process.execPath, ['bin/arkivector.js', ...args]);
+}
+
+async function runToExit(command: string, args: string[]) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -79,6 +84,49 @@ test('a second serve on a busy port fails at once with a clear message, before a
   }
 });
 
+test('serve and devnet refuse an unknown flag with their own help, not the top-level usage', async () => {
+  for (const command of ['serve', 'devnet']) {
+    const answer = await run([command, '--bogus-flag']);
+    assert.equal(answer.code, 2, command);
+    assert.match(
+      answer.stderr,
+      new RegExp(`^arkivector: Unknown option '--bogus-flag'\\nusage: arkivector ${command} `),
+    );
+    assert.doesNotMatch(answer.stderr, /usage: arkivector COMMAND/);
+  }
+});
+
+/** Runs the checkout's `arkivector` on a pseudo-terminal (util-linux `script`): what a person at a shell sees. */
+async function runOnTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
+  const quoted = [process.execPath, 'bin/arkivector.js', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`);
+  // The terminal merges stdout and stderr into script's stdout, with CRLF line ends.
+  const { code, stdout, stderr } = await runToExit('script', ['-qec', quoted.join(' '), '/dev/null']);
+  return { code, output: (stdout + stderr).replace(/\r\n/g, '\n') };
+}
+
+test("on a terminal a startup error is the README's plain `arkivector: …` line, not a JSON log line", async () => {
+  const readme = await readFile('README.md', 'utf8');
+  // The README's own sentence (Quick start), with this test's port in place of 8787.
+  const promised = defined(/`(arkivector: 127\.0\.0\.1:8787 is already in use[^`]*)`/.exec(readme)?.[1], 'README line')
+    .replace(/\s+/g, ' ')
+    .replace('8787', 'PORT_OF_TEST');
+  const busy: Server = createServer();
+  await new Promise<void>((resolve) => busy.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  const { port } = busy.address() as AddressInfo;
+  try {
+    const answer = await runOnTerminal(['serve', '--http', `127.0.0.1:${port}`]);
+    assert.equal(answer.code, 1, answer.output);
+    assert.ok(answer.output.includes(`${promised.replace('PORT_OF_TEST', String(port))}\n`), answer.output);
+    assert.doesNotMatch(answer.output, /"level":"fatal"/);
+    // Not a terminal (a service, a pipe): the JSON log line, for log collectors.
+    const piped = await run(['serve', '--http', `127.0.0.1:${port}`]);
+    assert.equal(piped.code, 1);
+    assert.equal(JSON.parse(piped.stderr.trim()).level, 'fatal');
+  } finally {
+    busy.close();
+  }
+});
+
 test('banner: a node following an RPC with tokens shows the token header and no demo lines', async () => {
   const devnet = await startTestDevnet();
   const dir = await mkdtemp(join(tmpdir(), 'arkivector-banner-'));
@@ -107,13 +155,20 @@ test('banner: a node following an RPC with tokens shows the token header and no 
   }
 });
 
-test('banner: a node with a signer shows a stdio snippet with a key placeholder, never the key', async () => {
+test('banner and console: one stdio snippet with the embedder flags and the key placeholders, never the keys', async () => {
   const devnet = await startTestDevnet();
+  const embedder = await startEmbedder();
   const privateKey = defined(devnet.accounts[1], 'devnet.accounts[1]').privateKey;
   const dir = await mkdtemp(join(tmpdir(), 'arkivector-banner-'));
   const keyFile = join(dir, 'signer.key');
   await writeFile(keyFile, privateKey);
-  const config = parseServeConfig(['--rpc', devnet.url, '--http', '127.0.0.1:0', '--private-key-file', keyFile], {});
+  const config = parseServeConfig(
+    [
+      ...['--rpc', devnet.url, '--http', '127.0.0.1:0', '--private-key-file', keyFile],
+      ...['--embedder', embedder.url, '--embedder-model', 'fake'],
+    ],
+    {},
+  );
   const gateway = await startGateway(config, createLogger('silent'));
   try {
     const banner = connectionBanner(gateway);
@@ -121,12 +176,21 @@ test('banner: a node with a signer shows a stdio snippet with a key placeholder,
       banner.split('\n').find((line) => line.includes('"mcpServers"')),
       'the Claude Desktop snippet',
     );
-    const parsed = JSON.parse(snippet) as { mcpServers: { arkivector: { env?: Record<string, string> } } };
-    assert.deepEqual(parsed.mcpServers.arkivector.env, { ARKIVECTOR_PRIVATE_KEY: '0x…' });
+    type Entry = { command: string; args: string[]; env?: Record<string, string> };
+    const printed = (JSON.parse(snippet) as { mcpServers: { arkivector: Entry } }).mcpServers.arkivector;
+    assert.deepEqual(printed.env, { ARKIVECTOR_PRIVATE_KEY: '0x…' });
+    assert.deepEqual(printed.args.slice(1), [
+      ...['serve', '--stdio', '--rpc', devnet.url],
+      ...['--embedder', embedder.url, '--embedder-model', 'fake'],
+    ]);
     assert.match(banner, /put the signer's key in place of 0x…/);
     assert.doesNotMatch(banner, new RegExp(privateKey.slice(2)));
+    // The console's Connect page shows the same entry, with the installed command's name.
+    const shown = ((await (await fetch(`${gateway.httpUrl}/console/node.json`)).json()) as { stdio: Entry }).stdio;
+    assert.deepEqual(shown, { command: 'arkivector', args: printed.args.slice(1), env: printed.env });
   } finally {
     await gateway.close();
+    await embedder.close();
     await devnet.stop();
     await rm(dir, { recursive: true, force: true });
   }

@@ -8,8 +8,18 @@ import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/console/index.ts';
 import { loadAccessPolicy } from '../../src/http/index.ts';
+import { INSTALL_COMMANDS, VERSION } from '../../src/packageInfo.ts';
 import { walletClient } from '../helpers/devnet.ts';
-import { assertProblem, call, startChain, vectorArgs, type Chain, type Node } from '../http/fixture.ts';
+import {
+  assertProblem,
+  call,
+  definitionArgs,
+  NOTES,
+  startChain,
+  vectorArgs,
+  type Chain,
+  type Node,
+} from '../http/fixture.ts';
 import { launchBrowser, noBrowser, watchPage, type Browser } from './browser.ts';
 
 const READ_SECRET = 'console-read-secret-0123';
@@ -72,7 +82,16 @@ describe('console: routes', () => {
       'unauthorized',
     );
     const ok = await call(`${guarded.url}/console/node.json`, { headers: { authorization: `Bearer ${READ_SECRET}` } });
-    assert.deepEqual(ok.body, { tokens: true, public_read: false, embedder: null, signer: false });
+    assert.deepEqual(ok.body, {
+      tokens: true,
+      public_read: false,
+      embedder: null,
+      signer: false,
+      version: VERSION,
+      install: [...INSTALL_COMMANDS],
+      stdio: { command: 'arkivector', args: ['serve', '--stdio', '--rpc', chain.devnet.url] },
+      stdio_redacted: false,
+    });
     // Trust-local mode keeps its DNS-rebinding checks for the console too.
     assertProblem(
       await call(`${local.url}/console/node.json`, { headers: { origin: 'http://attacker.example' } }),
@@ -192,7 +211,76 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     assert.match(snippets, new RegExp(`claude mcp add --transport http arkivector ${local.url}/mcp\\n`));
     assert.match(snippets, /"mcp-remote"/);
     assert.doesNotMatch(snippets, /Authorization/);
+    // The stdio entry is the node's own (node.json), and the install line is the README's npm pack route.
+    const node = (await call(`${local.url}/console/node.json`)).body;
+    assert.ok(snippets.includes(JSON.stringify({ mcpServers: { arkivector: node.stdio } }, null, 2)), snippets);
+    assert.equal(await text(page, '[data-field=install]'), INSTALL_COMMANDS.join(' && '));
+    assert.doesNotMatch(await shown(page.locator('main')), /npm install -g arkivector/);
 
+    await assertClean(problems);
+    await page.close();
+  });
+
+  test("a collection's page lists its entities (what did my agent remember?), newest first, as the API does", async () => {
+    const { page, problems } = await open(browser, `${local.url}/#/collections/notes`);
+    const rows = page.locator('[data-entity]');
+    await rows.first().waitFor(WAIT);
+    const rest = (await call(`${local.url}/v1/collections/notes/entities?include_document=true&limit=20`)).body;
+    assert.deepEqual(
+      await page.locator('[data-entity] [data-field=id]').allInnerTexts(),
+      rest.entities.map((e: { id: string }) => e.id),
+    );
+    assert.deepEqual(
+      await page.locator('[data-entity] [data-field=document]').allInnerTexts(),
+      rest.entities.map((e: { document: string }) => e.document),
+    );
+    assert.match(await text(page, '[data-field=entities-meta]'), new RegExp(`${rest.total} entities`));
+    // A where filter narrows the list through the same REST route.
+    await page.fill('form.entities input[name=where]', "topic = str('plants')");
+    await page.click('form.entities button[type=submit]');
+    await page.locator('[data-entity]').filter({ hasText: 'fern' }).waitFor(WAIT);
+    assert.deepEqual(await page.locator('[data-entity] [data-field=id]').allInnerTexts(), ['fern']);
+    // The filter examples name this collection's own attributes, with literals of their declared types.
+    for (const selector of ['form.search input[name=where]', 'form.entities input[name=where]'])
+      assert.match((await page.getAttribute(selector, 'placeholder')) ?? '', /^stars >= 1 && topic = str\('…'\)$/);
+    assert.match((await page.getAttribute('form.search textarea[name=filter]', 'placeholder')) ?? '', /"stars"/);
+    await assertClean(problems);
+    await page.close();
+  });
+
+  test('a collection without attributes does not suggest attributes it lacks', async () => {
+    await walletClient(chain.devnet, 1).createEntity(definitionArgs('bare', { ...NOTES, attributes: {} }));
+    assert.ok(await chain.indexer.waitForBlock(chain.devnet.headNumber, 30_000));
+    const { page, problems } = await open(browser, `${local.url}/#/collections/bare`);
+    await page.locator('form.search').waitFor(WAIT);
+    const placeholders = [
+      await page.getAttribute('form.search input[name=where]', 'placeholder'),
+      await page.getAttribute('form.search textarea[name=filter]', 'placeholder'),
+    ].join(' ');
+    assert.doesNotMatch(placeholders, /topic|stars/);
+    await assertClean(problems);
+    await page.close();
+  });
+
+  test('at 390 px (a phone) no page is wider than the screen: the header wraps', async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const problems = watchPage(page);
+    for (const [hash, ready] of [
+      ['#/', '[data-field=as_of_block]'],
+      ['#/collections', 'tr[data-collection=notes]'],
+      ['#/collections/notes', '[data-entity]'],
+      ['#/connect', 'pre.snippet'],
+    ] as const) {
+      await page.goto(`${local.url}/${hash}`);
+      await page.locator(ready).first().waitFor(WAIT);
+      // Evaluated in the page (a string: this suite is compiled without the DOM's types).
+      const widths = (await page.evaluate(
+        '({ page: document.documentElement.scrollWidth, header: document.querySelector("header").scrollWidth, viewport: window.innerWidth })',
+      )) as { page: number; header: number; viewport: number };
+      assert.ok(widths.page <= widths.viewport, `${hash}: the page is ${widths.page} px wide at ${widths.viewport}`);
+      assert.ok(widths.header <= widths.viewport, `${hash}: the header is ${widths.header} px wide`);
+    }
     await assertClean(problems);
     await page.close();
   });

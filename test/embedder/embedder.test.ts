@@ -153,7 +153,19 @@ describe('embedder client', () => {
     const url = down.url;
     await down.close();
     const embedder = createEmbedder({ url, model: 'm', ...fast, maxAttempts: 2 });
-    await unavailable(embedder.embed('x'), /cannot be reached \(ECONNREFUSED\) \(after 2 attempts\)/);
+    await unavailable(
+      embedder.embed('x'),
+      /^the embedder at http:\/\/127\.0\.0\.1:\d+\/… cannot be reached \(connection refused\) \(after 2 attempts\)$/,
+    );
+  });
+
+  test('a connection failure without an error code says why in words, never "(TypeError)"', async () => {
+    // Port 1 is on fetch's list of bad ports: fetch fails before connecting, its cause has no code.
+    const embedder = createEmbedder({ url: 'http://127.0.0.1:1/v1', model: 'm', ...fast, maxAttempts: 1 });
+    await unavailable(
+      embedder.embed('x'),
+      /^the embedder at http:\/\/127\.0\.0\.1:1\/… cannot be reached \(bad port\)/,
+    );
   });
 
   test('the dimension is found by one probe, cached; a failed probe is tried again', async () => {

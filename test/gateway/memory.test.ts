@@ -87,8 +87,22 @@ test('the embedded chain kept in --data-dir: written memory survives a restart; 
 });
 
 test('config: devnet state defaults under --data-dir, the stable port, environment twins, refusals', () => {
-  const none = parseServeConfig([], {});
-  assert.deepEqual([none.devnetState, none.devnetPort], [undefined, 8545]);
+  // Without --data-dir the embedded devnet's chain is kept in the per-user data directory (XDG).
+  const home = parseServeConfig([], { HOME: '/home/ann' });
+  assert.deepEqual(
+    [home.dataDir, home.devnetState, home.devnetPort],
+    ['/home/ann/.local/share/arkivector', '/home/ann/.local/share/arkivector/devnet.json', 8545],
+  );
+  assert.equal(
+    parseServeConfig([], { HOME: '/home/ann', XDG_DATA_HOME: '/data/ann' }).devnetState,
+    '/data/ann/arkivector/devnet.json',
+  );
+  const none = parseServeConfig(['--no-data-dir'], {});
+  assert.deepEqual([none.dataDir, none.devnetState], [undefined, undefined]);
+  assert.equal(parseServeConfig([], { ARKIVECTOR_NO_DATA_DIR: 'true' }).dataDir, undefined);
+  assert.throws(() => parseServeConfig(['--no-data-dir', '--data-dir', '/tmp/a'], {}), /contradict/);
+  // A node following --rpc keeps snapshots only where told.
+  assert.equal(parseServeConfig(['--rpc', 'http://127.0.0.1:9'], { HOME: '/home/ann' }).dataDir, undefined);
   const kept = parseServeConfig(['--data-dir', '/tmp/a'], {});
   assert.equal(kept.devnetState, join('/tmp/a', 'devnet.json'));
   const env = parseServeConfig([], { ARKIVECTOR_DEVNET_STATE: '/tmp/s.json', ARKIVECTOR_DEVNET_PORT: '9545' });
@@ -137,7 +151,7 @@ test('an embedder that does not answer is reported at start, without its credent
   try {
     const line = await gateway.waitForStderr(/.*embedder does not answer yet.*/);
     assert.match(line, /"model":"nomic-embed-text"/);
-    assert.match(line, /cannot be reached \(ECONNREFUSED\) \(after 4 attempts\)/);
+    assert.match(line, /cannot be reached \(connection refused\) \(after 4 attempts\)/);
   } finally {
     const { code, stderr } = await gateway.stop();
     assert.equal(code, 0, stderr);

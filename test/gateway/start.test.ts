@@ -4,13 +4,20 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parseServeConfig, ConfigError } from '../../src/config.ts';
 import { defined } from '../helpers/defined.ts';
 
-test('serve without --rpc: demo collections over REST and MCP at the printed URLs, clean exit on SIGTERM', async () => {
+test('serve without --rpc: demo collections over REST and MCP at the printed URLs, clean exit on SIGTERM; the chain is kept in the per-user data directory', async () => {
+  // The installed command keeps its memory like `npm start` does, in ${XDG_DATA_HOME:-~/.local/share}/arkivector.
+  const xdg = await mkdtemp(join(tmpdir(), 'arkivector-xdg-'));
+  const kept = join(xdg, 'arkivector', 'devnet.json');
   const child = spawn(
     process.execPath,
     [
@@ -25,7 +32,7 @@ test('serve without --rpc: demo collections over REST and MCP at the printed URL
       '--log-level',
       'warn',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, XDG_DATA_HOME: xdg } },
   );
   let output = '';
   let errors = '';
@@ -44,7 +51,8 @@ test('serve without --rpc: demo collections over REST and MCP at the printed URL
       child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${errors}`)));
     });
     assert.match(output, /claude mcp add --transport http arkivector http:\/\/127\.0\.0\.1:\d+\/mcp/);
-    assert.match(output, /"mcpServers": \{"arkivector"/);
+    assert.match(output, /"mcpServers": \{ "arkivector": \{ "command"/);
+    assert.ok(output.includes(`Memory:   kept in ${kept} (delete it to start from an empty chain)`), output);
     const base = mcpUrl.replace(/\/mcp$/, '');
     const rest = (await (await fetch(`${base}/v1/collections`)).json()) as {
       collections: { name: string; stats: { live_entities: number } }[];
@@ -71,6 +79,11 @@ test('serve without --rpc: demo collections over REST and MCP at the printed URL
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     assert.equal(code, 0, errors);
+    const state = existsSync(kept);
+    const snapshot = existsSync(join(xdg, 'arkivector', 'snapshot'));
+    await rm(xdg, { recursive: true, force: true });
+    assert.ok(state, 'the chain was kept');
+    assert.ok(snapshot, 'the snapshots were kept');
   }
 });
 

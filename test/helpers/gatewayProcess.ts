@@ -2,6 +2,9 @@
 // printed banner (event-driven, bounded) and stops it with SIGTERM as Ctrl-C would.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defined } from './defined.ts';
 
 export interface GatewayProcess {
@@ -17,9 +20,12 @@ export interface GatewayProcess {
 }
 
 export async function spawnGateway(args: string[], env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
+  // Its own per-user data directory (the default --data-dir of the embedded devnet), never the real one.
+  const xdg = await mkdtemp(join(tmpdir(), 'arkivector-xdg-'));
   const child = spawn(process.execPath, ['bin/arkivector.js', 'serve', '--log-level', 'warn', ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, XDG_DATA_HOME: xdg, ...env },
   });
+  child.once('exit', () => void rm(xdg, { recursive: true, force: true }));
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -8,6 +8,7 @@ test('indexer exports', () => {
     'ChainIndexer',
     'INDEXER_DEFAULTS',
     'SYNC_STATES',
+    'clearProgressLine',
     'logProgress',
     'silentProgress',
     'ttyProgress',

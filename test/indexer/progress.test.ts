@@ -11,6 +11,7 @@ import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer, logProgress, type ProgressSink, ttyProgress } from '../../indexer/index.ts';
+import { createLogger } from '../../src/gateway.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
@@ -112,6 +113,27 @@ test('ttyProgress: milestones at once, rates throttled, one line rewritten in pl
     '\r\x1b[2Kconnecting to the chain\r\x1b[2Kbootstrap: 10 entities read (10/s)' +
       '\r\x1b[2Kbootstrap done at block 7; following the chain\r\x1b[2K',
   );
+});
+
+test('a log line on the terminal first clears the progress line, which the next update draws again', async () => {
+  const stream = Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.WriteStream;
+  let written = '';
+  (stream as unknown as PassThrough).on('data', (chunk: Buffer) => (written += chunk.toString()));
+  const sink = ttyProgress(stream, 0);
+  const logger = createLogger('info', 'pretty', stream);
+  sink.phase('catch-up: block 1 / 9');
+  logger.warn('chain step failed; retrying');
+  logger.info('second line');
+  sink.phase('catch-up: block 2 / 9');
+  (stream as unknown as PassThrough).end();
+  const clear = '\r\x1b[2K';
+  assert.equal(
+    written.replace(/\d\d:\d\d:\d\d/g, 'HH:MM:SS'),
+    `${clear}catch-up: block 1 / 9${clear}HH:MM:SS WARN  chain step failed; retrying\nHH:MM:SS INFO  second line\n` +
+      `${clear}catch-up: block 2 / 9`,
+  );
+  // Cleared once, not before every line: only a line that is showing is cleared.
+  assert.equal(written.split(clear).length - 1, 3);
 });
 
 test('logProgress: milestones as log lines at once, rates at most once per interval', () => {

@@ -52,6 +52,33 @@ describe('chunkText', () => {
     assert.equal(chunkText('# A\n\n```sh\n# comment\n```').length, 1);
   });
 
+  test('a heading directly followed by another is no chunk of its own: no chunk is headings alone', () => {
+    // What an HTML page's <h1> followed by an <h2> extracts to.
+    assert.deepEqual(
+      chunkText('# Guide\n\n## Install\n\nRun it.\n\n## Use\n\nCall it.').map((c) => c.text),
+      ['# Guide\n\n## Install\n\nRun it.', '## Use\n\nCall it.'],
+    );
+    // Headings at the end join the previous section; a document of headings only is still one chunk.
+    assert.deepEqual(
+      chunkText('Intro.\n\n## End').map((c) => c.text),
+      ['Intro.\n\n## End'],
+    );
+    assert.deepEqual(
+      chunkText('# Title').map((c) => c.text),
+      ['# Title'],
+    );
+    const headingOnly = (text: string) => text.split(/\n\n/).every((p) => /^#{1,6} /.test(p));
+    fc.assert(
+      // From 260 characters up the headings a section can start with (at most 12 of 15) always leave room.
+      fc.property(latinDoc, fc.integer({ min: 260, max: 600 }), (doc, max) => {
+        if (headingOnly(doc)) return;
+        for (const c of chunkText(doc, { maxChars: max, overlapChars: 30 }))
+          assert.ok(!headingOnly(c.text), `a chunk of headings only: ${JSON.stringify(c.text)}`);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test('consecutive chunks of a long section overlap, starting at a word boundary', () => {
     const doc = Array.from({ length: 60 }, (_, i) => `Sentence ${i} is about ferns.`).join(' ');
     const chunks = chunkText(doc, { maxChars: 200, overlapChars: 40 });

@@ -75,6 +75,10 @@ describe('MCP over stdio: the first call after start', () => {
     assert.notEqual(list.isError, true, `${JSON.stringify(list.content)}\n${stderr}`);
     const names = (list.structuredContent as { collections: { name: string }[] }).collections.map((c) => c.name);
     assert.deepEqual(names.sort(), ['demo.docs', 'notes']);
+    // An answer that carries a block is not `starting` (README, "Consistency": nothing applied yet).
+    const first = list.structuredContent as { as_of_block: number; sync_state: string };
+    assert.equal(typeof first.as_of_block, 'number');
+    assert.notEqual(first.sync_state, 'starting', JSON.stringify(first));
     const found = (await searched) as CallToolResult;
     assert.notEqual(found.isError, true, JSON.stringify(found.content));
     assert.equal((found.structuredContent as { results: { id: string }[] }).results[0]?.id, 'cat');

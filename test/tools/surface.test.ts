@@ -6,12 +6,20 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
+import fc from 'fast-check';
+import { z } from 'zod';
 import type { ServiceContext } from '../../src/service/index.ts';
 import { buildServer } from '../../tools/index.ts';
+import { portabilityProblems, portableSchema } from '../../tools/portableSchema.ts';
+import { TOOLS } from '../../tools/table.ts';
 
 const SNAPSHOT = new URL('./tool-surface.json', import.meta.url);
 
-test('tools/list surface matches the snapshot (with signer and --compat kuradb)', async () => {
+/** tools/list of a node with a signer and --compat kuradb, through the SDK's real Client. */
+async function listedTools(): Promise<Tool[]> {
   // Listing tools runs no handler, so the context only needs to say that a signer exists.
   const ctx = { writer: { address: '0x0000000000000000000000000000000000000001' } } as unknown as ServiceContext;
   const server = buildServer({ ctx, compat: 'kuradb' });
@@ -19,41 +27,78 @@ test('tools/list surface matches the snapshot (with signer and --compat kuradb)'
   const client = new Client({ name: 'surface', version: '1.0.0' });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
   try {
-    const { tools } = await client.listTools();
-    // Through JSON, as a client receives it (absent fields stay absent).
-    const surface = JSON.parse(
-      JSON.stringify(
-        tools
-          .map((t) => ({
-            name: t.name,
-            title: t.title,
-            annotations: t.annotations,
-            inputSchema: t.inputSchema,
-            outputSchema: t.outputSchema,
-          }))
-          .sort((a, b) => (a.name < b.name ? -1 : 1)),
-      ),
-    ) as { name: string }[];
-    if (process.env.ARKIVECTOR_UPDATE_SNAPSHOTS === '1')
-      await writeFile(SNAPSHOT, `${JSON.stringify(surface, null, 2)}\n`);
-    assert.deepEqual(surface, JSON.parse(await readFile(SNAPSHOT, 'utf8')));
-    assert.deepEqual(
-      surface.map((t) => t.name),
-      [
-        'arkivector_count',
-        'arkivector_create_collection',
-        'arkivector_delete',
-        'arkivector_get',
-        'arkivector_list_collections',
-        'arkivector_list_entities',
-        'arkivector_search',
-        'arkivector_upsert',
-        'list_rag',
-        'search_rag',
-      ],
-    );
+    return (await client.listTools()).tools;
   } finally {
     await client.close();
     await server.close();
   }
+}
+
+test('tools/list surface matches the snapshot (with signer and --compat kuradb)', async () => {
+  const tools = await listedTools();
+  // Through JSON, as a client receives it (absent fields stay absent).
+  const surface = JSON.parse(
+    JSON.stringify(
+      tools
+        .map((t) => ({
+          name: t.name,
+          title: t.title,
+          annotations: t.annotations,
+          inputSchema: t.inputSchema,
+          outputSchema: t.outputSchema,
+        }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1)),
+    ),
+  ) as { name: string }[];
+  if (process.env.ARKIVECTOR_UPDATE_SNAPSHOTS === '1')
+    await writeFile(SNAPSHOT, `${JSON.stringify(surface, null, 2)}\n`);
+  assert.deepEqual(surface, JSON.parse(await readFile(SNAPSHOT, 'utf8')));
+  assert.deepEqual(
+    surface.map((t) => t.name),
+    [
+      'arkivector_count',
+      'arkivector_create_collection',
+      'arkivector_delete',
+      'arkivector_get',
+      'arkivector_list_collections',
+      'arkivector_list_entities',
+      'arkivector_search',
+      'arkivector_upsert',
+      'list_rag',
+      'search_rag',
+    ],
+  );
+});
+
+test('every published tool schema is portable: no `additionalProperties: {}`, no `type` arrays', async () => {
+  const tools = await listedTools();
+  assert.ok(tools.length >= 10);
+  const problems = tools.flatMap((t) => [
+    ...portabilityProblems(t.inputSchema, `${t.name}/inputSchema`),
+    ...portabilityProblems(t.outputSchema, `${t.name}/outputSchema`),
+  ]);
+  assert.deepEqual(problems, []);
+});
+
+test('a portable schema accepts exactly what the schema zod derived accepts', () => {
+  const validator = new AjvJsonSchemaValidator();
+  for (const tool of TOOLS)
+    for (const [io, shape] of [
+      ['input', tool.input],
+      ['output', tool.output],
+    ] as const) {
+      const derived = z.toJSONSchema(z.object(shape), { target: 'draft-7', io }) as JsonSchemaType;
+      const portable = portableSchema(derived);
+      const before = validator.getValidator(derived);
+      const after = validator.getValidator(portable);
+      // Values under the schema's own property names, so nested objects, records and unions are reached.
+      const names = Object.keys((derived as { properties?: object }).properties ?? {});
+      const value = fc.dictionary(names.length ? fc.constantFrom(...names) : fc.string(), fc.jsonValue(), {
+        maxKeys: 6,
+      });
+      fc.assert(
+        fc.property(value, (input) => before(input).valid === after(input).valid),
+        { numRuns: 150 },
+      );
+    }
 });

@@ -373,7 +373,15 @@ describe('write path: upsert, delete, create collection', () => {
         .distance,
       5,
     );
-    const removed = await post('/v1/collections/made.here/entities/p', undefined, 'DELETE');
+    // Like every other delete, a dry run unless dry_run=false: it says what would go and writes nothing.
+    const dry = await post('/v1/collections/made.here/entities/p', undefined, 'DELETE');
+    assert.deepEqual([dry.status, dry.body.dry_run, dry.body.tx_hashes], [200, true, []]);
+    assert.deepEqual(
+      (dry.body.results as { id: string; op: string }[]).map((r) => [r.id, r.op]),
+      [['p', 'delete']],
+    );
+    assert.equal((await post('/v1/collections/made.here/count', {})).body.count, 1);
+    const removed = await post('/v1/collections/made.here/entities/p?dry_run=false', undefined, 'DELETE');
     assert.deepEqual([removed.status, removed.body.dry_run], [200, false]);
     const count = await post('/v1/collections/made.here/count', { min_block: removed.body.block_number });
     assert.equal(count.body.count, 0);

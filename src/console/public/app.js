@@ -74,8 +74,31 @@ function link(segments, ...children) {
 }
 
 /** Table columns of numbers, right-aligned like their cells. */
-const NUMERIC = new Set(['live', 'rejected', 'shadowed', '#', 'score', 'distance']);
+const NUMERIC = new Set(['live', 'rejected', 'shadowed', '#', 'score', 'distance', 'block']);
 const json = (value) => JSON.stringify(value);
+
+/** A list table in its own scroll box (narrow screens): header cells from `columns`, then `body` (a tbody or rows). */
+function listTable(columns, body) {
+  const tbody = body instanceof Node ? body : h('tbody', {}, body);
+  return h(
+    'div',
+    { class: 'scroll' },
+    h(
+      'table',
+      { class: 'list' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((c) => h('th', { class: NUMERIC.has(c) ? 'num' : undefined }, c)),
+        ),
+      ),
+      tbody,
+    ),
+  );
+}
 const ether = (wei) => {
   const n = BigInt(wei);
   return n < 0n ? 'unknown' : `${Number(n / 10n ** 14n) / 10_000} ETH`;
@@ -322,36 +345,20 @@ async function renderCollections() {
     h('p', { class: 'muted' }, `as_of_block ${answer.as_of_block} · ${answer.sync_state}`),
     answer.collections.length === 0
       ? h('p', {}, 'No collections on this chain yet.')
-      : h(
-          'table',
-          { class: 'list' },
-          h(
-            'thead',
-            {},
+      : listTable(
+          ['name', 'column', 'metric', 'index', 'live', 'rejected', 'shadowed', 'writers'],
+          answer.collections.map((c) =>
             h(
               'tr',
-              {},
-              ['name', 'column', 'metric', 'index', 'live', 'rejected', 'shadowed', 'writers'].map((c) =>
-                h('th', { class: NUMERIC.has(c) ? 'num' : undefined }, c),
-              ),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            answer.collections.map((c) =>
-              h(
-                'tr',
-                { 'data-collection': c.name },
-                h('td', {}, link(['collections', c.name], c.name)),
-                h('td', {}, c.column),
-                h('td', {}, c.metric),
-                h('td', {}, `${c.index.type} ${c.index.opclass}`),
-                h('td', { class: 'num' }, c.stats.live_entities),
-                h('td', { class: 'num' }, c.stats.rejected),
-                h('td', { class: 'num' }, c.stats.shadowed),
-                h('td', {}, c.open ? 'open' : c.writers.length ? `owner + ${c.writers.length}` : 'owner only'),
-              ),
+              { 'data-collection': c.name },
+              h('td', {}, link(['collections', c.name], c.name)),
+              h('td', {}, c.column),
+              h('td', {}, c.metric),
+              h('td', {}, `${c.index.type} ${c.index.opclass}`),
+              h('td', { class: 'num' }, c.stats.live_entities),
+              h('td', { class: 'num' }, c.stats.rejected),
+              h('td', { class: 'num' }, c.stats.shadowed),
+              h('td', {}, c.open ? 'open' : c.writers.length ? `owner + ${c.writers.length}` : 'owner only'),
             ),
           ),
         ),
@@ -421,7 +428,74 @@ async function renderCollection(name) {
       ),
     ),
     playground(c),
+    entityList(c),
   );
+}
+
+/** Entities per page of the list (the API's default). */
+const ENTITY_PAGE = 20;
+
+/**
+ * The collection's entities, newest first, a page at a time (GET …/entities with its cursor): what an
+ * agent wrote, with documents. A `where` narrows it like the search's.
+ */
+function entityList(c) {
+  const where = h('input', { name: 'where', placeholder: filterExamples(c).where, autocomplete: 'off' });
+  const meta = h('p', { class: 'meta', 'data-field': 'entities-meta' });
+  const body = h('tbody');
+  const more = h('button', { type: 'button', hidden: true }, 'More');
+  const output = h('div', { 'data-field': 'entities-error' });
+  let cursor = null;
+  let query = '';
+  const load = async (first) => {
+    const params = new URLSearchParams({ include_document: 'true', limit: String(ENTITY_PAGE) });
+    if (query) params.set('where', query);
+    if (!first && cursor) params.set('cursor', cursor);
+    output.replaceChildren();
+    try {
+      const answer = await api(`${collectionPath(c.name)}/entities?${params}`);
+      if (first) body.replaceChildren();
+      append(
+        body,
+        answer.entities.map((e) =>
+          h(
+            'tr',
+            { 'data-entity': e.key },
+            h('td', { 'data-field': 'id' }, link(['collections', c.name, 'entities', e.key], e.id)),
+            h('td', { class: 'num' }, e.last_modified_block),
+            h('td', {}, attributesView(e.attributes)),
+            h('td', { class: 'doc', 'data-field': 'document' }, e.document ?? ''),
+          ),
+        ),
+      );
+      cursor = answer.next_cursor;
+      more.hidden = !cursor;
+      meta.textContent = `${answer.total} entities · as_of_block ${answer.as_of_block} · ${answer.order} first`;
+    } catch (error) {
+      output.replaceChildren(problemView(error, query));
+    }
+  };
+  more.addEventListener('click', () => load(false));
+  const form = h(
+    'form',
+    {
+      class: 'card entities',
+      onsubmit: (event) => {
+        event.preventDefault();
+        query = where.value.trim();
+        load(true);
+      },
+    },
+    h('h2', {}, 'Entities'),
+    h('label', {}, h('span', {}, 'where'), where),
+    h('button', { type: 'submit' }, 'List'),
+    output,
+    meta,
+    listTable(['id', 'block', 'attributes', 'document'], body),
+    more,
+  );
+  load(true);
+  return form;
 }
 
 /** Parses a pasted vector: a JSON array or numbers separated by commas or spaces. */
@@ -436,6 +510,37 @@ function parseVector(text) {
   if (!Array.isArray(items) || items.length === 0 || items.some((n) => typeof n !== 'number' || !Number.isFinite(n)))
     throw new Error('the vector must be a list of numbers, e.g. [1, 0, 0.5]');
   return items;
+}
+
+/** A literal of an attribute's declared type, in the `where` dialect and in JSON (for examples). */
+const EXAMPLE_VALUES = {
+  str: ["str('…')", '"…"'],
+  i32: ['1', '1'],
+  uint: ['1', '1'],
+  f32: ['f32(0.5)', '0.5'],
+  bool: ['bool(true)', 'true'],
+};
+
+/**
+ * Example filters naming the collection's own attributes (numeric ones compared, others equal), so a
+ * placeholder never suggests an attribute the collection lacks.
+ */
+function filterExamples(c) {
+  const attributes = Object.entries(c.attributes).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (attributes.length === 0)
+    return { where: 'this collection declares no attributes', filter: 'this collection declares no attributes' };
+  const terms = attributes.slice(0, 2).map(([name, type]) => {
+    const [literal, value] = EXAMPLE_VALUES[type] ?? EXAMPLE_VALUES.str;
+    const numeric = type === 'i32' || type === 'uint' || type === 'f32';
+    return {
+      where: `${name} ${numeric ? '>=' : '='} ${literal}`,
+      filter: { [numeric ? 'gte' : 'eq']: { [name]: JSON.parse(value) } },
+    };
+  });
+  return {
+    where: terms.map((t) => t.where).join(' && '),
+    filter: json(terms.length === 1 ? terms[0].filter : { and: terms.map((t) => t.filter) }),
+  };
 }
 
 function playground(c) {
@@ -458,8 +563,9 @@ function playground(c) {
     rows: 2,
     placeholder: `vector of ${c.dim} numbers, e.g. [${Array.from({ length: Math.min(c.dim, 4) }, (_, i) => (i === 0 ? 1 : 0)).join(', ')}${c.dim > 4 ? ', …' : ''}]`,
   });
-  const where = h('input', { name: 'where', placeholder: "topic = str('pets') && stars >= 4", autocomplete: 'off' });
-  const filter = h('textarea', { name: 'filter', rows: 1, placeholder: '{"in": {"topic": ["pets", "plants"]}}' });
+  const examples = filterExamples(c);
+  const where = h('input', { name: 'where', placeholder: examples.where, autocomplete: 'off' });
+  const filter = h('textarea', { name: 'filter', rows: 1, placeholder: examples.filter });
   const k = h('input', { name: 'k', type: 'number', min: 1, max: 50, value: 10 });
   const withDocument = h('input', { name: 'include_document', type: 'checkbox', checked: true });
   const output = h('div', { class: 'results', 'data-field': 'results' });
@@ -524,39 +630,23 @@ function resultsView(c, answer) {
       { class: 'meta', 'data-field': 'answer' },
       `as_of_block ${answer.as_of_block} · ${answer.sync_state} · mode ${answer.mode} · search_mode ${answer.search_mode} · ${answer.results.length} result(s)`,
     ),
-    h(
-      'table',
-      { class: 'list' },
-      h(
-        'thead',
-        {},
+    listTable(
+      ['#', 'score', 'distance', 'id', 'entity key', 'attributes', 'document'],
+      answer.results.map((r, i) =>
         h(
           'tr',
-          {},
-          ['#', 'score', 'distance', 'id', 'entity key', 'attributes', 'document'].map((x) =>
-            h('th', { class: NUMERIC.has(x) ? 'num' : undefined }, x),
-          ),
-        ),
-      ),
-      h(
-        'tbody',
-        {},
-        answer.results.map((r, i) =>
+          { 'data-result': i },
+          h('td', { class: 'num' }, i + 1),
+          h('td', { class: 'num' }, r.score.toFixed(4)),
+          h('td', { class: 'num' }, r.distance === undefined ? '—' : r.distance.toFixed(4)),
+          h('td', { 'data-field': 'id' }, r.id),
           h(
-            'tr',
-            { 'data-result': i },
-            h('td', { class: 'num' }, i + 1),
-            h('td', { class: 'num' }, r.score.toFixed(4)),
-            h('td', { class: 'num' }, r.distance === undefined ? '—' : r.distance.toFixed(4)),
-            h('td', { 'data-field': 'id' }, r.id),
-            h(
-              'td',
-              {},
-              link(['collections', c.name, 'entities', r.key], h('code', { class: 'key' }, `${r.key.slice(0, 10)}…`)),
-            ),
-            h('td', {}, attributesView(r.attributes)),
-            h('td', { class: 'doc', 'data-field': 'document' }, r.document ?? ''),
+            'td',
+            {},
+            link(['collections', c.name, 'entities', r.key], h('code', { class: 'key' }, `${r.key.slice(0, 10)}…`)),
           ),
+          h('td', {}, attributesView(r.attributes)),
+          h('td', { class: 'doc', 'data-field': 'document' }, r.document ?? ''),
         ),
       ),
     ),
@@ -622,7 +712,6 @@ function snippet(title, text, note) {
 function renderConnect() {
   const mcp = `${location.origin}/mcp`;
   const header = 'Authorization: Bearer $ARKIVECTOR_TOKEN';
-  const rpc = lastStatus?.rpc ?? 'http://127.0.0.1:8545';
   const desktopHttp = {
     mcpServers: {
       arkivector: {
@@ -638,9 +727,8 @@ function renderConnect() {
       },
     },
   };
-  const desktopStdio = {
-    mcpServers: { arkivector: { command: 'arkivector', args: ['serve', '--stdio', '--rpc', rpc] } },
-  };
+  // The node's own entry (the banner's snippet, with `arkivector` as the command): flags and env placeholders.
+  const desktopStdio = { mcpServers: { arkivector: node.stdio } };
   show(
     h('h1', {}, 'Connect an MCP client'),
     node.tokens
@@ -657,7 +745,13 @@ function renderConnect() {
     snippet(
       'Claude Desktop, with its own arkivector over stdio against the same chain',
       JSON.stringify(desktopStdio, null, 2),
-      'Needs the command installed (npm install -g arkivector). Add your RPC credentials if the URL needs them: the node never shows them.',
+      [
+        'Needs the arkivector command on your PATH. The package is in no registry: install it from a checkout of arkivector with ',
+        h('code', { 'data-field': 'install' }, node.install.join(' && ')),
+        '.',
+        node.stdio.env ? ' Put your keys in place of the env placeholders, or drop env for a read-only node.' : '',
+        node.stdio_redacted ? ' A URL is shown without its credentials or path: put the full URL in yourself.' : '',
+      ],
     ),
     snippet('REST', `curl -s ${location.origin}/v1/collections${node.tokens ? ` -H "${header}"` : ''}`),
   );
