@@ -33,11 +33,12 @@ export const RESERVED_PREFIX = 'arkivector_';
 export const ID_MIN_BYTES = 1;
 export const ID_MAX_BYTES = 256;
 /**
- * The form of an Arkiv entity key (`0x` + 64 hex digits). A `ref` of this form is always a key, so an id of
+ * The form of an Arkiv entity key (`0x` + 64 hex digits, case-insensitive in both parts: `0X` and upper-case
+ * digits name the same key). A `ref` of this form is always a key, so an id of
  * this form is refused at write time and skipped when read: it could otherwise take over look-ups of the
  * entity whose key it spells.
  */
-export const ENTITY_KEY_FORM_REGEX = /^0x[0-9a-fA-F]{64}$/;
+export const ENTITY_KEY_FORM_REGEX = /^0[xX][0-9a-fA-F]{64}$/;
 /** `str` attribute values: at most 1024 bytes of UTF-8. */
 export const STR_ATTRIBUTE_MAX_BYTES = 1024;
 

@@ -103,14 +103,23 @@ function originIsLoopback(origin: string): boolean {
   }
 }
 
-function parseScopes(value: unknown, where: string): Set<Scope> {
+/**
+ * @param secretNearby the value sits next to a secret (`ARKIVECTOR_TOKENS`' `scope:secret`, where a reversed
+ *   entry puts the secret in the scope's place): an unknown scope is then never quoted, not even in part
+ */
+function parseScopes(value: unknown, where: string, secretNearby = false): Set<Scope> {
   const list = typeof value === 'string' ? value.split('+') : value;
   if (!Array.isArray(list) || list.length === 0)
     throw new Error(`${where}: scopes must be a non-empty list of "read" and "write"`);
   const scopes = new Set<Scope>();
   for (const s of list) {
-    if (s !== 'read' && s !== 'write')
-      throw new Error(`${where}: unknown scope ${JSON.stringify(String(s).slice(0, 20))} (use "read" or "write")`);
+    if (s !== 'read' && s !== 'write') {
+      // Security: the file's scopes are plain words; the environment's may be a misplaced secret.
+      const shown = secretNearby ? '' : ` ${JSON.stringify(String(s).slice(0, 20))}`;
+      throw new Error(
+        `${where}: unknown scope${shown} (use "read" or "write"${secretNearby ? '; expected scope:secret' : ''})`,
+      );
+    }
     scopes.add(s);
   }
   // write implies read: a writer reads its own writes back (min_block).
@@ -161,7 +170,7 @@ export function parseTokensEnv(value: string): TokenEntry[] {
     return {
       name: `env-${i}`,
       digest: createHash('sha256').update(secret, 'utf8').digest(),
-      scopes: parseScopes(entry.slice(0, colon), where),
+      scopes: parseScopes(entry.slice(0, colon), where, true),
     };
   });
 }
