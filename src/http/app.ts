@@ -21,10 +21,10 @@ import {
   type ServiceContext,
 } from '../service/index.ts';
 import { buildServer, type BuildServerDeps } from '../../tools/server.ts';
-import { AccessError, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
+import { AccessError, accessRequest, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
 import type { Metrics } from './metrics.ts';
 import { mountConsole } from '../console/index.ts';
-import { createRateLimiter, RateLimitedError } from './rateLimit.ts';
+import { createAuthFailureLimiter, createRateLimiter, RateLimitedError } from './rateLimit.ts';
 
 type LogFn = (fields: Record<string, unknown>, message: string) => void;
 export interface HttpLogger {
@@ -116,6 +116,20 @@ async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
+/**
+ * The JSON object of a write's body, which must say it is JSON: a page of another origin can POST
+ * `text/plain` without a preflight, and a write is what such a page would want.
+ */
+async function writeBody(c: Ctx): Promise<Record<string, unknown>> {
+  const type = c.req.header('content-type');
+  const media = type?.split(';')[0]?.trim().toLowerCase();
+  if (media !== 'application/json')
+    throw new ArkivectorError('unsupported_media_type', 'a write body must be sent as content-type: application/json', {
+      meta: { expected: 'application/json' },
+    });
+  return jsonBody(c);
+}
+
 /** Arguments of a collection route: the body plus the collection from the path (which must agree). */
 function withCollection(body: Record<string, unknown>, collection: string): Record<string, unknown> {
   if (body.collection !== undefined && body.collection !== collection) {
@@ -176,6 +190,24 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   const mcpDeps: BuildServerDeps = { ...deps.mcp, observe: deps.mcp.observe ?? metrics.observeTool };
   const app = new Hono<Env>();
   const limiter = createRateLimiter(deps.rateLimitPerMinute ?? 0);
+  const authFailures = createAuthFailureLimiter();
+
+  /**
+   * Authorizes a request for `scope`: an address over its failed authentications is refused before its
+   * token is even compared, and each refused token counts against the address it came from.
+   */
+  const guard = (c: Context, scope: Scope): Grant => {
+    const request = accessRequest((name) => c.req.header(name));
+    const presented = request.authorization != null && access.tokens.length > 0;
+    const address = clientAddress(c as Ctx);
+    if (presented) authFailures.check(address);
+    try {
+      return authorize(access, request, scope);
+    } catch (error) {
+      if (presented && error instanceof AccessError && error.code === 'unauthorized') authFailures.fail(address);
+      throw error;
+    }
+  };
 
   app.use('*', async (c, next) => {
     const started = process.hrtime.bigint();
@@ -213,7 +245,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
     return problemResponse(internalProblem(), 500);
   });
 
-  mountConsole(app, deps);
+  mountConsole(app, { ...deps, guard });
 
   app.notFound((c) => problemResponse(notFoundProblem(c.req.method, c.req.path), 404));
 
@@ -230,19 +262,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       if (scope === 'write' && !ctx.writer) throw new SignerNotConfiguredError();
       if (scope !== null) {
         // Security: every guarded route authorizes before reading its body or touching the service.
-        c.set(
-          'grant',
-          authorize(
-            access,
-            {
-              authorization: c.req.header('authorization'),
-              origin: c.req.header('origin'),
-              host: c.req.header('host'),
-              forwarded: c.req.header('forwarded') !== undefined || c.req.header('x-forwarded-for') !== undefined,
-            },
-            scope,
-          ),
-        );
+        c.set('grant', guard(c, scope));
         // Tokens are limited by name; anonymous and local callers by the address they connect from.
         const { principal } = c.get('grant');
         limiter.take(
@@ -319,9 +339,9 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   );
 
   // Writes: the write scope is checked first (route guard), then the service refuses without a signer.
-  route('POST', '/v1/collections', 'write', async (c) => c.json(await createCollection(ctx, await jsonBody(c))));
+  route('POST', '/v1/collections', 'write', async (c) => c.json(await createCollection(ctx, await writeBody(c))));
   route('POST', '/v1/collections/:c/entities', 'write', async (c) =>
-    c.json(await upsert(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))),
+    c.json(await upsert(ctx, withCollection(await writeBody(c), pathParam(c, 'c')))),
   );
   route('DELETE', '/v1/collections/:c/entities/:ref', 'write', async (c) =>
     c.json(
