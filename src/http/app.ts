@@ -172,6 +172,15 @@ function clientAddress(c: Ctx): string {
   return env?.incoming?.socket?.remoteAddress ?? 'unknown';
 }
 
+/**
+ * Whether the client went away (closed or reset its connection) before the answer: reading its body
+ * then fails, and that is the client's doing, not a fault of the node.
+ */
+function clientGone(c: Ctx): boolean {
+  const env = c.env as { incoming?: { destroyed?: boolean; socket?: { destroyed?: boolean } } } | undefined;
+  return env?.incoming?.destroyed === true || env?.incoming?.socket?.destroyed === true;
+}
+
 /** Drops undefined values, so absent query parameters stay absent for zod's defaults. */
 function defined(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
@@ -231,6 +240,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       if (error instanceof AccessError && error.challenge) headers['www-authenticate'] = error.challenge;
       if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds);
       return problemResponse(problem, problem.status, headers);
+    }
+    if (clientGone(c)) {
+      logger.info(
+        { method: c.req.method, route: c.get('route') ?? 'unmatched', reason: String((error as Error)?.message) },
+        'client disconnected',
+      );
+      return problemResponse(internalProblem(), 500);
     }
     // Security: unknown errors are logged in full here and answered generically, so no stack, path or
     // configuration detail reaches the client.
