@@ -306,7 +306,16 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
 
   route('GET', '/v1/status', 'read', async (c) => c.json(await status(ctx)));
   route('GET', '/v1/collections', 'read', async (c) =>
-    c.json(await listCollections(ctx, defined({ min_block: queryInteger(c.req.query('min_block')) }))),
+    c.json(
+      await listCollections(
+        ctx,
+        defined({
+          min_block: queryInteger(c.req.query('min_block')),
+          limit: queryInteger(c.req.query('limit')),
+          cursor: c.req.query('cursor'),
+        }),
+      ),
+    ),
   );
   route('GET', '/v1/collections/:c', 'read', async (c) =>
     c.json(

@@ -16,6 +16,9 @@ import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { attributes, sendStorageTx } from '../helpers/rawWriter.ts';
 import { openDefinition } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
+import { createHttpApp, createMetrics, loadAccessPolicy } from '../../src/http/index.ts';
+import { listCollections, type ServiceContext } from '../../src/service/index.ts';
+import { renderCollections } from '../../tools/index.ts';
 
 const CAP = { perOwner: 3, total: 5 };
 
@@ -82,6 +85,31 @@ describe('indexer: definition flood', () => {
       for (const c of indexer.collections.values())
         assert.equal(c.store.graphStats.allocated, false, `${c.name}: an empty collection holds no index`);
     }
+
+    // The listing pages by name (REST and the service answer alike; the MCP tool is the same operation).
+    const ctx: ServiceContext = {
+      indexer: fresh,
+      chain: { chainId: devnet.chainId, rpc: devnet.url },
+      minBlockTimeoutMs: 5_000,
+    };
+    const pages: string[][] = [];
+    let cursor: string | null | undefined;
+    do {
+      const page = await listCollections(ctx, { limit: 2, ...(cursor ? { cursor } : {}) });
+      assert.equal(page.total, 5);
+      pages.push(page.collections.map((c) => c.name));
+      cursor = page.next_cursor;
+      if (cursor) assert.match(renderCollections(page), /more: pass cursor "/);
+    } while (cursor && pages.length < 10);
+    assert.deepEqual(pages, [['a0', 'a1'], ['a2', 'b0'], ['b1']]);
+    const all = await listCollections(ctx, {});
+    assert.deepEqual([all.collections.length, all.next_cursor], [5, null]);
+    const access = await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' });
+    const logger = { info() {}, warn() {}, error() {} };
+    const app = createHttpApp({ ctx, access, metrics: createMetrics(ctx), logger, mcp: { ctx, logger } });
+    const rest = await (await app.request('/v1/collections?limit=2&cursor=a1')).json();
+    assert.deepEqual(rest, await listCollections(ctx, { limit: 2, cursor: 'a1' }));
+    assert.equal((await app.request('/v1/collections?limit=501')).status, 400);
 
     // Nodes told which names to follow are not capped; a pinned owner's name is exempt.
     const only = newIndexer({ collections: ['a4', 'b2'] });
