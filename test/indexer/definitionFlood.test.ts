@@ -4,15 +4,13 @@
 // followed ones cost no hnswlib index while empty; nodes given --collections or --collection-owner are
 // unaffected.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Address } from 'viem';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import { encodeCollectionEntity } from '../../src/collections/index.ts';
-import type { Devnet } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
-import { engineStores } from '../../src/engine/storeFactory.ts';
-import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
-import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import type { ChainIndexer, IndexerOptions } from '../../indexer/index.ts';
+import { walletClient } from '../helpers/devnet.ts';
+import { indexerHarness } from '../helpers/indexerHarness.ts';
 import { attributes, sendStorageTx } from '../helpers/rawWriter.ts';
 import { openDefinition } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
@@ -34,39 +32,14 @@ const definitionOp = (name: string) => {
 };
 
 describe('indexer: definition flood', () => {
-  let devnet: Devnet;
-  let transport: RpcTransport;
-  const indexers: ChainIndexer<CollectionStore>[] = [];
-  const newIndexer = (extra: Partial<IndexerOptions<CollectionStore>> = {}) => {
-    const indexer = new ChainIndexer({
-      transport,
-      stores: engineStores,
-      chainId: devnet.chainId,
-      blockTimeSeconds: 0.2,
-      definitionCap: CAP,
-      ...extra,
-    });
-    indexers.push(indexer);
-    indexer.start();
-    return indexer;
-  };
-  const synced = async (indexer: ChainIndexer<CollectionStore>) => {
-    indexer.poke();
-    assert.ok(await indexer.waitForBlock(devnet.headNumber, 60_000), `indexer at ${indexer.asOfBlock}`);
-  };
+  const harness = indexerHarness(60_000);
+  const newIndexer = (extra: Partial<IndexerOptions<CollectionStore>> = {}) =>
+    harness.newIndexer({ definitionCap: CAP, ...extra });
+  const { synced } = harness;
   const names = (indexer: ChainIndexer<CollectionStore>) => [...indexer.collections.keys()].sort();
 
-  before(async () => {
-    devnet = await startTestDevnet();
-    transport = createHttpTransport({ url: devnet.url });
-  });
-  after(async () => {
-    for (const indexer of indexers) await indexer.stop();
-    await transport.close();
-    await devnet.stop();
-  });
-
   test('the earliest created definitions within the cap are followed, on every node alike; the rest are counted', async () => {
+    const devnet = harness.devnet;
     const tailing = newIndexer();
     await synced(tailing);
     // Account 3 floods five definitions in one transaction, then account 4 three more.
