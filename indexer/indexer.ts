@@ -16,7 +16,7 @@ import {
 } from '../src/chain/index.ts';
 import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
-import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
+import { CollectionResolver, type DefinitionCap, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import {
   readSnapshotEntities,
   readSnapshotMeta,
@@ -28,6 +28,8 @@ import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
 import {
   ATTR_COLLECTION,
   ATTR_TYPE,
+  DEFINITIONS_MAX,
+  DEFINITIONS_PER_OWNER_MAX,
   ENTITY_DECODED_MAX_BYTES,
   InvalidArgumentError,
 } from '../src/collections/index.ts';
@@ -62,6 +64,11 @@ export interface IndexerOptions<S extends IndexedStore = IndexedStore> {
   /** Only these collections (undefined: all). */
   collections?: readonly string[];
   pinnedOwners?: ReadonlyMap<string, Address>;
+  /**
+   * How many definitions to follow (resolver.ts); default DEFINITIONS_PER_OWNER_MAX / DEFINITIONS_MAX, and
+   * no cap with `collections` (the node follows only the names it was given).
+   */
+  definitionCap?: DefinitionCap;
   /** Bootstrap at this block instead of the followed head. */
   startBlock?: number;
   dataDir?: string;
@@ -173,6 +180,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       get definitionsRejected(): number {
         return self.#resolver?.rejectedDefinitions ?? 0;
       },
+      /** Live definition entities over the cap (per owner or in all), not followed; recomputed. */
+      get definitionsSkipped(): number {
+        return self.#resolver?.skippedDefinitions ?? 0;
+      },
     };
   })();
 
@@ -199,6 +210,9 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#resolver = new CollectionResolver<S>({
       stores: this.#options.stores,
       pinnedOwners: this.#options.pinnedOwners,
+      definitionCap: this.#options.collections
+        ? undefined
+        : (this.#options.definitionCap ?? { perOwner: DEFINITIONS_PER_OWNER_MAX, total: DEFINITIONS_MAX }),
       logger: this.#logger,
       reread: (entities, block, hash) => this.#reread(entities, block, hash),
     });

@@ -67,10 +67,22 @@ export interface ResolverLogger {
 
 const TOO_BIG = (size: number) => `entity is ${size} decoded bytes, more than ${ENTITY_DECODED_MAX_BYTES}`;
 
+/** How many definition entities a node follows: per owner, and in all (see DEFINITIONS_PER_OWNER_MAX). */
+export interface DefinitionCap {
+  readonly perOwner: number;
+  readonly total: number;
+}
+
 export interface ResolverOptions<S extends IndexedStore> {
   stores: StoreFactory<S>;
   /** --collection-owner: name -> the only owner whose definition counts. */
   pinnedOwners?: ReadonlyMap<string, Address>;
+  /**
+   * Follow only the definitions within these counts, chosen by creation position (the earliest first),
+   * so every node at the same block follows the same ones; the rest are skipped and counted. Names with a
+   * pinned owner are exempt and count against nothing. Undefined: no cap (a node given --collections).
+   */
+  definitionCap?: DefinitionCap;
   logger?: ResolverLogger;
   /**
    * Reads the content of vector entities again from the chain, as of `block` (the block the table
@@ -97,6 +109,10 @@ function sameDecoding(a: CollectionDefinition, b: CollectionDefinition): boolean
   const attributes = (d: CollectionDefinition) => JSON.stringify(Object.entries(d.attributes).sort());
   return a.dim === b.dim && attributes(a) === attributes(b);
 }
+
+/** Creation order: the chain's position of the create, then the key (positions are unique on one chain). */
+const byCreation = (a: TrackedEntity, b: TrackedEntity) =>
+  a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 
 const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
   a.lastModifiedAtBlock !== b.lastModifiedAtBlock ? a.lastModifiedAtBlock > b.lastModifiedAtBlock : a.key > b.key;
@@ -131,6 +147,10 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   /** name -> the last owner published, and the recorded change of owner if one was seen. */
   readonly #owners = new Map<string, { owner: Address; change?: { previousOwner: Address; atBlock: number } }>();
   #published: ReadonlyMap<string, PublishedCollection<S>> = new Map();
+  /** Definition keys within the cap (undefined: no cap), and whether a definition changed since computed. */
+  #admitted: Set<Hex> | undefined;
+  #admissionStale = true;
+  #skippedDefinitions = 0;
 
   constructor(options: ResolverOptions<S>) {
     this.#options = options;
@@ -148,12 +168,59 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     return n;
   }
 
+  /** Live definition entities over the cap (per owner or in all), not followed; recomputed, not accumulated. */
+  get skippedDefinitions(): number {
+    return this.#skippedDefinitions;
+  }
+
+  /**
+   * Recomputes which definitions are within the cap when a definition changed, and marks the names whose
+   * followed definitions changed. Depends only on the table (creation positions, owners, keys).
+   */
+  #admit(table: TrackedEntities): void {
+    const cap = this.#options.definitionCap;
+    if (!cap || !this.#admissionStale) return;
+    this.#admissionStale = false;
+    const pinned = this.#options.pinnedOwners;
+    const entities: TrackedEntity[] = [];
+    for (const [name, keys] of this.#definitions) {
+      if (pinned?.has(name)) continue;
+      for (const key of keys) {
+        const entity = table.get(key);
+        if (entity) entities.push(entity);
+      }
+    }
+    entities.sort(byCreation);
+    const admitted = new Set<Hex>();
+    const perOwner = new Map<Address, number>();
+    for (const entity of entities) {
+      const owned = perOwner.get(entity.owner) ?? 0;
+      if (owned >= cap.perOwner || admitted.size >= cap.total) continue;
+      perOwner.set(entity.owner, owned + 1);
+      admitted.add(entity.key);
+    }
+    const before = this.#admitted;
+    for (const entity of entities)
+      if ((before?.has(entity.key) ?? false) !== admitted.has(entity.key))
+        this.#dirtyCollections.add(entity.collection);
+    const skipped = entities.length - admitted.size;
+    if (skipped > 0 && skipped !== this.#skippedDefinitions)
+      this.#options.logger?.warn(
+        { skipped, per_owner: cap.perOwner, total: cap.total },
+        'collection definitions over the cap skipped (the earliest created are followed)',
+      );
+    this.#skippedDefinitions = skipped;
+    this.#admitted = admitted;
+  }
+
   /** Table listener: keeps the name/id indexes and marks what must be recomputed. */
   readonly onEntityChange = (previous: TrackedEntity | undefined, next: TrackedEntity | undefined): void => {
     for (const entity of [previous, next]) {
       if (!entity) continue;
-      if (entity.kind === 'collection') this.#dirtyCollections.add(entity.collection);
-      else {
+      if (entity.kind === 'collection') {
+        this.#dirtyCollections.add(entity.collection);
+        this.#admissionStale = true;
+      } else {
         const id = entity.id;
         let ids = this.#dirtyIds.get(entity.collection);
         if (!ids) this.#dirtyIds.set(entity.collection, (ids = new Set()));
@@ -226,11 +293,13 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     table: TrackedEntities,
   ): { entity: TrackedEntity; definition: CollectionDefinition; conflicts: Hex[] } | undefined {
     const pinned = this.#options.pinnedOwners?.get(name);
+    this.#admit(table);
+    const admitted = pinned ? undefined : this.#admitted;
     const candidates = [...(this.#definitions.get(name) ?? [])]
       // The name index and the table change together; a key missing from the table simply does not compete.
       .flatMap((key) => table.get(key) ?? [])
-      .filter((entity) => !pinned || entity.owner === pinned)
-      .sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : a.key < b.key ? -1 : 1));
+      .filter((entity) => (!pinned || entity.owner === pinned) && (!admitted || admitted.has(entity.key)))
+      .sort(byCreation);
     const valid = candidates.flatMap((entity) => {
       const definition = this.#parseDefinition(entity);
       return definition ? [{ entity, definition }] : [];
@@ -436,6 +505,8 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   async flush(table: TrackedEntities, block = 0, hash?: Hex): Promise<() => void> {
     const at: FlushAt = { block, hash };
     const fetched: Fetched = new Map();
+    // Before the names are taken: a change of the followed definitions marks the names it concerns.
+    this.#admit(table);
     const names = new Set([...this.#dirtyCollections, ...this.#dirtyIds.keys()]);
     const dirtyIds = new Map(this.#dirtyIds);
     const rebuild = new Set(this.#dirtyCollections);

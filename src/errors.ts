@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'rate_limited'
   | 'signer_not_configured'
   | 'tx_failed'
@@ -37,6 +38,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   signer_not_configured: 501,
   tx_failed: 502,
@@ -60,6 +62,7 @@ export const ERROR_TITLE: Record<ErrorCode, string> = {
   not_found: 'Not found',
   conflict: 'Conflict',
   payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Rate limited',
   signer_not_configured: 'No signer configured',
   tx_failed: 'Transaction failed',

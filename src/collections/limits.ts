@@ -33,11 +33,12 @@ export const RESERVED_PREFIX = 'arkivector_';
 export const ID_MIN_BYTES = 1;
 export const ID_MAX_BYTES = 256;
 /**
- * The form of an Arkiv entity key (`0x` + 64 hex digits). A `ref` of this form is always a key, so an id of
+ * The form of an Arkiv entity key (`0x` + 64 hex digits, case-insensitive in both parts: `0X` and upper-case
+ * digits name the same key). A `ref` of this form is always a key, so an id of
  * this form is refused at write time and skipped when read: it could otherwise take over look-ups of the
  * entity whose key it spells.
  */
-export const ENTITY_KEY_FORM_REGEX = /^0x[0-9a-fA-F]{64}$/;
+export const ENTITY_KEY_FORM_REGEX = /^0[xX][0-9a-fA-F]{64}$/;
 /** `str` attribute values: at most 1024 bytes of UTF-8. */
 export const STR_ATTRIBUTE_MAX_BYTES = 1024;
 
@@ -94,3 +95,12 @@ export const DEFINITION_EMBEDDER_MAX_BYTES = 1024;
  * few hundred bytes can otherwise make every node hold megabytes).
  */
 export const ENTITY_DECODED_MAX_BYTES = 512 * 1024;
+
+/**
+ * Collection definitions a node follows (its --collections and --collection-owner names aside): at most
+ * this many per owner, and this many in all, chosen by creation position (the earliest created first), so
+ * every node at the same block follows the same ones. The rest are skipped and counted (`/v1/status`
+ * `skipped_definitions`): anyone can write definitions, and each one followed costs every node a store.
+ */
+export const DEFINITIONS_PER_OWNER_MAX = 1_000;
+export const DEFINITIONS_MAX = 10_000;

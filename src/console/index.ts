@@ -3,7 +3,7 @@
 // its script calls the REST API with whatever token the user typed, and the API keeps enforcing access.
 import { readFileSync } from 'node:fs';
 import type { Context, Env, Hono } from 'hono';
-import { authorize, type AccessPolicy } from '../http/auth.ts';
+import type { AccessPolicy, Grant, Scope } from '../http/auth.ts';
 import { INSTALL_COMMANDS, VERSION } from '../packageInfo.ts';
 import type { ServiceContext } from '../service/index.ts';
 import { type StdioFacts, type StdioServerEntry, stdioServerEntry } from '../stdioSnippet.ts';
@@ -72,6 +72,8 @@ export interface ConsoleDeps {
   ctx: ServiceContext;
   /** Absent (an app built without a gateway, in tests): the stdio entry follows the context's RPC. */
   stdio?: StdioFacts;
+  /** The node's access check for a request (createHttpApp's: Origin, proxies, tokens, failed tries). */
+  guard: (c: Context, scope: Scope) => Grant;
 }
 
 // Hono's generics make an app with more variables unassignable to one with fewer; the console only
@@ -83,7 +85,7 @@ const labelRoute: RouteLabel = (c, route) => (c as unknown as { set(k: string, v
  * Serves the console at `/` (and its files under `/console/`) on the node's app.
  * @param app the node's Hono app (createHttpApp)
  * @param deps the access policy the API enforces, and the service context
- * @example mountConsole(app, { access, ctx })
+ * @example mountConsole(app, { access, ctx, guard })
  */
 export function mountConsole<E extends Env>(app: Hono<E>, deps: ConsoleDeps): void {
   const files = loadFiles();
@@ -99,11 +101,7 @@ export function mountConsole<E extends Env>(app: Hono<E>, deps: ConsoleDeps): vo
   typed.get('/console/node.json', (c) => {
     labelRoute(c, '/console/node.json');
     // Security: the same check as the REST reads, so the console learns nothing the API would refuse.
-    authorize(
-      deps.access,
-      { authorization: c.req.header('authorization'), origin: c.req.header('origin'), host: c.req.header('host') },
-      'read',
-    );
+    deps.guard(c, 'read');
     const stdio = stdioServerEntry(
       deps.stdio ?? { rpc: deps.ctx.chain.rpc, signer: deps.ctx.writer !== undefined, embedderKey: false },
       'arkivector',

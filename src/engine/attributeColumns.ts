@@ -23,6 +23,11 @@ function attrKey(v: AttributeValue): Key {
 export class AttributeColumns implements RowSource {
   #columns = new Map<string, Column>();
   #indexes = new Map<string, AttributeIndex>();
+  /**
+   * Attributes declared by `reset` whose columns are not made yet: they are made with the first record,
+   * so a collection that holds nothing costs nothing per declared attribute (a definition may declare 64).
+   */
+  #declared: Readonly<Record<string, AttributeType>> | undefined;
   /** Slots a numeric column must hold: the vector slab's capacity. */
   readonly #capacity: () => number;
 
@@ -44,18 +49,25 @@ export class AttributeColumns implements RowSource {
    * @param attributes the definition's declared attributes
    */
   reset(attributes: Readonly<Record<string, AttributeType>>): void {
-    const indexes = new Map<string, AttributeIndex>();
-    const columns = new Map<string, Column>();
-    for (const [name, type] of Object.entries(attributes)) {
-      indexes.set(name, new AttributeIndex());
-      columns.set(name, this.#newColumn(type === 'str' ? 'str' : 'num'));
+    this.#indexes = new Map();
+    this.#columns = new Map();
+    this.#declared = attributes;
+  }
+
+  /** Makes the declared columns and indexes that do not exist yet (the first record is coming). */
+  #declare(): void {
+    const attributes = this.#declared;
+    if (attributes === undefined) return;
+    this.#declared = undefined;
+    const kinds: [string, 'str' | 'num'][] = Object.entries(attributes).map(([name, type]) => [
+      name,
+      type === 'str' ? 'str' : 'num',
+    ]);
+    for (const name of META_NAMES) kinds.push([name, 'str']);
+    for (const [name, kind] of kinds) {
+      if (!this.#indexes.has(name)) this.#indexes.set(name, new AttributeIndex());
+      if (!this.#columns.has(name)) this.#columns.set(name, this.#newColumn(kind));
     }
-    for (const name of META_NAMES) {
-      indexes.set(name, new AttributeIndex());
-      columns.set(name, this.#newColumn('str'));
-    }
-    this.#indexes = indexes;
-    this.#columns = columns;
   }
 
   /** The current column of a field, created empty for an undeclared one (RowSource). */
@@ -88,6 +100,7 @@ export class AttributeColumns implements RowSource {
 
   /** Writes a record's values into the columns (undefined clears the slot). */
   set(slot: number, rec: StoredRecord | undefined): void {
+    if (rec !== undefined) this.#declare();
     for (const [name, col] of this.#columns) {
       let v: Key | undefined;
       if (rec !== undefined) {
@@ -118,6 +131,7 @@ export class AttributeColumns implements RowSource {
 
   /** Grows the numeric columns to `cap` slots. */
   grow(cap: number): void {
+    if (cap > 0) this.#declare();
     for (const col of this.#columns.values()) {
       if (col.kind === 'num' && col.data.length < cap) {
         // The slab grows a chunk at a time; columns double, so they are not copied at every chunk.

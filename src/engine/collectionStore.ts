@@ -85,7 +85,8 @@ export class CollectionStore {
   readonly #filterCache = new Map<string, Cond | undefined>();
   #queue: Promise<unknown> = Promise.resolve();
   #staged: Stage | undefined;
-  readonly #queryBuf: Float32Array;
+  /** Allocated at the first query: an empty collection holds nothing of the size of its dimension. */
+  #queryBuf: Float32Array | undefined;
   readonly #ctx: PlannerContext;
   readonly #rebuilder: GraphRebuilder;
 
@@ -112,7 +113,6 @@ export class CollectionStore {
       },
       options.rebuild,
     );
-    this.#queryBuf = new Float32Array(definition.dim);
     // One context object, read live through getters, so the planner always sees the current graph.
     this.#ctx = {
       ops: t.ops,
@@ -159,9 +159,13 @@ export class CollectionStore {
     return this.#t.live;
   }
 
-  /** The graph's element and deleted counts (rebuilds reset both to the live records). */
-  get graphStats(): { elementCount: number; deleted: number } {
-    return { elementCount: this.#t.graph.elementCount, deleted: this.#t.graph.deleted };
+  /**
+   * The graph's element and deleted counts (rebuilds reset both to the live records), and whether its
+   * native index exists (from the first insert on).
+   */
+  get graphStats(): { elementCount: number; deleted: number; allocated: boolean } {
+    const graph = this.#t.graph;
+    return { elementCount: graph.elementCount, deleted: graph.deleted, allocated: graph.allocated };
   }
 
   /** Graph rebuilds: whether one is in flight, how many were swapped in, how many worker attempts failed. */
@@ -287,6 +291,7 @@ export class CollectionStore {
   #queryVector(vector: ArrayLike<number>): Float32Array {
     if (vector.length !== this.#def.dim)
       throw new DimensionMismatchError({ expected: this.#def.dim, got: vector.length });
+    this.#queryBuf ??= new Float32Array(this.#def.dim);
     const q = this.#queryBuf;
     for (let i = 0; i < q.length; i++) {
       const x = vector[i]!;
@@ -416,7 +421,7 @@ export class CollectionStore {
   #keywordSlots(params: KeywordSearchParams): { slots: number[]; scores: number[] } {
     const accept = this.#acceptor(params);
     const k = Math.floor(params.k);
-    if (!(k >= 1)) return { slots: [], scores: [] };
+    if (!(k >= 1) || this.#t.live === 0) return { slots: [], scores: [] };
     return this.#t.keyword.search(params.text, k, accept, this.#tieKey);
   }
 

@@ -39,7 +39,7 @@ export class SlotTable {
   // Per slot.
   records: (StoredRecord | undefined)[] = [];
   readonly vectors: VectorSlab;
-  slotLabel: Int32Array = new Int32Array(64).fill(-1);
+  slotLabel: Int32Array = new Int32Array(0);
   /** Attribute values by slot and their indexes, declared and meta, for the filter predicates. */
   readonly columns: AttributeColumns;
   freeSlots: number[] = [];
@@ -47,13 +47,14 @@ export class SlotTable {
   live = 0;
 
   // Per label.
-  labelSlot: Int32Array = new Int32Array(64).fill(-1);
+  labelSlot: Int32Array = new Int32Array(0);
   nextLabel = 0;
   /** A block is staged: its labels are in the graph but not visible. */
   pending = false;
 
   readonly byId = new Map<string, number>();
-  keyword = new KeywordIndex();
+  /** Made when first used: an empty collection holds no MiniSearch (~3 KiB). */
+  #keyword: KeywordIndex | undefined;
   /** The last expiry placed: the records of a block mostly share one, and a BigInt costs ~24 bytes each. */
   #expiry = 0n;
 
@@ -63,6 +64,15 @@ export class SlotTable {
     this.vectors = new VectorSlab(def.dim);
     this.columns = new AttributeColumns(() => this.vectors.capacity);
     this.columns.reset(def.attributes);
+  }
+
+  get keyword(): KeywordIndex {
+    this.#keyword ??= new KeywordIndex();
+    return this.#keyword;
+  }
+
+  set keyword(index: KeywordIndex) {
+    this.#keyword = index;
   }
 
   /** Re-declares the attribute columns for a new definition and refills them from the live records. */

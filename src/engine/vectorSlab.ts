@@ -14,7 +14,11 @@ import { floatToHalfBits, HALF_TO_FLOAT32 } from '../collections/index.ts';
 import { inverseNorm, SLAB_CHUNK_SHIFT, SLAB_CHUNK_SLOTS } from './exact.ts';
 
 const CHUNK_MASK = SLAB_CHUNK_SLOTS - 1;
-/** Slots the first chunk starts with; it grows ×2 up to a full chunk. */
+/**
+ * Slots the first chunk takes when the first vector arrives; it grows ×2 up to a full chunk. A slab that
+ * holds nothing allocates nothing: an empty collection must cost next to nothing (at dim 4000 these 64
+ * slots alone are 500 KiB).
+ */
 const INITIAL_SLOTS = 64;
 
 /** Snapshots hold little-endian halves; a Uint16Array view of them is only right on such a host. */
@@ -31,17 +35,15 @@ export class VectorSlab {
   invNorms: Float32Array;
   /** 1 where a committed record lives; scans skip the rest (free slots, slots of a staged block). */
   live: Uint8Array;
-  /** What `view` decodes into. */
-  readonly #scratch: Float32Array;
+  /** What `view` decodes into (allocated at the first view). */
+  #scratch: Float32Array | undefined;
   #slots = 0;
 
   constructor(dim: number) {
     this.dim = dim;
-    this.invNorms = new Float32Array(INITIAL_SLOTS);
-    this.live = new Uint8Array(INITIAL_SLOTS);
-    this.chunks[0] = new Uint16Array(INITIAL_SLOTS * dim);
-    this.#scratch = new Float32Array(dim);
-    this.#slots = INITIAL_SLOTS;
+    this.invNorms = new Float32Array(0);
+    this.live = new Uint8Array(0);
+    this.chunks[0] = new Uint16Array(0);
   }
 
   /** Addressable slots. */
@@ -54,7 +56,7 @@ export class VectorSlab {
     if (min <= this.#slots) return;
     const dim = this.dim;
     if (this.#slots < SLAB_CHUNK_SLOTS) {
-      const first = Math.min(SLAB_CHUNK_SLOTS, Math.max(min, this.#slots * 2));
+      const first = Math.min(SLAB_CHUNK_SLOTS, Math.max(min, this.#slots * 2, INITIAL_SLOTS));
       const chunk = new Uint16Array(first * dim);
       chunk.set(this.chunks[0]!);
       this.chunks[0] = chunk;
@@ -97,6 +99,7 @@ export class VectorSlab {
    * `view` (callers hand it straight to hnswlib or a distance).
    */
   view(slot: number): Float32Array {
+    this.#scratch ??= new Float32Array(this.dim);
     return this.#decode(slot, this.#scratch);
   }
 

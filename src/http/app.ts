@@ -21,11 +21,11 @@ import {
   type ServiceContext,
 } from '../service/index.ts';
 import { buildServer, type BuildServerDeps } from '../../tools/server.ts';
-import { AccessError, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
+import { AccessError, accessRequest, authorize, type AccessPolicy, type Grant, type Scope } from './auth.ts';
 import type { Metrics } from './metrics.ts';
 import { mountConsole } from '../console/index.ts';
 import type { StdioFacts } from '../stdioSnippet.ts';
-import { createRateLimiter, RateLimitedError } from './rateLimit.ts';
+import { createAuthFailureLimiter, createRateLimiter, RateLimitedError } from './rateLimit.ts';
 import { kuradbRoutes } from './kuradb.ts';
 
 type LogFn = (fields: Record<string, unknown>, message: string) => void;
@@ -138,6 +138,20 @@ async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
+/**
+ * The JSON object of a write's body, which must say it is JSON: a page of another origin can POST
+ * `text/plain` without a preflight, and a write is what such a page would want.
+ */
+async function writeBody(c: Ctx): Promise<Record<string, unknown>> {
+  const type = c.req.header('content-type');
+  const media = type?.split(';')[0]?.trim().toLowerCase();
+  if (media !== 'application/json')
+    throw new ArkivectorError('unsupported_media_type', 'a write body must be sent as content-type: application/json', {
+      meta: { expected: 'application/json' },
+    });
+  return jsonBody(c);
+}
+
 /** Arguments of a collection route: the body plus the collection from the path (which must agree). */
 function withCollection(body: Record<string, unknown>, collection: string): Record<string, unknown> {
   if (body.collection !== undefined && body.collection !== collection) {
@@ -180,6 +194,15 @@ function clientAddress(c: Ctx): string {
   return env?.incoming?.socket?.remoteAddress ?? 'unknown';
 }
 
+/**
+ * Whether the client went away (closed or reset its connection) before the answer: reading its body
+ * then fails, and that is the client's doing, not a fault of the node.
+ */
+function clientGone(c: Ctx): boolean {
+  const env = c.env as { incoming?: { destroyed?: boolean; socket?: { destroyed?: boolean } } } | undefined;
+  return env?.incoming?.destroyed === true || env?.incoming?.socket?.destroyed === true;
+}
+
 /** Drops undefined values, so absent query parameters stay absent for zod's defaults. */
 function defined(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
@@ -198,6 +221,24 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   const mcpDeps: BuildServerDeps = { ...deps.mcp, observe: deps.mcp.observe ?? metrics.observeTool };
   const app = new Hono<Env>();
   const limiter = createRateLimiter(deps.rateLimitPerMinute ?? 0);
+  const authFailures = createAuthFailureLimiter();
+
+  /**
+   * Authorizes a request for `scope`: an address over its failed authentications is refused before its
+   * token is even compared, and each refused token counts against the address it came from.
+   */
+  const guard = (c: Context, scope: Scope): Grant => {
+    const request = accessRequest((name) => c.req.header(name));
+    const presented = request.authorization != null && access.tokens.length > 0;
+    const address = clientAddress(c as Ctx);
+    if (presented) authFailures.check(address);
+    try {
+      return authorize(access, request, scope);
+    } catch (error) {
+      if (presented && error instanceof AccessError && error.code === 'unauthorized') authFailures.fail(address);
+      throw error;
+    }
+  };
 
   app.use('*', async (c, next) => {
     const started = process.hrtime.bigint();
@@ -222,6 +263,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds);
       return problemResponse(problem, problem.status, headers);
     }
+    if (clientGone(c)) {
+      logger.info(
+        { method: c.req.method, route: c.get('route') ?? 'unmatched', reason: String((error as Error)?.message) },
+        'client disconnected',
+      );
+      return problemResponse(internalProblem(), 500);
+    }
     // Security: unknown errors are logged in full here and answered generically, so no stack, path or
     // configuration detail reaches the client.
     logger.error(
@@ -235,7 +283,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
     return problemResponse(internalProblem(), 500);
   });
 
-  mountConsole(app, deps);
+  mountConsole(app, { ...deps, guard });
 
   app.notFound((c) =>
     problemResponse(
@@ -259,19 +307,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       if (scope === 'write' && !ctx.writer) throw new SignerNotConfiguredError();
       if (scope !== null) {
         // Security: every guarded route authorizes before reading its body or touching the service.
-        c.set(
-          'grant',
-          authorize(
-            access,
-            {
-              authorization: c.req.header('authorization'),
-              origin: c.req.header('origin'),
-              host: c.req.header('host'),
-              forwarded: c.req.header('forwarded') !== undefined || c.req.header('x-forwarded-for') !== undefined,
-            },
-            scope,
-          ),
-        );
+        c.set('grant', guard(c, scope));
         // Tokens are limited by name; anonymous and local callers by the address they connect from.
         const { principal } = c.get('grant');
         limiter.take(
@@ -299,7 +335,16 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
 
   route('GET', '/v1/status', 'read', async (c) => c.json(await status(ctx)));
   route('GET', '/v1/collections', 'read', async (c) =>
-    c.json(await listCollections(ctx, defined({ min_block: queryInteger(c.req.query('min_block')) }))),
+    c.json(
+      await listCollections(
+        ctx,
+        defined({
+          min_block: queryInteger(c.req.query('min_block')),
+          limit: queryInteger(c.req.query('limit')),
+          cursor: c.req.query('cursor'),
+        }),
+      ),
+    ),
   );
   route('GET', '/v1/collections/:c', 'read', async (c) =>
     c.json(
@@ -348,9 +393,9 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   );
 
   // Writes: the write scope is checked first (route guard), then the service refuses without a signer.
-  route('POST', '/v1/collections', 'write', async (c) => c.json(await createCollection(ctx, await jsonBody(c))));
+  route('POST', '/v1/collections', 'write', async (c) => c.json(await createCollection(ctx, await writeBody(c))));
   route('POST', '/v1/collections/:c/entities', 'write', async (c) =>
-    c.json(await upsert(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))),
+    c.json(await upsert(ctx, withCollection(await writeBody(c), pathParam(c, 'c')))),
   );
   route('DELETE', '/v1/collections/:c/entities/:ref', 'write', async (c) =>
     c.json(

@@ -35,11 +35,61 @@ export interface AccessRequest {
   authorization?: string | null;
   origin?: string | null;
   host?: string | null;
+  /** `X-Forwarded-Host`: the host a proxy was asked for, which the page's Origin then names. */
+  forwardedHost?: string | null;
   /**
-   * Whether the request carries `Forwarded` or `X-Forwarded-For`: it came through a proxy, so the
-   * loopback peer address says nothing about the real caller.
+   * Whether the request carries any of PROXY_HEADERS: it came through a proxy, so the loopback peer
+   * address says nothing about the real caller.
    */
   forwarded?: boolean;
+}
+
+/**
+ * Headers that only a proxy (or a caller posing as one) adds. Any of them marks a request as proxied: a
+ * proxy that sets just `X-Real-IP` or `Via` would otherwise pass every remote caller off as local.
+ */
+export const PROXY_HEADERS = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-real-ip',
+  'via',
+] as const;
+
+/**
+ * The access-relevant headers of a request.
+ * @param header reads one request header by lower-case name
+ * @example accessRequest((name) => c.req.header(name))
+ */
+export function accessRequest(header: (name: string) => string | undefined): AccessRequest {
+  return {
+    authorization: header('authorization'),
+    origin: header('origin'),
+    host: header('host'),
+    forwardedHost: header('x-forwarded-host'),
+    forwarded: PROXY_HEADERS.some((name) => header(name) !== undefined),
+  };
+}
+
+/**
+ * Whether an `Origin` names the node it was sent to: the same host and port as the `Host` the request
+ * was sent with (or the `X-Forwarded-Host` a proxy passed on). The scheme is not compared: a proxy that
+ * terminates TLS turns https into http.
+ */
+function sameOrigin(origin: string, host: string | null | undefined): boolean {
+  if (host == null) return false;
+  try {
+    const url = new URL(origin);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    // Parsing the Host with the Origin's scheme drops the same default port from both.
+    const target = new URL(`${url.protocol}//${(host.split(',')[0] ?? '').trim()}`);
+    return target.host === url.host && target.pathname === '/' && target.username === '';
+  } catch {
+    // `null` (sandboxed frames, file://) and garbage are nobody's own origin.
+    return false;
+  }
 }
 
 /**
@@ -94,23 +144,23 @@ function hostOfHeader(value: string): string {
   return colon >= 0 && v.indexOf(':', colon + 1) < 0 ? v.slice(0, colon) : v;
 }
 
-function originIsLoopback(origin: string): boolean {
-  try {
-    return isLoopbackHost(new URL(origin).hostname);
-  } catch {
-    // `null` (sandboxed frames, file://) and garbage are not local.
-    return false;
-  }
-}
-
-function parseScopes(value: unknown, where: string): Set<Scope> {
+/**
+ * @param secretNearby the value sits next to a secret (`ARKIVECTOR_TOKENS`' `scope:secret`, where a reversed
+ *   entry puts the secret in the scope's place): an unknown scope is then never quoted, not even in part
+ */
+function parseScopes(value: unknown, where: string, secretNearby = false): Set<Scope> {
   const list = typeof value === 'string' ? value.split('+') : value;
   if (!Array.isArray(list) || list.length === 0)
     throw new Error(`${where}: scopes must be a non-empty list of "read" and "write"`);
   const scopes = new Set<Scope>();
   for (const s of list) {
-    if (s !== 'read' && s !== 'write')
-      throw new Error(`${where}: unknown scope ${JSON.stringify(String(s).slice(0, 20))} (use "read" or "write")`);
+    if (s !== 'read' && s !== 'write') {
+      // Security: the file's scopes are plain words; the environment's may be a misplaced secret.
+      const shown = secretNearby ? '' : ` ${JSON.stringify(String(s).slice(0, 20))}`;
+      throw new Error(
+        `${where}: unknown scope${shown} (use "read" or "write"${secretNearby ? '; expected scope:secret' : ''})`,
+      );
+    }
     scopes.add(s);
   }
   // write implies read: a writer reads its own writes back (min_block).
@@ -161,7 +211,7 @@ export function parseTokensEnv(value: string): TokenEntry[] {
     return {
       name: `env-${i}`,
       digest: createHash('sha256').update(secret, 'utf8').digest(),
-      scopes: parseScopes(entry.slice(0, colon), where),
+      scopes: parseScopes(entry.slice(0, colon), where, true),
     };
   });
 }
@@ -228,6 +278,11 @@ const challenge = (error?: string, scope?: Scope) =>
  * @example authorize(policy, { authorization: 'Bearer s3cret' }, 'write')
  */
 export function authorize(policy: AccessPolicy, request: AccessRequest, scope: Scope): Grant {
+  // Security: a page of another origin (another port of localhost included) can send simple requests
+  // without a preflight; browsers add its Origin, and no page of ours is on another origin. The MCP
+  // specification asks the same of its servers (DNS rebinding).
+  if (request.origin != null && !sameOrigin(request.origin, request.forwardedHost ?? request.host))
+    throw new AccessError('forbidden', "cross-origin requests are refused: the Origin must be this node's own");
   const header = request.authorization ?? undefined;
   if (policy.tokens.length > 0 && header !== undefined) {
     // Security: a presented token is always checked, even on a public route, so a wrong or revoked
@@ -258,17 +313,14 @@ export function authorize(policy: AccessPolicy, request: AccessRequest, scope: S
   if (localTrust && request.forwarded === true)
     throw new AccessError(
       'forbidden',
-      'requests through a proxy (Forwarded / X-Forwarded-For) get no local trust; configure tokens',
+      'requests through a proxy (Forwarded, X-Forwarded-*, X-Real-IP, Via) get no local trust; configure tokens',
     );
   if (localTrust) {
     // Security: trust-local mode. A loopback bind only accepts local connections, but a browser on this
-    // machine can be steered here by DNS rebinding: the Host then names the attacker's domain and any
-    // cross-site request carries its Origin. Both must be loopback.
+    // machine can be steered here by DNS rebinding: the Host then names the attacker's domain (and the
+    // Origin, checked above, must be the Host's).
     if (request.host != null && !isLoopbackHost(hostOfHeader(request.host))) {
       throw new AccessError('forbidden', 'the Host header must name a loopback address on a loopback-bound node');
-    }
-    if (request.origin != null && !originIsLoopback(request.origin)) {
-      throw new AccessError('forbidden', 'cross-origin requests from non-local pages are refused');
     }
     return { principal: 'local', scopes: ALL_SCOPES };
   }

@@ -18,12 +18,59 @@ export const RATE_LIMIT_MAX_CALLERS = 10_000;
 export class RateLimitedError extends ArkivectorError {
   override name = 'RateLimitedError';
   readonly retryAfterSeconds: number;
-  constructor(retryAfterSeconds: number, limitPerMinute: number) {
-    super('rate_limited', `more than ${limitPerMinute} requests per minute; retry in ${retryAfterSeconds} s`, {
+  constructor(retryAfterSeconds: number, limitPerMinute: number, what = 'requests') {
+    super('rate_limited', `more than ${limitPerMinute} ${what} per minute; retry in ${retryAfterSeconds} s`, {
       meta: { retry_after: retryAfterSeconds, limit_per_minute: limitPerMinute },
     });
     this.retryAfterSeconds = retryAfterSeconds;
   }
+}
+
+/**
+ * Failed authentications (a bearer token presented and refused) one client address may make per minute;
+ * past it every request of that address carrying a token is `rate_limited` until the minute since its
+ * first failure is over, whatever `--rate-limit` says. Guessing tokens then costs a minute per 10 tries.
+ */
+export const AUTH_FAILURES_PER_MINUTE = 10;
+const AUTH_FAILURE_WINDOW_MS = 60_000;
+
+export interface AuthFailureLimiter {
+  /** @throws RateLimitedError while `address` is over its failures */
+  check(address: string): void;
+  /** Counts one failed authentication of `address`. */
+  fail(address: string): void;
+}
+
+/**
+ * @param now clock in milliseconds (tests pass their own)
+ */
+export function createAuthFailureLimiter(now: () => number = Date.now): AuthFailureLimiter {
+  const windows = new Map<string, { failures: number; since: number }>();
+  const current = (address: string) => {
+    const window = windows.get(address);
+    if (window && now() - window.since >= AUTH_FAILURE_WINDOW_MS) {
+      windows.delete(address);
+      return undefined;
+    }
+    return window;
+  };
+  return {
+    check(address) {
+      const window = current(address);
+      if (window && window.failures >= AUTH_FAILURES_PER_MINUTE) {
+        const retry = Math.max(1, Math.ceil((window.since + AUTH_FAILURE_WINDOW_MS - now()) / 1000));
+        throw new RateLimitedError(retry, AUTH_FAILURES_PER_MINUTE, 'failed authentications');
+      }
+    },
+    fail(address) {
+      const window = current(address) ?? { failures: 0, since: now() };
+      window.failures++;
+      // Re-inserted on every failure, so Map order is least recently failed first.
+      windows.delete(address);
+      windows.set(address, window);
+      if (windows.size > RATE_LIMIT_MAX_CALLERS) windows.delete(windows.keys().next().value as string);
+    },
+  };
 }
 
 export interface RateLimiter {

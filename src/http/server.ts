@@ -1,10 +1,16 @@
 // Puts the HTTP app on a socket with @hono/node-server. `arkivector serve` and the HTTP tests call it;
 // the app itself (routes, access, errors) is in app.ts.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { HTTP_KEEP_ALIVE_TIMEOUT_MS } from '../httpDefault.ts';
+import {
+  HTTP_CONNECTIONS_CHECK_MS,
+  HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  HTTP_MAX_CONNECTIONS,
+  HTTP_REQUEST_TIMEOUT_MS,
+} from '../httpDefault.ts';
 
 export interface HttpServer {
   /** Base URL, e.g. `http://127.0.0.1:8787` or `http://[::1]:8787`. */
@@ -26,13 +32,27 @@ export async function serveHttp(options: {
   port: number;
   // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
   app: Pick<Hono<any>, 'fetch'>;
+  /** Tests shrink the limits; the node uses the documented defaults (src/httpDefault.ts). */
+  maxConnections?: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  checkIntervalMs?: number;
 }): Promise<HttpServer> {
   const hostname =
     options.host.startsWith('[') && options.host.endsWith(']') ? options.host.slice(1, -1) : options.host;
-  const server = serve({ fetch: options.app.fetch, hostname, port: options.port }) as Server;
+  const server = serve({
+    fetch: options.app.fetch,
+    hostname,
+    port: options.port,
+    serverOptions: {
+      headersTimeout: options.headersTimeoutMs ?? HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeout: options.requestTimeoutMs ?? HTTP_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: options.checkIntervalMs ?? HTTP_CONNECTIONS_CHECK_MS,
+      keepAliveTimeout: HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
+  }) as Server;
   server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
-  // Node wants the headers deadline above the keep-alive one, or it may close a reused socket early.
-  server.headersTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS + 1000;
+  capConnections(server, options.maxConnections ?? HTTP_MAX_CONNECTIONS);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => {
       server.off('listening', onListening);
@@ -60,4 +80,49 @@ export async function serveHttp(options: {
       return closing;
     },
   };
+}
+
+/**
+ * Keeps at most `max` connections open. A connection is idle from its start until its first request, and
+ * between keep-alive requests; at the cap the longest idle one is closed to make room, and only when none
+ * is idle is the new connection refused.
+ */
+function capConnections(server: Server, max: number): void {
+  const open = new Set<Socket>();
+  /** Idle connections, longest idle first (Set order is insertion order). */
+  const idle = new Set<Socket>();
+  const inFlight = new Map<Socket, number>();
+  const drop = (socket: Socket) => {
+    open.delete(socket);
+    idle.delete(socket);
+    inFlight.delete(socket);
+  };
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= max) {
+      const oldest = idle.values().next().value;
+      if (oldest === undefined) {
+        socket.destroy();
+        return;
+      }
+      drop(oldest);
+      oldest.destroy();
+    }
+    open.add(socket);
+    idle.add(socket);
+    socket.once('close', () => drop(socket));
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    if (!open.has(socket)) return;
+    idle.delete(socket);
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    response.once('close', () => {
+      const left = (inFlight.get(socket) ?? 1) - 1;
+      if (left > 0) inFlight.set(socket, left);
+      else if (open.has(socket)) {
+        inFlight.delete(socket);
+        idle.add(socket);
+      }
+    });
+  });
 }

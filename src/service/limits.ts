@@ -18,6 +18,13 @@ export const RECEIPT_TIMEOUT_MS_DEFAULT = 60_000;
 export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 20;
+/**
+ * Collections per page of arkivector_list_collections / GET /v1/collections (by name; `cursor` is the last
+ * name of the previous page). A page of the largest definitions stays a few megabytes.
+ */
+export const COLLECTIONS_LIMIT_MIN = 1;
+export const COLLECTIONS_LIMIT_MAX = 500;
+export const COLLECTIONS_LIMIT_DEFAULT = 100;
 /** Longest cursor accepted (a real one is about 150 characters). */
 export const CURSOR_MAX_CHARS = 512;
 /**

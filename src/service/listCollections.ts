@@ -1,4 +1,5 @@
-// list collections: every collection this node indexes, with its definition, stats and sync state.
+// list collections: the collections this node indexes, by name, a page at a time, with their definitions,
+// stats and sync state.
 import type { ServiceContext } from './context.ts';
 import { listSchema, type ListCollectionsResult } from './schemas.ts';
 import { validate } from './validate.ts';
@@ -7,10 +8,21 @@ import { describeCollection, readView } from './view.ts';
 export type { ListCollectionsResult };
 
 export async function listCollections(ctx: ServiceContext, params: unknown = {}): Promise<ListCollectionsResult> {
-  const { min_block } = validate(listSchema, params);
+  const { min_block, limit, cursor } = validate(listSchema, params);
   const view = (await readView(ctx, min_block))();
-  const collections = [...view.collections.values()]
-    .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .map((c) => describeCollection(view, c));
-  return { collections, as_of_block: view.as_of_block, sync_state: view.sync_state };
+  const names = [...view.collections.keys()].sort();
+  // The page starts after the cursor's name, whether or not that collection still exists.
+  const after = cursor === undefined ? [] : names.filter((name) => name <= cursor);
+  const page = names.slice(after.length, after.length + limit);
+  const more = after.length + page.length < names.length;
+  return {
+    collections: page.flatMap((name) => {
+      const c = view.collections.get(name);
+      return c ? [describeCollection(view, c)] : [];
+    }),
+    as_of_block: view.as_of_block,
+    sync_state: view.sync_state,
+    total: names.length,
+    next_cursor: more ? (page.at(-1) ?? null) : null,
+  };
 }

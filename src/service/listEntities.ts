@@ -9,7 +9,7 @@
 // the cursor has expired. Positions are (last-modified block, entity key), so pages never depend on
 // anything but the chain.
 import { createHash } from 'node:crypto';
-import type { VectorRecord } from '../collections/index.ts';
+import { ENTITY_KEY_FORM_REGEX, type VectorRecord } from '../collections/index.ts';
 import type { ReadableStore, ServiceContext } from './context.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { LIST_PINNED_MAX, LIST_PINNED_TTL_MS } from './limits.ts';
@@ -41,7 +41,6 @@ interface Cursor {
   q: string;
 }
 
-const KEY_FORM = /^0x[0-9a-fA-F]{64}$/;
 const FINGERPRINT_FORM = /^[0-9a-f]{16}$/;
 
 const listings = new WeakMap<ServiceContext, Map<string, Listing>>();
@@ -95,7 +94,9 @@ export function decodeCursor(text: string): Cursor {
     !isBlock(c.b) ||
     !isBlock(c.m) ||
     typeof c.k !== 'string' ||
-    !KEY_FORM.test(c.k) ||
+    !ENTITY_KEY_FORM_REGEX.test(c.k) ||
+    // Cursors carry keys as the chain spells them (lower case), which is also the order they page by.
+    c.k !== c.k.toLowerCase() ||
     typeof c.q !== 'string' ||
     !FINGERPRINT_FORM.test(c.q) ||
     (c.m as number) > (c.b as number)

@@ -14,6 +14,9 @@ import { SYNC_STATES } from '../../indexer/index.ts';
 import { QUERY_VALUE_MAX } from '../engine/limits.ts';
 import { SEARCH_MODES } from '../engine/planner.ts';
 import {
+  COLLECTIONS_LIMIT_DEFAULT,
+  COLLECTIONS_LIMIT_MAX,
+  COLLECTIONS_LIMIT_MIN,
   CURSOR_MAX_CHARS,
   DOCUMENT_MAX_CHARS,
   LIST_LIMIT_DEFAULT,
@@ -115,7 +118,24 @@ export const countArgs = { collection: collectionArg, where: whereArg, filter: f
 export const countSchema = z.object(countArgs);
 export type CountParameters = z.input<typeof countSchema>;
 
-export const listArgs = { min_block: minBlockArg };
+export const listArgs = {
+  min_block: minBlockArg,
+  limit: z
+    .number()
+    .int()
+    .min(COLLECTIONS_LIMIT_MIN)
+    .max(COLLECTIONS_LIMIT_MAX)
+    .default(COLLECTIONS_LIMIT_DEFAULT)
+    .describe(
+      `Collections per page, ${COLLECTIONS_LIMIT_MIN}-${COLLECTIONS_LIMIT_MAX} (default ${COLLECTIONS_LIMIT_DEFAULT}), by name`,
+    ),
+  cursor: z
+    .string()
+    .min(1)
+    .max(COLLECTION_NAME_MAX_CHARS)
+    .optional()
+    .describe('next_cursor of the previous page: the page lists the names after it'),
+};
 export const listSchema = z.object(listArgs);
 
 const syncState = z.enum(SYNC_STATES).describe('How far this node is behind the chain');
@@ -177,6 +197,8 @@ export const listResultShape = {
   collections: z.array(collectionSchema),
   as_of_block: asOfBlock,
   sync_state: syncState,
+  total: z.number().int().describe('Collections this node indexes at as_of_block'),
+  next_cursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page'),
 };
 export const searchResultShape = {
   as_of_block: asOfBlock,

@@ -12,6 +12,8 @@ export interface StatusResult {
   collections: number;
   /** Definitions of live entities skipped as invalid or over the bounds. */
   rejected_definitions: number;
+  /** Definitions over the cap (per owner or in all) that this node does not follow. */
+  skipped_definitions: number;
   /** Collections whose name this node saw pass to another owner. */
   owner_changes: { collection: string; previous_owner: string; owner: string; at_block: number }[];
   signer: { address: string; balance_wei: string } | null;
@@ -34,6 +36,7 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
     last_error: indexer.lastError ?? null,
     collections: indexer.collections.size,
     rejected_definitions: indexer.counters?.definitionsRejected ?? 0,
+    skipped_definitions: indexer.counters?.definitionsSkipped ?? 0,
     owner_changes: [...indexer.collections.values()].flatMap((c) =>
       c.ownerChange
         ? [

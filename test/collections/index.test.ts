@@ -16,6 +16,8 @@ test('exports: the public surface changes only on purpose', () => {
     'COLLECTION_NAME_MAX_CHARS',
     'COLLECTION_NAME_REGEX',
     'CodecError',
+    'DEFINITIONS_MAX',
+    'DEFINITIONS_PER_OWNER_MAX',
     'DEFINITION_ATTRIBUTES_MAX',
     'DEFINITION_DESCRIPTION_MAX_BYTES',
     'DEFINITION_EMBEDDER_MAX_BYTES',

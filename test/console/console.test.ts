@@ -285,6 +285,14 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     await page.close();
   });
 
+  test('a malformed percent-escape in the hash route shows "Not found", with no uncaught error', async () => {
+    const { page, problems } = await open(browser, `${local.url}/#/collections/%E0%A4%A`);
+    await page.locator('body[data-page=missing]').waitFor(WAIT);
+    assert.equal(await text(page, 'h1'), 'Not found');
+    await assertClean(problems);
+    await page.close();
+  });
+
   test('hostile chain data is shown as text and never runs', async () => {
     const { page, problems } = await open(browser, `${local.url}/#/collections/notes`);
     await page.fill('textarea[name=query]', '0.5, 0.5, 0.5, 0.5');

@@ -37,10 +37,21 @@ function forms(secret: string): string[] {
   return [...out];
 }
 
+/** Every 10-character piece of a secret: a message quoting part of one (a prefix, a tail) leaks it too. */
+const FRAGMENT_CHARS = 10;
+function fragments(secret: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + FRAGMENT_CHARS <= secret.length; i++) out.push(secret.slice(i, i + FRAGMENT_CHARS));
+  return out;
+}
+
 function scan(where: string, text: string, secrets: Record<string, string>): void {
-  for (const [name, secret] of Object.entries(secrets))
+  for (const [name, secret] of Object.entries(secrets)) {
     for (const form of forms(secret))
       assert.ok(!text.includes(form), `${where} shows the ${name} (as ${JSON.stringify(form.slice(0, 6))}…)`);
+    for (const piece of fragments(secret))
+      assert.ok(!text.includes(piece), `${where} shows part of the ${name} (${piece.length} characters of it)`);
+  }
 }
 
 describe('secrets: banners, logs and answers of real gateway runs', () => {
@@ -173,6 +184,10 @@ describe('secrets: banners, logs and answers of real gateway runs', () => {
     const tokens = await run({ ARKIVECTOR_TOKENS: `admin:${READ_TOKEN}` });
     assert.match(tokens, /ARKIVECTOR_TOKENS: entry 0/);
     scan('a token error', tokens, secrets);
+    // Reversed (secret:scope): the secret stands where the scope should, and no part of it may be quoted.
+    const reversed = await run({ ARKIVECTOR_TOKENS: `${READ_TOKEN}:read` });
+    assert.match(reversed, /ARKIVECTOR_TOKENS: entry 0: unknown scope/);
+    scan('a reversed token error', reversed, secrets);
     const badKey = `0x${'zz'.repeat(32)}${WRITE_TOKEN}`;
     const key = await run({ ARKIVECTOR_PRIVATE_KEY: badKey });
     assert.match(key, /signer key/);

@@ -4,15 +4,16 @@ import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
+import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
-import { ChainIndexer } from '../../indexer/index.ts';
+import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
 import { startTestDevnet } from './devnet.ts';
 
 export interface IndexerHarness {
   /** Set once the suite's `before` hook ran. */
   readonly devnet: Devnet;
-  /** A new indexer on the devnet, started (stopped after the suite). */
-  newIndexer(): ChainIndexer;
+  /** A new indexer on the devnet (with `extra` options), started (stopped after the suite). */
+  newIndexer(extra?: Partial<IndexerOptions<CollectionStore>>): ChainIndexer<CollectionStore>;
   /** Resolves once `indexer` has applied the devnet's head, failing after `syncTimeoutMs`. */
   synced(indexer: ChainIndexer): Promise<void>;
 }
@@ -20,7 +21,7 @@ export interface IndexerHarness {
 export function indexerHarness(syncTimeoutMs: number): IndexerHarness {
   let devnet: Devnet | undefined;
   let transport: RpcTransport | undefined;
-  const indexers: ChainIndexer[] = [];
+  const indexers: ChainIndexer<CollectionStore>[] = [];
   const started = () => {
     assert.ok(devnet && transport, 'the harness is used inside its suite, after before()');
     return { devnet, transport };
@@ -38,13 +39,14 @@ export function indexerHarness(syncTimeoutMs: number): IndexerHarness {
     get devnet() {
       return started().devnet;
     },
-    newIndexer() {
+    newIndexer(extra = {}) {
       const { devnet, transport } = started();
       const indexer = new ChainIndexer({
         transport,
         stores: engineStores,
         chainId: devnet.chainId,
         blockTimeSeconds: 0.2,
+        ...extra,
       });
       indexers.push(indexer);
       indexer.start();

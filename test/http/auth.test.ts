@@ -42,6 +42,8 @@ async function mcpCall(url: string, method: string, params: object) {
   return answer.body;
 }
 
+const bearerOf = (secret: string) => ({ authorization: `Bearer ${secret}` });
+
 const expectAccessError = (fn: () => unknown, code: 'unauthorized' | 'forbidden') =>
   assert.throws(fn, (error: unknown) => error instanceof AccessError && error.code === code);
 
@@ -167,7 +169,19 @@ describe('http/auth: policy', () => {
 
     const local: AccessPolicy = { tokens: [], publicRead: false, host: '127.0.0.1', loopback: true };
     assert.deepEqual([...authorize(local, { host: '127.0.0.1:8787' }, 'write').scopes].sort(), ['read', 'write']);
-    assert.equal(authorize(local, { host: '[::1]:8787', origin: 'http://localhost:3000' }, 'write').principal, 'local');
+    assert.equal(authorize(local, { host: '[::1]:8787', origin: 'http://[::1]:8787' }, 'write').principal, 'local');
+    // Another port of the same machine is another origin (issue 24, item 15).
+    expectAccessError(
+      () => authorize(local, { host: '[::1]:8787', origin: 'http://localhost:3000' }, 'write'),
+      'forbidden',
+    );
+    expectAccessError(
+      () => authorize(guarded, { host: 'node.example', origin: 'https://other.example', ...bearerOf(WRITER) }, 'read'),
+      'forbidden',
+    );
+    // A proxy passes the host the page asked for in X-Forwarded-Host, over TLS it terminated.
+    const proxied = { host: '127.0.0.1:8787', forwardedHost: 'node.example', origin: 'https://node.example' };
+    assert.equal(authorize(guarded, { ...proxied, ...bearerOf(READER) }, 'read').principal, 'reader');
     expectAccessError(() => authorize(local, { host: 'evil.example:8787' }, 'read'), 'forbidden');
     expectAccessError(
       () => authorize(local, { host: '127.0.0.1:8787', origin: 'https://evil.example' }, 'read'),
@@ -303,10 +317,12 @@ describe('http/auth: through the HTTP surface', () => {
     const read = await call(`${node.url}/v1/collections/notes/count`, { method: 'POST', json: {} });
     assert.equal(read.status, 200);
     assert.equal(read.body.count, 4);
-    // A non-local Origin is fine for public data on a non-loopback node.
-    assert.equal(
-      (await call(`${node.url}/v1/collections`, { headers: { origin: 'https://app.example' } })).status,
-      200,
+    // Another origin is refused even for public data (no page of another origin is served: the node sends no
+    // CORS headers, so such a page could not read the answer anyway).
+    assertProblem(
+      await call(`${node.url}/v1/collections`, { headers: { origin: 'https://app.example' } }),
+      403,
+      'forbidden',
     );
     // No signer: the write is refused for that reason, not for a missing token.
     assertProblem(await call(`${node.url}/v1/collections`, { method: 'POST', json: {} }), 501, 'signer_not_configured');
@@ -336,17 +352,22 @@ describe('http/auth: through the HTTP surface', () => {
     assert.equal(JSON.parse(upsert.result.content[0].text).code, 'forbidden');
   });
 
-  test('behind a proxy on loopback (Forwarded / X-Forwarded-For): no local trust', async () => {
+  test('behind a proxy on loopback (any proxy header): no local trust, the console document included', async () => {
     const node = await chain.node({
       access: await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' }),
       ctx: { writer: STUB_WRITER },
     });
     assert.equal((await call(`${node.url}/v1/collections`)).status, 200);
-    for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }] as Record<
-      string,
-      string
-    >[]) {
+    for (const headers of [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9' },
+      // Each of these alone marks a proxy too (issue 24, item 16).
+      { 'x-real-ip': '203.0.113.9' },
+      { via: '1.1 proxy.example' },
+      { 'x-forwarded-host': '127.0.0.1' },
+    ] as Record<string, string>[]) {
       assertProblem(await call(`${node.url}/v1/collections`, { headers }), 403, 'forbidden');
+      assertProblem(await call(`${node.url}/console/node.json`, { headers }), 403, 'forbidden');
       assertProblem(
         await call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', json: {}, headers }),
         403,
@@ -363,12 +384,14 @@ describe('http/auth: through the HTTP surface', () => {
     assertProblem(await call(`${open.url}/v1/collections`, { method: 'POST', json: {}, headers }), 401, 'unauthorized');
   });
 
-  test('trust-local (loopback bind, no tokens): every scope locally, non-local Origin refused', async () => {
+  test('trust-local (loopback bind, no tokens): every scope locally, any other Origin refused', async () => {
     const node = await chain.node({ access: await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' }) });
     assert.equal((await call(`${node.url}/v1/collections`)).status, 200);
-    assert.equal(
-      (await call(`${node.url}/v1/collections`, { headers: { origin: `http://localhost:5173` } })).status,
-      200,
+    assert.equal((await call(`${node.url}/v1/collections`, { headers: { origin: node.url } })).status, 200);
+    assertProblem(
+      await call(`${node.url}/v1/collections`, { headers: { origin: `http://localhost:5173` } }),
+      403,
+      'forbidden',
     );
     assertProblem(
       await call(`${node.url}/v1/collections`, { headers: { origin: 'http://attacker.example' } }),
@@ -399,5 +422,51 @@ describe('http/auth: through the HTTP surface', () => {
       501,
       'signer_not_configured',
     );
+  });
+  test('a page on another localhost port cannot write with a simple text/plain POST; writes must be JSON', async () => {
+    const node = await chain.node({
+      access: await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' }),
+      ctx: { writer: STUB_WRITER },
+    });
+    // What a page on http://localhost:3000 sends with fetch(…, {method: 'POST', body}) and no preflight.
+    const simple = (origin?: string) =>
+      call(`${node.url}/v1/collections`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain;charset=UTF-8', ...(origin ? { origin } : {}) },
+        body: JSON.stringify({ name: 'planted', dim: 4, metric: 'cosine' }),
+      });
+    assertProblem(await simple('http://localhost:3000'), 403, 'forbidden');
+    assertProblem(await simple(), 415, 'unsupported_media_type');
+    assertProblem(await simple(node.url), 415, 'unsupported_media_type');
+    const upsert = await call(`${node.url}/v1/collections/notes/entities`, {
+      method: 'POST',
+      headers: { origin: node.url },
+      body: '{}',
+    });
+    assertProblem(upsert, 415, 'unsupported_media_type');
+    // Same origin with a JSON body reaches the service (which finds the arguments invalid).
+    assertProblem(
+      await call(`${node.url}/v1/collections`, { method: 'POST', json: {}, headers: { origin: node.url } }),
+      400,
+      'invalid_argument',
+    );
+  });
+
+  test('failed authentications are rate-limited per address: 429 after 10 wrong tokens, whatever --rate-limit', async () => {
+    const node = await chain.node({
+      access: await loadAccessPolicy({ tokensEnv: `read:${READER}`, publicRead: false, host: '0.0.0.0' }),
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++)
+      statuses.push((await call(`${node.url}/v1/collections`, { headers: bearer(`guess-${i}`) })).status);
+    assert.deepEqual(statuses, [...Array(10).fill(401), 429, 429]);
+    // Even the right token waits: the address is refused before any token is compared.
+    const limited = await call(`${node.url}/v1/collections`, { headers: bearer(READER) });
+    assertProblem(limited, 429, 'rate_limited');
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    assertProblem(await call(`${node.url}/console/node.json`, { headers: bearer(READER) }), 429, 'rate_limited');
+    // Probes and requests without a token are not limited by it.
+    assert.equal((await call(`${node.url}/healthz`)).status, 200);
+    assertProblem(await call(`${node.url}/v1/collections`), 401, 'unauthorized');
   });
 });

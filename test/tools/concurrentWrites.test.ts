@@ -161,14 +161,15 @@ describe('write daemon: concurrent writers through one signer', () => {
         defined(devnet.accounts[1], 'devnet.accounts[1]').address,
         'pending',
       ]);
-      const keyForm = `0x${'ab'.repeat(32)}`;
-      const refused = outcome(
-        await client.callTool({
-          name: 'arkivector_upsert',
-          arguments: { collection: 'crowd', entities: [{ id: keyForm, vector: [1, 1, 1] }] },
-        }),
-      );
-      assert.equal(refused.problem?.code, 'invalid_argument');
+      for (const keyForm of [`0x${'ab'.repeat(32)}`, `0X${'AB'.repeat(32)}`]) {
+        const refused = outcome(
+          await client.callTool({
+            name: 'arkivector_upsert',
+            arguments: { collection: 'crowd', entities: [{ id: keyForm, vector: [1, 1, 1] }] },
+          }),
+        );
+        assert.equal(refused.problem?.code, 'invalid_argument', keyForm);
+      }
       const after = await rpcResult<string>(devnet, 'eth_getTransactionCount', [
         defined(devnet.accounts[1], 'devnet.accounts[1]').address,
         'pending',
@@ -191,16 +192,22 @@ describe('write daemon: concurrent writers through one signer', () => {
       const key = (made.value!.results as { key: string }[])[0]!.key;
       // A hostile writer (account 2) hand-crafts an entity whose id is the victim's key, past the codec.
       const honest = vectorArgs('crowd', { id: 'impostor', vector: [1, 0, 0] }, open);
-      const attributes = honest.attributes.map((a) => (a.key === 'arkivector_id' ? { key: a.key, value: key } : a));
-      await walletClient(devnet, 2).createEntity({ ...honest, attributes });
-      const head = Number(await rpcResult<string>(devnet, 'eth_blockNumber'));
-      for (const node of [writer, replica]) {
-        const upper = `0x${key.slice(2).toUpperCase()}`;
-        const rest = (await (
-          await fetch(`${node.httpUrl}/v1/collections/crowd/entities/${upper}?min_block=${head}`)
-        ).json()) as { entity: { id: string; key: string } };
-        assert.deepEqual([rest.entity.id, rest.entity.key], ['victim', key]);
+      const upper = `0X${key.slice(2).toUpperCase()}`;
+      // The key form is case-insensitive in both parts: `0X` and upper-case hex spell the same key (issue 24, 18).
+      for (const spelling of [key, upper]) {
+        const attributes = honest.attributes.map((a) =>
+          a.key === 'arkivector_id' ? { key: a.key, value: spelling } : a,
+        );
+        await walletClient(devnet, 2).createEntity({ ...honest, attributes });
       }
+      const head = Number(await rpcResult<string>(devnet, 'eth_blockNumber'));
+      for (const node of [writer, replica])
+        for (const ref of [`0x${key.slice(2).toUpperCase()}`, upper]) {
+          const rest = (await (
+            await fetch(`${node.httpUrl}/v1/collections/crowd/entities/${ref}?min_block=${head}`)
+          ).json()) as { entity: { id: string; key: string } };
+          assert.deepEqual([rest.entity.id, rest.entity.key], ['victim', key], ref);
+        }
       const got = outcome(
         await client.callTool({
           name: 'arkivector_get',
@@ -219,7 +226,7 @@ describe('write daemon: concurrent writers through one signer', () => {
       const described = (await (await fetch(`${replica.httpUrl}/v1/collections/crowd?min_block=${head}`)).json()) as {
         stats: { rejected: number };
       };
-      assert.equal(described.stats.rejected, 1, 'the impostor is skipped and counted');
+      assert.equal(described.stats.rejected, 2, 'both impostors are skipped and counted');
     } finally {
       await client.close();
     }

@@ -759,8 +759,18 @@ function renderConnect() {
 
 // ---------- routing ----------
 
+/** A route segment decoded, or undefined for a malformed percent-escape (decodeURIComponent throws). */
+function decodeSegment(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 function route() {
-  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeSegment);
+  if (parts.includes(undefined)) return { page: 'missing' };
   if (parts.length === 0) return { page: 'overview' };
   if (parts[0] === 'connect') return { page: 'connect' };
   if (parts[0] === 'collections' && parts.length === 1) return { page: 'collections' };

@@ -2,7 +2,13 @@
 // search with an optional label filter, snapshot. Used only by CollectionStore, which owns labels and
 // decides what is visible. The metric arrives as a MetricOps entry; nothing here branches on it except
 // through `ops.space` / `ops.fromHnsw`.
+//
+// The native index is created at the first insert, not with the graph: hnswlib allocates 65,536 label
+// mutexes (2.6 MB) per index whatever its capacity, and anyone can define collections that never hold a
+// vector. An index that never held one is written as hnswlib's own header of an empty index (and read
+// back as a graph without an index).
 
+import { open, writeFile } from 'node:fs/promises';
 import hnswlib from 'hnswlib-node';
 import type { MetricOps } from '../metrics.ts';
 import { HNSW_INITIAL_CAPACITY, HNSW_RANDOM_SEED } from './params.ts';
@@ -19,22 +25,42 @@ export class HnswGraph {
   readonly dim: number;
   readonly ops: MetricOps;
   readonly params: GraphParams;
-  readonly #native: Native;
+  /** Undefined until the first insert (see the top of this file). */
+  #native: Native | undefined;
   /** hnswlib takes number[] only; one reused buffer avoids an allocation per call (it copies it). */
-  readonly #scratch: number[];
+  #scratch: number[] | undefined;
   #currentEf = -1;
   /** hnswlib's maxElements, kept here: asking the addon costs a native call per search. */
   #capacity: number;
   /** Labels marked deleted whose slots hnswlib has not reused yet. */
   deleted = 0;
 
-  private constructor(ops: MetricOps, dim: number, params: GraphParams, native: Native) {
+  private constructor(ops: MetricOps, dim: number, params: GraphParams, native: Native | undefined, capacity: number) {
     this.ops = ops;
     this.dim = dim;
     this.params = params;
     this.#native = native;
+    this.#capacity = native?.getMaxElements() ?? capacity;
+  }
+
+  /** Whether the native index exists (it does from the first insert on). */
+  get allocated(): boolean {
+    return this.#native !== undefined;
+  }
+
+  #index(capacity: number): Native {
+    if (this.#native) return this.#native;
+    const native = new HierarchicalNSW(this.ops.space, this.dim);
+    // allowReplaceDeleted: inserts reuse the memory of deleted elements, so churn does not grow the graph.
+    native.initIndex(capacity, this.params.m, this.params.efConstruction, HNSW_RANDOM_SEED, true);
+    this.#native = native;
     this.#capacity = native.getMaxElements();
-    this.#scratch = new Array<number>(dim).fill(0);
+    return native;
+  }
+
+  #buffer(): number[] {
+    this.#scratch ??= new Array<number>(this.dim).fill(0);
+    return this.#scratch;
   }
 
   /**
@@ -47,10 +73,7 @@ export class HnswGraph {
    * @example HnswGraph.create(METRIC_OPS.cosine, 384, { m: 16, efConstruction: 64 })
    */
   static create(ops: MetricOps, dim: number, params: GraphParams, capacity = HNSW_INITIAL_CAPACITY): HnswGraph {
-    const native = new HierarchicalNSW(ops.space, dim);
-    // allowReplaceDeleted: inserts reuse the memory of deleted elements, so churn does not grow the graph.
-    native.initIndex(Math.max(16, capacity), params.m, params.efConstruction, HNSW_RANDOM_SEED, true);
-    return new HnswGraph(ops, dim, params, native);
+    return new HnswGraph(ops, dim, params, undefined, Math.max(16, capacity));
   }
 
   /**
@@ -60,19 +83,22 @@ export class HnswGraph {
    * @example await HnswGraph.read(METRIC_OPS.l2, 8, params, '/snap/hnsw.bin')
    */
   static async read(ops: MetricOps, dim: number, params: GraphParams, path: string): Promise<HnswGraph> {
+    const empty = await emptyIndexCapacity(path);
+    if (empty !== undefined) return new HnswGraph(ops, dim, params, undefined, empty);
     const native = new HierarchicalNSW(ops.space, dim);
     await native.readIndex(path, true);
-    return new HnswGraph(ops, dim, params, native);
+    return new HnswGraph(ops, dim, params, native, 0);
   }
 
-  /** hnswlib's `writeIndex`: graph, vectors and deleted marks. */
+  /** hnswlib's `writeIndex`: graph, vectors and deleted marks (an index never allocated: its empty header). */
   async write(path: string): Promise<void> {
-    await this.#native.writeIndex(path);
+    if (this.#native) await this.#native.writeIndex(path);
+    else await writeFile(path, emptyIndexHeader(this.dim, this.params, this.#capacity));
   }
 
   /** Elements hnswlib holds, deleted ones included. */
   get elementCount(): number {
-    return this.#native.getCurrentCount();
+    return this.#native?.getCurrentCount() ?? 0;
   }
 
   get capacity(): number {
@@ -81,6 +107,11 @@ export class HnswGraph {
 
   /** Makes room for `extra` inserts (after reusing deleted slots), growing by at least ×1.5. */
   reserve(extra: number): void {
+    if (extra <= 0) return;
+    if (!this.#native) {
+      this.#index(Math.max(this.#capacity, extra));
+      return;
+    }
     const need = this.#native.getCurrentCount() + Math.max(0, extra - this.deleted);
     const max = this.#capacity;
     if (need > max) {
@@ -95,18 +126,21 @@ export class HnswGraph {
    * @param label a fresh uint32 label
    */
   add(vector: Float32Array, label: number): void {
-    const buf = this.#scratch;
+    const native = this.#index(this.#capacity);
+    const buf = this.#buffer();
     for (let i = 0; i < buf.length; i++) buf[i] = vector[i]!;
     if (this.deleted > 0) {
-      this.#native.addPoint(buf, label, true);
+      native.addPoint(buf, label, true);
       this.deleted--;
     } else {
-      this.#native.addPoint(buf, label);
+      native.addPoint(buf, label);
     }
   }
 
   /** Marks a label deleted (O(1)); its slot is reused by a later `add`. */
   remove(label: number): void {
+    // Only inserted labels are removed, so the index exists; hnswlib throws for an unknown label.
+    if (!this.#native) throw new RangeError(`label ${label} is not in the graph`);
     this.#native.markDelete(label);
     this.deleted++;
   }
@@ -121,17 +155,64 @@ export class HnswGraph {
    */
   search(query: ArrayLike<number>, k: number, ef: number, filter?: (label: number) => boolean): GraphHits {
     // An empty graph answers nothing (hnswlib checks that itself, without a second native call).
+    const native = this.#native;
+    if (!native) return { labels: [], distances: [] };
     if (ef !== this.#currentEf) {
-      this.#native.setEf(ef);
+      native.setEf(ef);
       this.#currentEf = ef;
     }
-    const buf = this.#scratch;
+    const buf = this.#buffer();
     for (let i = 0; i < buf.length; i++) buf[i] = query[i]!;
     const kk = Math.min(k, this.#capacity);
-    const res = filter === undefined ? this.#native.searchKnn(buf, kk) : this.#native.searchKnn(buf, kk, filter);
+    const res = filter === undefined ? native.searchKnn(buf, kk) : native.searchKnn(buf, kk, filter);
     const distances = res.distances;
     const fromHnsw = this.ops.fromHnsw;
     for (let i = 0; i < distances.length; i++) distances[i] = fromHnsw(distances[i]!);
     return { labels: res.neighbors, distances };
+  }
+}
+
+/**
+ * The header hnswlib's `saveIndex` writes (hnswalg.h), all native-endian: offsetLevel0, max_elements,
+ * cur_element_count, size_data_per_element, label_offset, offsetData (size_t each), maxlevel (int),
+ * enterpoint_node (uint32), maxM, maxM0, M (size_t), mult (double), ef_construction (size_t). An index with
+ * no element is the header alone.
+ */
+const HEADER_BYTES = 96;
+
+function emptyIndexHeader(dim: number, params: GraphParams, capacity: number): Buffer {
+  // Both hnswlib spaces this engine uses (l2, ip) store float32 vectors.
+  const linksLevel0 = params.m * 2 * 4 + 4;
+  const dataSize = dim * 4;
+  const b = Buffer.alloc(HEADER_BYTES);
+  const u64 = (offset: number, v: number) => b.writeBigUInt64LE(BigInt(v), offset);
+  u64(0, 0);
+  u64(8, capacity);
+  u64(16, 0);
+  u64(24, linksLevel0 + dataSize + 8);
+  u64(32, linksLevel0 + dataSize);
+  u64(40, linksLevel0);
+  b.writeInt32LE(-1, 48);
+  b.writeUInt32LE(0xffffffff, 52);
+  u64(56, params.m);
+  u64(64, params.m * 2);
+  u64(72, params.m);
+  b.writeDoubleLE(1 / Math.log(params.m), 80);
+  u64(88, Math.max(params.efConstruction, params.m));
+  return b;
+}
+
+/** The max_elements of an index file holding no element (header only), else undefined. */
+async function emptyIndexCapacity(path: string): Promise<number | undefined> {
+  const file = await open(path, 'r');
+  try {
+    if ((await file.stat()).size !== HEADER_BYTES) return undefined;
+    const b = Buffer.alloc(HEADER_BYTES);
+    await file.read(b, 0, HEADER_BYTES, 0);
+    if (b.readBigUInt64LE(16) !== 0n) return undefined;
+    const capacity = Number(b.readBigUInt64LE(8));
+    return capacity >= 1 && capacity <= 2 ** 32 ? capacity : undefined;
+  } finally {
+    await file.close();
   }
 }

@@ -1,0 +1,65 @@
+// Tests that an empty collection store allocates nothing heavy (issue 24, item 1): no hnswlib index (65,536
+// label mutexes, 2.6 MB each) until the first vector, reads answering as for any empty store, and a snapshot
+// of it written as hnswlib's own empty-index header, which hnswlib reads back.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import hnswlib from 'hnswlib-node';
+import { CollectionStore } from '../../src/engine/index.ts';
+import { definition, makeRecord } from './helpers.ts';
+
+const dirs: string[] = [];
+after(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'arkivector-empty-'));
+  dirs.push(dir);
+  return dir;
+};
+
+describe('an empty collection store', () => {
+  test('has no native index until its first vector; reads, saves and loads without one', async () => {
+    const def = definition(4, { topic: 'str', stars: 'i32' });
+    const store = new CollectionStore('empty', def);
+    assert.equal(store.graphStats.allocated, false);
+    assert.deepEqual(store.search({ vector: [1, 0, 0, 0], k: 3 }).results, []);
+    assert.deepEqual(store.keywordSearch({ text: 'cats', k: 3 }).results, []);
+    assert.deepEqual(store.hybridSearch({ vector: [1, 0, 0, 0], text: 'cats', k: 3 }).results, []);
+    assert.equal(store.count({ where: "topic = str('pets')" }), 0);
+    assert.deepEqual(store.select({ where: 'stars >= 1' }), []);
+    assert.equal(store.graphStats.allocated, false, 'reads allocate no index');
+
+    const dir = await tempDir();
+    await store.save(dir);
+    const loaded = await CollectionStore.load(dir, 'empty', def);
+    assert.equal(loaded.graphStats.allocated, false, 'an empty snapshot loads without an index');
+    await loaded.apply({ remove: [], upsert: [makeRecord(1, [1, 0, 0, 0], { topic: 'pets', stars: 3 })] });
+    assert.equal(loaded.graphStats.allocated, true);
+    assert.equal(loaded.search({ vector: [1, 0, 0, 0], k: 1 }).results[0]?.record.id, 'id-1');
+    assert.equal(loaded.count({ where: "topic = str('pets') && stars >= 3" }), 1);
+  });
+
+  test('its graph file is byte for byte what hnswlib writes for an empty index, and hnswlib reads it', async () => {
+    for (const [metric, m, efConstruction, dim] of [
+      ['cosine', 16, 64, 384],
+      ['l2', 5, 4, 3],
+      ['ip', 100, 1000, 4000],
+    ] as const) {
+      const def = { ...definition(dim, {}, metric), index: { m, ef_construction: efConstruction, ef_search: 40 } };
+      const dir = await tempDir();
+      await new CollectionStore('empty', def).save(dir);
+      const ours = await readFile(join(dir, 'hnsw.bin'));
+      const native = new hnswlib.HierarchicalNSW(metric === 'l2' ? 'l2' : 'ip', dim);
+      native.initIndex(1024, m, efConstruction, 100, true);
+      const theirsPath = join(dir, 'native.bin');
+      await native.writeIndex(theirsPath);
+      assert.deepEqual(ours, await readFile(theirsPath), `${metric} m=${m} ef=${efConstruction} dim=${dim}`);
+      const back = new hnswlib.HierarchicalNSW(metric === 'l2' ? 'l2' : 'ip', dim);
+      await back.readIndex(join(dir, 'hnsw.bin'), true);
+      assert.equal(back.getCurrentCount(), 0);
+    }
+  });
+});
