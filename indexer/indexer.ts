@@ -18,9 +18,12 @@ import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import {
+  SnapshotRefusedError,
   readSnapshotEntities,
   readSnapshotMeta,
+  removeStaleStaging,
   snapshotStoreDir,
+  verifySnapshotFiles,
   writeSnapshot,
   type DecodedUnder,
 } from './snapshot.ts';
@@ -621,7 +624,23 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #loadSnapshot(dataDir: string): Promise<boolean> {
+    try {
+      return await this.#loadVerifiedSnapshot(dataDir);
+    } catch (error) {
+      // An unreadable snapshot is not an outage: the chain has everything, so the node rebuilds rather
+      // than retrying a load that cannot succeed. A store written by another version (or that no longer
+      // fits its definition) is refused the same way.
+      if (!(error instanceof SnapshotRefusedError || error instanceof InvalidArgumentError)) throw error;
+      this.#logger.warn({ reason: error.message }, 'snapshot refused; rebuilding from the chain');
+      this.#reset();
+      return false;
+    }
+  }
+
+  async #loadVerifiedSnapshot(dataDir: string): Promise<boolean> {
     const started = Date.now();
+    const removed = await removeStaleStaging(dataDir);
+    if (removed.length) this.#logger.info({ removed }, 'removed snapshot staging folders of stopped processes');
     const meta = await readSnapshotMeta(dataDir);
     if (!meta) return false;
     if (meta.chainId !== this.#options.chainId) {
@@ -636,29 +655,28 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       this.#logger.warn({ block: meta.block }, 'snapshot block is no longer canonical; rebuilding');
       return false;
     }
+    await verifySnapshotFiles(dataDir, meta);
     this.#reset();
     const { entities, verdicts } = await readSnapshotEntities(dataDir);
     for (const entity of entities) this.#table.set(entity.key, entity);
     for (const [name, kept] of verdicts)
       this.#resolver.restoreVerdicts(name, this.#table, kept.decodedUnder, kept.verdicts);
-    try {
-      await this.#resolver.adopt(
-        this.#table,
-        async (name, definition) => {
-          const dir = snapshotStoreDir(dataDir, meta, name);
-          return dir ? this.#options.stores.load(dir, name, definition) : undefined;
-        },
-        meta.block,
-        meta.hash,
-      );
-    } catch (error) {
-      // A store written by another version (or that no longer fits its definition) is not an outage:
-      // the chain has everything, so the node rebuilds rather than retrying a load that cannot succeed.
-      if (!(error instanceof InvalidArgumentError)) throw error;
-      this.#logger.warn({ block: meta.block, reason: error.message }, 'snapshot store refused; rebuilding');
-      this.#reset();
-      return false;
-    }
+    await this.#resolver.adopt(
+      this.#table,
+      async (name, definition) => {
+        const dir = snapshotStoreDir(dataDir, meta, name);
+        // Only the store's own files are read here: any failure is the snapshot's (chain reads the
+        // resolver makes around it stay retryable outages).
+        return dir
+          ? this.#options.stores.load(dir, name, definition).catch((error: Error) => {
+              if (error instanceof InvalidArgumentError) throw error;
+              throw new SnapshotRefusedError(`store of ${name}: ${error.message}`);
+            })
+          : undefined;
+      },
+      meta.block,
+      meta.hash,
+    );
     this.#table.resetJournal();
     this.#rememberHash(meta.block, meta.hash);
     this.#asOf = meta.block;
