@@ -29,3 +29,9 @@ export const LIST_PINNED_MAX = 16;
 export const LIST_PINNED_TTL_MS = 10 * 60_000;
 /** Most entities one delete by filter removes (the rest are reported as `remaining`: call again). */
 export const DELETE_BY_FILTER_MAX = 5_000;
+/**
+ * `/v1/status` answers the signer's balance from a cache: refreshed in the background when older than
+ * this (one refresh at a time), and a status call waits at most STATUS_BALANCE_WAIT_MS for it.
+ */
+export const STATUS_BALANCE_MAX_AGE_MS = 10_000;
+export const STATUS_BALANCE_WAIT_MS = 1_000;
