@@ -118,7 +118,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
     process.stderr.write(`arkivector: ${(error as Error).message}\n${USAGE}\n`);
     process.exit(2);
   }
