@@ -18,9 +18,12 @@ import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type DefinitionCap, type PublishedCollection, type ResolverLogger } from './resolver.ts';
 import {
+  SnapshotRefusedError,
   readSnapshotEntities,
   readSnapshotMeta,
+  removeStaleStaging,
   snapshotStoreDir,
+  verifySnapshotFiles,
   writeSnapshot,
   type DecodedUnder,
 } from './snapshot.ts';
@@ -78,6 +81,15 @@ export interface IndexerOptions<S extends IndexedStore = IndexedStore> {
   progress?: ProgressSink;
 }
 
+/** The last failed step, kept after recovery so status can say what happened and when. */
+export interface IndexerFailure {
+  message: string;
+  /** ms since the epoch. */
+  at: number;
+  /** When a step next succeeded (ms since the epoch); undefined while still failing. */
+  recoveredAt?: number;
+}
+
 export interface IndexerEvents {
   /** A block (or batch ending at it) became visible. */
   block: [number];
@@ -88,6 +100,11 @@ export interface IndexerEvents {
 const noopLogger: IndexerLogger = { info() {}, warn() {}, error() {}, debug() {} };
 const RECENT_HASHES = 512;
 const MAX_BACKOFF_MS = 5_000;
+/**
+ * How long the first contact waits for the head before a node with a snapshot serves it unverified
+ * (`stalled`) and keeps trying, in block times (the time `stalled` takes anyway).
+ */
+const OFFLINE_START_BLOCK_TIMES = 3;
 /**
  * Blocks in the first batch of a catch-up; each next batch doubles, up to `batchSize`. Nothing overlaps
  * the first fetch (later ones are fetched while the previous batch is applied), so it is kept short.
@@ -148,10 +165,20 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   #hashes = new Map<number, Hex>();
   #head: number | undefined;
   #state: SyncState = 'starting';
-  #failingSince: number | undefined;
+  /**
+   * When the node last knew it was current: a step that finished (head read and whatever it called for
+   * applied), or a page of a bootstrap arriving. `stalled` is three block times past it, whatever requests
+   * are in flight (a hanging one must not keep `live`).
+   */
+  #freshAt = Date.now();
   #stallTimer: NodeJS.Timeout | undefined;
   #failures = 0;
   #lastError: string | undefined;
+  #lastFailure: IndexerFailure | undefined;
+  /** Reorgs handled one after another without a quiet step in between (hashes flapping): backed off. */
+  #reorgStreak = 0;
+  /** A snapshot loaded while the RPC did not answer: its block and chain are checked at the first answer. */
+  #unverified = false;
   #stopped = true;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
@@ -220,6 +247,15 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#hashes = new Map();
   }
 
+  /**
+   * The chain id of the snapshot in `dataDir`, if it holds a readable one: a node can start on it while
+   * the RPC does not answer (the indexer checks it at the first answer).
+   */
+  static async snapshotChainId(dataDir: string): Promise<number | undefined> {
+    const meta = await readSnapshotMeta(dataDir).catch(() => undefined);
+    return meta?.chainId;
+  }
+
   /** The last block fully applied (undefined while starting). */
   get asOfBlock(): number | undefined {
     return this.#asOf;
@@ -231,8 +267,13 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   get syncState(): SyncState {
     return this.#state;
   }
+  /** The failure of the last step, undefined once a step succeeded since. */
   get lastError(): string | undefined {
     return this.#lastError;
+  }
+  /** The last failure, kept after recovery with when it happened and when the node recovered. */
+  get lastFailure(): Readonly<IndexerFailure> | undefined {
+    return this.#lastFailure;
   }
   get collections(): ReadonlyMap<string, PublishedCollection<S>> {
     return this.#resolver.published;
@@ -250,6 +291,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
+    this.#freshAt = Date.now();
     this.#loop = this.#run();
   }
 
@@ -318,77 +360,114 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     const blockMs = this.#options.blockTimeSeconds * 1000;
     // Retries stay within one block time, so a recovered RPC is noticed within a block.
     const maxBackoff = Math.max(100, Math.min(MAX_BACKOFF_MS, blockMs));
+    // Staleness is checked on a clock of its own: a step that hangs in a request is still timed.
+    this.#stallTimer = setInterval(() => this.#updateState(), Math.max(20, Math.min(1_000, blockMs / 4)));
+    this.#stallTimer.unref?.();
     let backoff = 250;
     while (!this.#stopped) {
-      // The outage is timed from the start of the first failing step: the transport's own retries inside
-      // that step are part of it (counting from their end made `stalled` come ~5 block times late).
-      const stepStarted = Date.now();
       try {
-        const progressed = await this.#step();
-        this.#failingSince = undefined;
+        const outcome = await this.#step();
         this.#failures = 0;
-        clearTimeout(this.#stallTimer);
-        this.#stallTimer = undefined;
+        this.#lastError = undefined;
+        if (this.#lastFailure && this.#lastFailure.recoveredAt === undefined)
+          this.#lastFailure.recoveredAt = Date.now();
         backoff = 250;
+        if (outcome !== 'reorg') this.#fresh();
         this.#updateState();
-        if (!progressed && !this.#stopped) await this.#sleep(Math.max(100, blockMs / 4));
+        if (outcome === 'reorg') {
+          // A reorg right after another (hashes that flap between two answers) must not become a busy
+          // loop of requests: back off, doubling, up to a block time, and say so.
+          this.#reorgStreak++;
+          if (this.#reorgStreak > 1) {
+            const wait = Math.min(maxBackoff, 100 * 2 ** Math.min(10, this.#reorgStreak - 2));
+            this.#fail(new Error(`${this.#reorgStreak} reorgs in a row: the RPC's block hashes keep changing`));
+            if (!this.#stopped) await this.#sleep(wait);
+          }
+        } else if (outcome === 'idle') {
+          this.#reorgStreak = 0;
+          if (!this.#stopped) await this.#sleep(Math.max(100, blockMs / 4));
+        }
       } catch (error) {
         this.#failures++;
-        if (this.#failingSince === undefined) {
-          this.#failingSince = stepStarted;
-          // `stalled` is due at 3 block times whatever the retry cadence: a timer, not the next failure.
-          this.#stallTimer = setTimeout(
-            () => this.#updateState(),
-            Math.max(0, stepStarted + 3 * blockMs - Date.now()) + 1,
-          );
-          this.#stallTimer.unref?.();
-        }
-        this.#lastError = (error as Error).message;
+        this.#fail(error as Error);
         this.#logger.warn({ error: this.#lastError, failures: this.#failures }, 'chain step failed; retrying');
         this.#updateState();
         if (!this.#stopped) await this.#sleep(Math.min(backoff, maxBackoff));
         backoff = Math.min(maxBackoff, backoff * 2);
       }
     }
-    clearTimeout(this.#stallTimer);
+    clearInterval(this.#stallTimer);
     this.#progress.done();
   }
 
+  #fail(error: Error): void {
+    this.#lastError = error.message;
+    this.#lastFailure = { message: error.message, at: Date.now() };
+  }
+
+  /** The node knows it is current as of now (see #freshAt). */
+  #fresh(): void {
+    this.#freshAt = Date.now();
+  }
+
   #updateState(): void {
-    if (
-      this.#failingSince !== undefined &&
-      Date.now() - this.#failingSince >= 3 * this.#options.blockTimeSeconds * 1000
-    ) {
+    if (this.#stopped && this.#loop === undefined) return;
+    if (Date.now() - this.#freshAt >= 3 * this.#options.blockTimeSeconds * 1000) {
       this.#setState('stalled');
       return;
     }
-    if (this.#failingSince !== undefined && this.#state === 'stalled') return;
+    // Out of `stalled` only through a step that succeeded (it refreshed the clock and cleared the error).
+    if (this.#state === 'stalled' && this.#lastError !== undefined) return;
     if (this.#asOf === undefined || this.#head === undefined) return;
     const target = Math.max(0, this.#head - this.#options.confirmations);
     this.#setState(target - this.#asOf > this.#options.liveLag ? 'catching_up' : 'live');
   }
 
-  /** One unit of work; returns whether it applied anything (false: caught up, wait). */
-  async #step(): Promise<boolean> {
+  /**
+   * One unit of work: 'applied' (something changed, go on), 'idle' (caught up, wait) or 'reorg' (rolled
+   * back, go on unless reorgs keep coming).
+   */
+  async #step(): Promise<'applied' | 'idle' | 'reorg'> {
     const source = this.#source;
     if (this.#asOf === undefined) {
       this.#progress.phase('connecting to the chain');
-      this.#head = await source.head();
-      await this.#initialize(Math.max(0, this.#head - this.#options.confirmations));
-      return true;
+      const head = await this.#firstHead();
+      if (head === undefined) return 'applied';
+      this.#head = head;
+      await this.#initialize(Math.max(0, head - this.#options.confirmations));
+      return 'applied';
+    }
+    if (this.#unverified) {
+      const chainId = await source.chainId();
+      if (chainId !== this.#options.chainId)
+        throw new Error(`the RPC serves chain ${chainId}, this node's snapshot is of chain ${this.#options.chainId}`);
+      const [header] = await source.headers([this.#asOf]);
+      this.#unverified = false;
+      if (!header || header.hash !== this.#hashes.get(this.#asOf)) {
+        this.#logger.warn({ block: this.#asOf }, 'snapshot block is no longer canonical; rebuilding');
+        this.#head = await source.head();
+        await this.#bootstrap(Math.max(0, this.#head - this.#options.confirmations));
+        return 'applied';
+      }
     }
     // One round trip per step: the head, and whether our last applied block is still canonical.
     const { head, header: tip } = await source.headAndHeader(this.#asOf);
-    this.#head = head;
+    // A backend behind the one that served our blocks (a load balancer's lagging node) is an outage, not
+    // a reorg: it would otherwise roll back or rebuild what the chain still has.
+    if (!tip)
+      throw new Error(`the RPC does not know block ${this.#asOf}, already applied here (a lagging backend?); retrying`);
+    if (tip.hash === this.#hashes.get(this.#asOf) && head < this.#asOf)
+      throw new Error(`the RPC's head ${head} is below block ${this.#asOf}, already applied here; retrying`);
+    this.#head = Math.max(head, this.#asOf);
     const target = Math.max(0, head - this.#options.confirmations);
-    if (!tip || tip.hash !== this.#hashes.get(this.#asOf)) {
+    if (tip.hash !== this.#hashes.get(this.#asOf)) {
       await this.#handleReorg();
-      return true;
+      return 'reorg';
     }
     if (this.#asOf >= target) {
       if (this.#options.dataDir && this.#asOf - (this.#snapshotAt ?? -Infinity) >= this.#options.snapshotEveryBlocks)
         await this.#snapshot();
-      return false;
+      return 'idle';
     }
     const behind = target - this.#asOf;
     const catchingUp = behind > this.#options.liveLag;
@@ -424,8 +503,14 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
         last = block;
       }
       if (!last) {
-        await this.#handleReorg();
-        return true;
+        // The canonical check above just passed: the RPC answered a next block that does not link to
+        // the one it confirmed. Retried with backoff; a real reorg shows at the next step's check.
+        const first = blocks[0];
+        throw new Error(
+          first
+            ? `block ${first.number} does not link to block ${this.#asOf} (parent ${first.parentHash}, applied ${this.#hashes.get(this.#asOf)}): the RPC answers inconsistently; retrying`
+            : `the RPC answered no block after ${this.#asOf}; retrying`,
+        );
       }
       commit = await this.#resolver.flush(this.#table, last.number, last.hash);
     } catch (error) {
@@ -450,7 +535,41 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
         entitiesPerSecond: ops / seconds,
       });
     else this.#progress.done();
-    return true;
+    return 'applied';
+  }
+
+  /**
+   * The head at the first contact. A node with a snapshot does not wait for an RPC that fails or hangs:
+   * after OFFLINE_START_BLOCK_TIMES block times it serves the snapshot unverified (`stalled`, since nothing
+   * is current) and returns undefined; the next steps check its chain and block as soon as the RPC answers.
+   */
+  async #firstHead(): Promise<number | undefined> {
+    const { dataDir } = this.#options;
+    const head = this.#source.head();
+    if (!dataDir) return head;
+    head.catch(() => undefined);
+    const waitMs = OFFLINE_START_BLOCK_TIMES * this.#options.blockTimeSeconds * 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), waitMs);
+    });
+    const first = await Promise.race([head.catch((error: Error) => error), timedOut]).finally(() =>
+      clearTimeout(timer),
+    );
+    if (typeof first === 'number') return first;
+    if (await this.#loadSnapshot(dataDir, false)) {
+      this.#logger.warn(
+        { block: this.#asOf, reason: first === 'timeout' ? `no answer within ${waitMs} ms` : first.message },
+        'the RPC does not answer: serving the snapshot as stalled until it does',
+      );
+      this.#progress.phase(`snapshot loaded at block ${this.#asOf}; waiting for the chain`);
+      // Not fresh: whatever the snapshot holds, this node does not know it is current.
+      this.#freshAt = Math.min(this.#freshAt, Date.now() - 3 * this.#options.blockTimeSeconds * 1000);
+      this.#setState('stalled');
+      return undefined;
+    }
+    if (first === 'timeout') return head;
+    throw first;
   }
 
   #prefetch(from: number, to: number): void {
@@ -549,7 +668,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   async #initialize(target: number): Promise<void> {
     if (this.#options.dataDir) {
       this.#progress.phase('loading the snapshot');
-      if (await this.#loadSnapshot(this.#options.dataDir)) {
+      if (await this.#loadSnapshot(this.#options.dataDir, true)) {
         this.#progress.phase(`snapshot loaded at block ${this.#asOf}; following the chain from there`);
         return;
       }
@@ -573,6 +692,8 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       : {};
     const tracked: TrackedEntity[] = [];
     const keep = (page: ChainEntity[]) => {
+      // Pages arriving are the chain answering: a long bootstrap is not an outage.
+      this.#fresh();
       for (const entity of page) {
         const t = toTracked(entity, this.#wanted);
         if (t) tracked.push(t);
@@ -619,12 +740,20 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#prefetched = undefined;
     const known = [...this.#hashes.keys()].filter((n) => n <= from).sort((a, b) => b - a);
     let ancestor: number | undefined;
+    let answered = 0;
     for (let i = 0; i < known.length && ancestor === undefined; i += 32) {
       const numbers = known.slice(i, i + 32);
       const headers = await this.#source.headers(numbers);
+      answered += headers.filter((h) => h !== undefined).length;
       const match = numbers.findIndex((n, j) => headers[j]?.hash === this.#hashes.get(n));
       if (match >= 0) ancestor = numbers[match];
     }
+    // No block we applied is known at all: a backend behind ours, not a chain that replaced them all.
+    if (answered === 0)
+      throw new Error(`the RPC knows none of the blocks applied here up to ${from} (a lagging backend?); retrying`);
+    // The block we stand on is canonical after all: the answer that said otherwise was not.
+    if (ancestor === from)
+      throw new Error(`block ${from} came with another hash a moment ago: the RPC's block hashes flap; retrying`);
     this.counters.reorgs++;
     if (ancestor === undefined || !this.#table.canRollBackTo(ancestor)) {
       this.#logger.warn({ from, ancestor }, 'reorg deeper than the journal; rebuilding from the chain');
@@ -643,8 +772,25 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.emit('reorg', { from, to: ancestor });
   }
 
-  async #loadSnapshot(dataDir: string): Promise<boolean> {
+  /** @param canonical check that the snapshot's block is still canonical (false: the RPC does not answer) */
+  async #loadSnapshot(dataDir: string, canonical: boolean): Promise<boolean> {
+    try {
+      return await this.#loadVerifiedSnapshot(dataDir, canonical);
+    } catch (error) {
+      // An unreadable snapshot is not an outage: the chain has everything, so the node rebuilds rather
+      // than retrying a load that cannot succeed. A store written by another version (or that no longer
+      // fits its definition) is refused the same way.
+      if (!(error instanceof SnapshotRefusedError || error instanceof InvalidArgumentError)) throw error;
+      this.#logger.warn({ reason: error.message }, 'snapshot refused; rebuilding from the chain');
+      this.#reset();
+      return false;
+    }
+  }
+
+  async #loadVerifiedSnapshot(dataDir: string, canonical: boolean): Promise<boolean> {
     const started = Date.now();
+    const removed = await removeStaleStaging(dataDir);
+    if (removed.length) this.#logger.info({ removed }, 'removed snapshot staging folders of stopped processes');
     const meta = await readSnapshotMeta(dataDir);
     if (!meta) return false;
     if (meta.chainId !== this.#options.chainId) {
@@ -654,38 +800,40 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       );
       return false;
     }
-    const [header] = await this.#source.headers([meta.block]);
-    if (!header || header.hash !== meta.hash) {
-      this.#logger.warn({ block: meta.block }, 'snapshot block is no longer canonical; rebuilding');
-      return false;
+    if (canonical) {
+      const [header] = await this.#source.headers([meta.block]);
+      if (!header || header.hash !== meta.hash) {
+        this.#logger.warn({ block: meta.block }, 'snapshot block is no longer canonical; rebuilding');
+        return false;
+      }
     }
+    await verifySnapshotFiles(dataDir, meta);
     this.#reset();
     const { entities, verdicts } = await readSnapshotEntities(dataDir);
     for (const entity of entities) this.#table.set(entity.key, entity);
     for (const [name, kept] of verdicts)
       this.#resolver.restoreVerdicts(name, this.#table, kept.decodedUnder, kept.verdicts);
-    try {
-      await this.#resolver.adopt(
-        this.#table,
-        async (name, definition) => {
-          const dir = snapshotStoreDir(dataDir, meta, name);
-          return dir ? this.#options.stores.load(dir, name, definition) : undefined;
-        },
-        meta.block,
-        meta.hash,
-      );
-    } catch (error) {
-      // A store written by another version (or that no longer fits its definition) is not an outage:
-      // the chain has everything, so the node rebuilds rather than retrying a load that cannot succeed.
-      if (!(error instanceof InvalidArgumentError)) throw error;
-      this.#logger.warn({ block: meta.block, reason: error.message }, 'snapshot store refused; rebuilding');
-      this.#reset();
-      return false;
-    }
+    await this.#resolver.adopt(
+      this.#table,
+      async (name, definition) => {
+        const dir = snapshotStoreDir(dataDir, meta, name);
+        // Only the store's own files are read here: any failure is the snapshot's (chain reads the
+        // resolver makes around it stay retryable outages).
+        return dir
+          ? this.#options.stores.load(dir, name, definition).catch((error: Error) => {
+              if (error instanceof InvalidArgumentError) throw error;
+              throw new SnapshotRefusedError(`store of ${name}: ${error.message}`);
+            })
+          : undefined;
+      },
+      meta.block,
+      meta.hash,
+    );
     this.#table.resetJournal();
     this.#rememberHash(meta.block, meta.hash);
     this.#asOf = meta.block;
     this.#snapshotAt = meta.block;
+    this.#unverified = !canonical;
     this.counters.snapshotsLoaded++;
     this.#logger.info(
       { block: meta.block, collections: this.collections.size, ms: Date.now() - started },

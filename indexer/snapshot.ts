@@ -1,17 +1,28 @@
 // Snapshots for --data-dir: the tracked entities and every collection store, written with the block
-// number and hash they reflect. A snapshot is loaded on start only if that block is still canonical.
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+// number and hash they reflect. A snapshot is loaded on start only if that block is still canonical and
+// every file is the one written (sha256 of each file in the manifest, and of the manifest itself).
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import type { Address, Hex } from 'viem';
 import type { IndexedStore } from '../src/engine/index.ts';
 import { restoredEntity, type EntityContent, type TrackedEntity } from './trackedEntities.ts';
 
 /**
+ * 3: `meta.json` lists the sha256 of every other file (`files`) and its own (`checksum`, over the meta
+ * without it); a file missing, added or differing refuses the snapshot.
  * 2: vector entities without payloads or attributes (the stores hold their records), with the resolver's
  * verdicts, so a restart decodes nothing. A snapshot of another format is not loaded (the node rebuilds).
  */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 const CURRENT = 'snapshot';
+const STAGING = /^snapshot\.tmp-(\d+)$/;
+
+/** A snapshot that cannot be what was written (damaged, incomplete, edited): the node rebuilds from the chain. */
+export class SnapshotRefusedError extends Error {
+  override name = 'SnapshotRefusedError';
+}
 
 export interface SnapshotMeta {
   format: number;
@@ -20,6 +31,10 @@ export interface SnapshotMeta {
   hash: Hex;
   collections: string[];
   writtenAt: string;
+  /** Path (relative, `/`-separated) → sha256 (hex) of every file of the snapshot but meta.json. */
+  files: Record<string, string>;
+  /** sha256 of this meta's JSON without `checksum`. */
+  checksum: string;
 }
 
 /** The definition entity a collection's verdicts were decoded under. */
@@ -112,7 +127,7 @@ const storeDir = (dir: string, index: number) => join(dir, 'stores', String(inde
 /** Writes a complete snapshot next to the current one, then swaps it in (a crash leaves the old one). */
 export async function writeSnapshot(
   dataDir: string,
-  meta: Omit<SnapshotMeta, 'format' | 'collections' | 'writtenAt'>,
+  meta: Omit<SnapshotMeta, 'format' | 'collections' | 'writtenAt' | 'files' | 'checksum'>,
   entities: Iterable<TrackedEntity>,
   stores: ReadonlyMap<string, IndexedStore>,
   verdicts: { decodedUnder: Record<string, DecodedUnder>; verdictOf: VerdictOf },
@@ -132,12 +147,16 @@ export async function writeSnapshot(
     entities: [...entities].map((e) => serialize(e, verdicts.verdictOf)),
   };
   await writeFile(join(staging, 'entities.json'), JSON.stringify(serialized));
-  const full: SnapshotMeta = {
+  const files: Record<string, string> = {};
+  for (const path of await filesUnder(staging)) files[path] = await sha256File(join(staging, path));
+  const unsigned: Omit<SnapshotMeta, 'checksum'> = {
     format: SNAPSHOT_FORMAT,
     ...meta,
     collections: names,
     writtenAt: new Date().toISOString(),
+    files,
   };
+  const full: SnapshotMeta = { ...unsigned, checksum: sha256(JSON.stringify(unsigned)) };
   await writeFile(join(staging, 'meta.json'), JSON.stringify(full, null, 2));
   const current = join(dataDir, CURRENT);
   const old = join(dataDir, `${CURRENT}.old`);
@@ -149,14 +168,101 @@ export async function writeSnapshot(
   await rm(old, { recursive: true, force: true });
 }
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Streams the file through sha256 (a 100 MB vector file is never held whole). */
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Every file below `root`, as relative `/`-separated paths, sorted. */
+async function filesUnder(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join('/'))
+    .sort();
+}
+
+/**
+ * The current snapshot's meta: undefined when there is none or it is of another format (the node
+ * rebuilds, as for an older version's).
+ * @throws SnapshotRefusedError when meta.json is unreadable or not the one written
+ */
 export async function readSnapshotMeta(dataDir: string): Promise<SnapshotMeta | undefined> {
+  let text: string;
   try {
-    const meta = JSON.parse(await readFile(join(dataDir, CURRENT, 'meta.json'), 'utf8')) as SnapshotMeta;
-    return meta.format === SNAPSHOT_FORMAT ? meta : undefined;
+    text = await readFile(join(dataDir, CURRENT, 'meta.json'), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new SnapshotRefusedError(`meta.json cannot be read (${(error as Error).message})`);
+  }
+  let meta: SnapshotMeta;
+  try {
+    meta = JSON.parse(text) as SnapshotMeta;
+  } catch {
+    throw new SnapshotRefusedError('meta.json is not JSON');
+  }
+  if (typeof meta !== 'object' || meta === null || meta.format !== SNAPSHOT_FORMAT) return undefined;
+  const { checksum, ...unsigned } = meta;
+  if (checksum !== sha256(JSON.stringify(unsigned))) throw new SnapshotRefusedError('meta.json checksum mismatch');
+  return meta;
+}
+
+/**
+ * Checks that the snapshot holds exactly the files its meta lists, each with its checksum.
+ * @throws SnapshotRefusedError naming the first file missing, added or differing
+ */
+export async function verifySnapshotFiles(dataDir: string, meta: SnapshotMeta): Promise<void> {
+  const root = join(dataDir, CURRENT);
+  const present = (await filesUnder(root)).filter((path) => path !== 'meta.json');
+  const listed = Object.keys(meta.files).sort();
+  const missing = listed.find((path) => !present.includes(path));
+  if (missing) throw new SnapshotRefusedError(`${missing} is missing`);
+  const extra = present.find((path) => meta.files[path] === undefined);
+  if (extra) throw new SnapshotRefusedError(`${extra} is not part of the snapshot`);
+  for (const path of listed)
+    if ((await sha256File(join(root, path))) !== meta.files[path])
+      throw new SnapshotRefusedError(`${path} checksum mismatch`);
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes the staging folders (`snapshot.tmp-<pid>`) of processes that are no longer running (a node
+ * killed while writing); another live node sharing the data dir keeps its own. A snapshot swap cut
+ * between its two renames left only `snapshot.old`: it becomes the current one again.
+ */
+export async function removeStaleStaging(dataDir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dataDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(STAGING.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    await rm(join(dataDir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  if (!names.includes(CURRENT) && names.includes(`${CURRENT}.old`)) {
+    const old = await stat(join(dataDir, `${CURRENT}.old`));
+    if (old.isDirectory()) await rename(join(dataDir, `${CURRENT}.old`), join(dataDir, CURRENT));
+  }
+  return removed;
 }
 
 export interface SnapshotEntities {
@@ -166,7 +272,12 @@ export interface SnapshotEntities {
 }
 
 export async function readSnapshotEntities(dataDir: string): Promise<SnapshotEntities> {
-  const raw = JSON.parse(await readFile(join(dataDir, CURRENT, 'entities.json'), 'utf8')) as SerializedEntities;
+  let raw: SerializedEntities;
+  try {
+    raw = JSON.parse(await readFile(join(dataDir, CURRENT, 'entities.json'), 'utf8')) as SerializedEntities;
+  } catch (error) {
+    throw new SnapshotRefusedError(`entities.json cannot be read (${(error as Error).message})`);
+  }
   const verdicts: SnapshotEntities['verdicts'] = new Map();
   for (const [name, decodedUnder] of Object.entries(raw.decodedUnder))
     verdicts.set(name, { decodedUnder, verdicts: [] });

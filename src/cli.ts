@@ -23,7 +23,11 @@ class UsageError extends Error {
   }
 }
 
-const isParseArgsError = (error: unknown) => (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true;
+const isParseArgsError = (error: unknown) => {
+  // Anything may be thrown (a damaged state file once threw an object whose `code` was not a string).
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+};
 
 /** Runs `serve` or `devnet`; a flag it refuses is a usage error of that command, answered with its help. */
 async function runNodeCommand(command: 'serve' | 'devnet', args: string[]): Promise<void> {

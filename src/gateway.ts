@@ -152,7 +152,12 @@ export async function startGateway(
     closers.push(() => transport.close());
     // Arkiv v1 is the one driver: the indexer reads and the signer writes through the same transport.
     const source = createArkivV1Source(transport, { wsUrl: config.ws ?? devnet?.wsUrl, logger });
-    const chainId = await source.chainId();
+    const chainId = await startChainId(
+      source,
+      config.dataDir,
+      devnet ? config.blockTime : INDEXER_DEFAULTS.blockTimeSeconds,
+      logger,
+    );
     // The embedded devnet signs with its first dev account, so the demo can write too.
     const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0]?.privateKey;
     const writer = privateKey ? createArkivV1Writer({ rpcUrl: rpc, chainId, privateKey, transport }) : undefined;
@@ -303,6 +308,33 @@ async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
 }
 
 /** Block times for answers that show dates; blocks never change time once final, so they are cached. */
+/**
+ * The chain id, from the RPC; a node with a snapshot in `dataDir` does not wait for an RPC that errs or
+ * says nothing: after 3 block times it starts on the snapshot's chain id (README, "Start without the RPC").
+ */
+async function startChainId(
+  source: ChainSource,
+  dataDir: string | undefined,
+  blockTimeSeconds: number,
+  logger: Logger,
+): Promise<number> {
+  const saved = dataDir ? await ChainIndexer.snapshotChainId(dataDir) : undefined;
+  if (saved === undefined) return source.chainId();
+  let timer: NodeJS.Timeout | undefined;
+  const asked = source.chainId().catch((error: Error) => error);
+  const answer = await Promise.race([
+    asked,
+    new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), 3 * blockTimeSeconds * 1000))),
+  ]);
+  clearTimeout(timer);
+  if (typeof answer === 'number') return answer;
+  logger.warn(
+    { chain_id: saved, reason: answer === 'timeout' ? 'no answer' : answer.message },
+    'the RPC does not answer: starting on the snapshot (stalled until the chain answers)',
+  );
+  return saved;
+}
+
 function blockTimestamps(source: ChainSource): (block: number) => Promise<number> {
   const cache = new Map<number, number>();
   return async (block) => {

@@ -33,6 +33,8 @@ export {
   type TransactionOutcome,
 } from './writer.ts';
 export {
+  RPC_ANSWER_MAX_BYTES,
+  RpcAnswerTooLargeError,
   RpcResponseError,
   RpcUnavailableError,
   createHttpTransport,

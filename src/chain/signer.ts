@@ -87,21 +87,30 @@ export function createTransactionSender(options: {
   async function sendInOrder(data: Hex): Promise<Hex> {
     for (let attempt = 0; ; attempt++) {
       try {
-        nonce ??= await reader.getTransactionCount({ address: account.address, blockTag: 'pending' });
+        // Nothing is sent before the node answered the nonce: any failure reading it (no answer, a
+        // timeout, or an error answer such as a provider's "request timed out") is an outage, never a
+        // refusal of a transaction that never left.
+        nonce ??= await reader.getTransactionCount({ address: account.address, blockTag: 'pending' }).catch(() => {
+          throw new ChainUnreachableError('the RPC cannot be reached to read the nonce');
+        });
+        // The gas estimate may be a real refusal (the node dry-runs the storage operations): kept as is.
+        const request = await wallet.prepareTransactionRequest({ to, data, value: 0n, nonce });
+        const signed = await wallet.signTransaction(request);
         // Signed here, so the hash is known before the send: a send whose answer was lost (a timeout or a
         // 5xx after the node took it) is retried by the transport with the same bytes, and the node then
         // answers "already known", or "nonce too low" once it is mined. That is this transaction, sent.
-        const request = await wallet.prepareTransactionRequest({ to, data, value: 0n, nonce });
-        const signed = await wallet.signTransaction(request);
+        // When the transport gave up altogether, the node may still have taken it: ask by hash (bounded
+        // by the transport's own retries), and only an unknown hash is an outage.
         const hash = keccak256(signed);
         try {
           await wallet.sendRawTransaction({ serializedTransaction: signed });
         } catch (error) {
-          if (unreachable(error) || !(await nodeHas(hash))) throw error;
+          if (!(await nodeHas(hash))) throw error;
         }
         nonce++;
         return hash;
       } catch (error) {
+        if (error instanceof ChainUnreachableError) throw error;
         // Whether the node took the nonce is unknown (a timeout may follow acceptance): ask it next time.
         nonce = undefined;
         if (unreachable(error)) throw new ChainUnreachableError('the RPC cannot be reached to send the transaction');

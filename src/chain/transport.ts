@@ -25,6 +25,29 @@ export class RpcResponseError extends Error {
   }
 }
 
+/**
+ * The bytes of one JSON-RPC answer (a single call or a whole batch) read at most. The largest answer a
+ * node needs is one block with its transactions and receipts: a 30M-gas block of calldata is ~1.9 MB,
+ * ~3.8 MB as hex, about twice that with receipts and logs. Batches (50 blocks) and query pages (200
+ * entities) can legitimately exceed it: the reads split them (`src/chain/v1/reads.ts`).
+ */
+export const RPC_ANSWER_MAX_BYTES = 32 * 1024 * 1024;
+
+/** Milliseconds an RPC may take to send its answer's headers, and may pause between two pieces of its body. */
+export const RPC_HEADERS_TIMEOUT_MS = 10_000;
+export const RPC_BODY_IDLE_TIMEOUT_MS = 10_000;
+
+/** An answer over the size limit: refused while it was read (not retried: the same request gets the same answer). */
+export class RpcAnswerTooLargeError extends Error {
+  override name = 'RpcAnswerTooLargeError';
+  constructor(
+    readonly limitBytes: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The RPC could not be reached or kept failing; `url` is redacted. */
 export class RpcUnavailableError extends Error {
   override name = 'RpcUnavailableError';
@@ -32,8 +55,10 @@ export class RpcUnavailableError extends Error {
 
 export interface TransportOptions {
   url: string;
-  /** Per-request timeout. */
+  /** Per-request timeout, headers and body included. */
   timeoutMs?: number;
+  /** Bytes of one answer read at most (RPC_ANSWER_MAX_BYTES). */
+  maxAnswerBytes?: number;
   /** Attempts per call before RpcUnavailableError (rate limits and network errors retry; JSON-RPC errors do not). */
   attempts?: number;
   /** First backoff delay; doubles per attempt up to maxBackoffMs. */
@@ -86,8 +111,22 @@ export function urlCredentials(url: string): { endpoint: string; authorization?:
 }
 
 export function createHttpTransport(options: TransportOptions): RpcTransport {
-  const { url, timeoutMs = 30_000, attempts = 4, backoffMs = 200, maxBackoffMs = 5_000 } = options;
-  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
+  const {
+    url,
+    timeoutMs = 30_000,
+    attempts = 4,
+    backoffMs = 200,
+    maxBackoffMs = 5_000,
+    maxAnswerBytes = RPC_ANSWER_MAX_BYTES,
+  } = options;
+  // A node that accepts the connection and then says nothing (or stops mid-body) is given up on well
+  // before the whole request's timeout, which is sized for a large answer on a slow link.
+  const dispatcher = new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 8,
+    headersTimeout: Math.min(timeoutMs, RPC_HEADERS_TIMEOUT_MS),
+    bodyTimeout: Math.min(timeoutMs, RPC_BODY_IDLE_TIMEOUT_MS),
+  });
   const safeUrl = redactUrl(url);
   const { endpoint, authorization } = urlCredentials(url);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -116,12 +155,39 @@ export function createHttpTransport(options: TransportOptions): RpcTransport {
       await response.body?.cancel();
       throw new Retryable(`${safeUrl} answered HTTP ${response.status}`);
     }
-    const text = await response.text();
+    const text = await readBounded(response);
     try {
       return JSON.parse(text);
     } catch {
       throw new Retryable(`${safeUrl} answered HTTP ${response.status} with a body that is not JSON`);
     }
+  }
+
+  /** The body as text, counted while it streams in: over `maxAnswerBytes`, the connection is dropped. */
+  async function readBounded(response: Awaited<ReturnType<typeof fetch>>): Promise<string> {
+    const tooLarge = () =>
+      new RpcAnswerTooLargeError(maxAnswerBytes, `${safeUrl} answered more than ${maxAnswerBytes} bytes; refused`);
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (declared > maxAnswerBytes) {
+      await response.body?.cancel();
+      throw tooLarge();
+    }
+    if (!response.body) return '';
+    const chunks: Uint8Array[] = [];
+    let bytes = 0;
+    try {
+      for await (const chunk of response.body) {
+        bytes += chunk.byteLength;
+        if (bytes > maxAnswerBytes) throw tooLarge();
+        chunks.push(chunk);
+      }
+    } catch (error) {
+      // Leaving the loop cancels the stream (the socket is closed); a timeout or reset mid-body is an outage.
+      if (error instanceof RpcAnswerTooLargeError) throw error;
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+      throw new Retryable(`${safeUrl} broke off its answer (${cause})`);
+    }
+    return Buffer.concat(chunks, bytes).toString('utf8');
   }
 
   function unwrap(answer: { result?: unknown; error?: { code: number; message: string; data?: unknown } }): unknown {

@@ -2,7 +2,6 @@
 // log filters, subscriptions, devnet-only control methods, --state persistence). Transport-free: the
 // HTTP/WebSocket server in server.ts calls `request()`.
 import { EventEmitter } from 'node:events';
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import { hexToBytes, numberToHex, type Address, type Hex } from 'viem';
 import {
   ARKIV_ADDRESS,
@@ -22,12 +21,16 @@ import {
   type ChainTx,
 } from './chain.ts';
 import { compileQueryText, queryPage, readQueryOptions } from './entityQuery.ts';
+import { StateFileError, StateJournal, readStateFile, type SavedState } from './stateFile.ts';
 import { formatBlock, formatLog, formatReceipt, formatTransaction } from './format.ts';
 
 export const MAX_LOG_RANGE = 1000;
 /** arkiv_query waits this long for a future atBlock before failing, like the node's store. */
 const AT_BLOCK_WAIT_MS = 3000;
-const STATE_FILE_VERSION = 1;
+
+/** Answers that depend on the failed write fail too (see `durable`); the operator is told here. */
+const stateWriteFailed = (error: Error) =>
+  process.stderr.write(`devnet: cannot write the state file: ${error.message}\n`);
 
 export interface DevnetNodeOptions {
   chainId: number;
@@ -128,8 +131,8 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
   #nextFilterId = 1;
   #nextSalt = 1;
   #timer?: NodeJS.Timeout;
-  #saveTimer?: NodeJS.Timeout;
-  #saving: Promise<void> = Promise.resolve();
+  /** The --state journal; every block is appended (fsynced) before an answer that depends on it. */
+  #journal?: StateJournal;
 
   private constructor(options: DevnetNodeOptions, chain: DevnetChain) {
     super();
@@ -137,28 +140,18 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     this.chain = chain;
   }
 
-  /** Creates a node, reloading `stateFile` when it exists. */
+  /**
+   * Creates a node, reloading `stateFile` when it exists.
+   * @throws StateFileError when the file cannot be used (damaged, another chain): it is never overwritten
+   */
   static async create(options: DevnetNodeOptions): Promise<DevnetNode> {
-    let saved:
-      | {
-          version: number;
-          chainId: number;
-          genesisTimestamp: number;
-          blocks: { timestamp: number; salt: number; txs: Hex[] }[];
-        }
-      | undefined;
+    let saved: SavedState | undefined;
     if (options.stateFile) {
-      try {
-        saved = JSON.parse(await readFile(options.stateFile, 'utf8'));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-          throw new Error(`cannot read state file ${options.stateFile}: ${(error as Error).message}`);
-      }
-      if (saved && (saved.version !== STATE_FILE_VERSION || saved.chainId !== options.chainId)) {
-        throw new Error(
-          `state file ${options.stateFile} is for chain ${saved.chainId} (format ${saved.version}), not chain ${options.chainId}`,
+      saved = await readStateFile(options.stateFile);
+      if (saved && saved.chainId !== options.chainId)
+        throw new StateFileError(
+          `state file ${options.stateFile} is for chain ${saved.chainId}, not chain ${options.chainId}`,
         );
-      }
     }
     const chain = new DevnetChain({
       chainId: options.chainId,
@@ -167,10 +160,23 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       initialBalance: options.initialBalance,
     });
     const node = new DevnetNode(options, chain);
-    for (const block of saved?.blocks ?? []) {
-      const transactions = await Promise.all(block.txs.map((raw) => decodeRawTransaction(raw, options.chainId)));
+    for (const [index, block] of (saved?.blocks ?? []).entries()) {
+      let transactions: ChainTx[];
+      try {
+        transactions = await Promise.all(block.txs.map((raw) => decodeRawTransaction(raw, options.chainId)));
+      } catch (error) {
+        throw new StateFileError(
+          `state file ${options.stateFile}: a transaction of block ${index + 1} cannot be decoded (${(error as Error).message}); refusing to start over it`,
+        );
+      }
       chain.mine({ timestamp: block.timestamp, salt: block.salt, transactions });
       node.#nextSalt = Math.max(node.#nextSalt, block.salt + 1);
+    }
+    if (options.stateFile) {
+      node.#journal = new StateJournal(options.stateFile);
+      // A new file, or a format 1 file, is written whole now: later blocks are appended to it.
+      if (saved?.version !== 2) node.#rewriteState();
+      await node.#journal.flushed();
     }
     return node;
   }
@@ -185,8 +191,8 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    clearTimeout(this.#saveTimer);
     await this.save();
+    await this.#journal?.close();
   }
 
   /** Mines one block with every pending transaction. */
@@ -195,8 +201,8 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     const timestamp = Math.max(Math.floor(Date.now() / 1000), head.timestamp + 1);
     const block = this.chain.mine({ timestamp, salt: 0, transactions: this.#pending });
     this.#pending = [];
+    this.#journal?.append(this.#saved(block)).catch(stateWriteFailed);
     this.emit('block', block);
-    this.#scheduleSave();
     return block;
   }
 
@@ -255,37 +261,38 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       mineReplacement(admitted);
     }
     while (this.chain.head.number <= oldHead) mineReplacement([]);
-    this.#scheduleSave();
+    this.#rewriteState();
     return { commonAncestor, oldHead, newHead: this.chain.head.number, replayed };
   }
 
+  /** Resolves once every block so far is on disk (fsynced) when the node keeps a state file. */
   async save(): Promise<void> {
-    const file = this.#options.stateFile;
-    if (!file) return;
-    const body = JSON.stringify({
-      version: STATE_FILE_VERSION,
-      chainId: this.#options.chainId,
-      genesisTimestamp: this.chain.block(0).timestamp,
-      blocks: this.chain
-        .specs(1)
-        .map((s) => ({ timestamp: s.timestamp, salt: s.salt, txs: s.transactions.map((tx) => tx.raw) })),
-    });
-    this.#saving = this.#saving.then(async () => {
-      await writeFile(`${file}.tmp`, body);
-      await rename(`${file}.tmp`, file);
-    });
-    await this.#saving;
+    await this.#journal?.flushed();
   }
 
-  #scheduleSave(): void {
-    if (!this.#options.stateFile || this.#saveTimer) return;
-    this.#saveTimer = setTimeout(() => {
-      this.#saveTimer = undefined;
-      this.save().catch((error) =>
-        process.stderr.write(`devnet: cannot write state file: ${(error as Error).message}\n`),
-      );
-    }, 500);
-    this.#saveTimer.unref();
+  /** The same as `save`: answers that depend on a block wait for it (src/devnet/server.ts). */
+  durable(): Promise<void> {
+    return this.#journal?.flushed() ?? Promise.resolve();
+  }
+
+  #saved(block: ChainBlock) {
+    return {
+      timestamp: block.timestamp,
+      salt: block.salt,
+      txs: block.transactions.flatMap((tx) => (tx.raw === null ? [] : [tx.raw])),
+    };
+  }
+
+  #rewriteState(): void {
+    this.#journal
+      ?.rewrite({
+        chainId: this.#options.chainId,
+        genesisTimestamp: this.chain.block(0).timestamp,
+        blocks: this.chain
+          .specs(1)
+          .map((s) => ({ timestamp: s.timestamp, salt: s.salt, txs: s.transactions.map((tx) => tx.raw as Hex) })),
+      })
+      .catch(stateWriteFailed);
   }
 
   #block(tag: unknown): ChainBlock | undefined {

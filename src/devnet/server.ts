@@ -62,7 +62,23 @@ export async function serveDevnet(node: DevnetNode, host: string, port: number):
     }
   }
 
+  /**
+   * The answer once every block it may depend on is on disk (a kept chain): no receipt, block number or
+   * send result is answered for a block a crash could still lose.
+   */
   async function handlePayload(text: string, subscriptions?: Subscriptions): Promise<string | undefined> {
+    const answer = await answerPayload(text, subscriptions);
+    try {
+      await node.durable();
+    } catch (error) {
+      return stringifyJson(
+        errorBody(null, -32603, `the devnet cannot write its state file: ${(error as Error).message}`),
+      );
+    }
+    return answer;
+  }
+
+  async function answerPayload(text: string, subscriptions?: Subscriptions): Promise<string | undefined> {
     let payload: unknown;
     try {
       payload = JSON.parse(text);

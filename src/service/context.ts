@@ -35,7 +35,10 @@ export interface IndexerView {
   readonly asOfBlock: number | undefined;
   readonly headBlock: number | undefined;
   readonly syncState: SyncState;
+  /** The failure of the last step; undefined once a step succeeded since. */
   readonly lastError: string | undefined;
+  /** The last failure, kept after recovery (ms since the epoch). */
+  readonly lastFailure?: { readonly message: string; readonly at: number; readonly recoveredAt?: number };
   readonly collections: ReadonlyMap<string, PublishedCollection<ReadableStore>>;
   /** Work counters (blocks applied, reorgs, …) for metrics. */
   readonly counters?: Readonly<Record<string, number>>;

@@ -43,3 +43,9 @@ export const RAG_LIMIT_MAX = 100;
 export const RAG_SEMANTIC_MIN_SCORE = 0.3;
 /** Most nearest neighbours a semantic branch looks through to find `limit` chunks that have content. */
 export const RAG_CANDIDATES_MAX = 1000;
+/**
+ * `/v1/status` answers the signer's balance from a cache: refreshed in the background when older than
+ * this (one refresh at a time), and a status call waits at most STATUS_BALANCE_WAIT_MS for it.
+ */
+export const STATUS_BALANCE_MAX_AGE_MS = 10_000;
+export const STATUS_BALANCE_WAIT_MS = 1_000;

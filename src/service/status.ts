@@ -1,5 +1,9 @@
-// status: chain, sync and signer facts for operators (REST GET /v1/status).
+// status: chain, sync and signer facts for operators (REST GET /v1/status). Answers from what the node
+// holds: the signer's balance comes from a cache refreshed in the background, so a hanging RPC cannot
+// hold a status call (the console polls it every 2 s).
+import type { ChainWriter } from '../chain/index.ts';
 import type { ServiceContext } from './context.ts';
+import { STATUS_BALANCE_MAX_AGE_MS, STATUS_BALANCE_WAIT_MS } from './limits.ts';
 
 export interface StatusResult {
   chain_id: number;
@@ -8,7 +12,10 @@ export interface StatusResult {
   as_of_block: number | null;
   lag: number | null;
   sync_state: ServiceContext['indexer']['syncState'];
+  /** The failure of the indexer's last step; null once a step succeeded since. */
   last_error: string | null;
+  /** The last failure, kept after recovery: when it happened and when the node recovered (null: not yet). */
+  last_failure: { message: string; at: string; age_seconds: number; recovered_at: string | null } | null;
   collections: number;
   /** Definitions of live entities skipped as invalid or over the bounds. */
   rejected_definitions: number;
@@ -16,14 +23,62 @@ export interface StatusResult {
   skipped_definitions: number;
   /** Collections whose name this node saw pass to another owner. */
   owner_changes: { collection: string; previous_owner: string; owner: string; at_block: number }[];
-  signer: { address: string; balance_wei: string } | null;
+  /** `balance_wei` is "-1" until a balance was read; `balance_age_seconds` says how old it is (null: never read). */
+  signer: { address: string; balance_wei: string; balance_age_seconds: number | null } | null;
 }
 
+interface BalanceCache {
+  wei?: bigint;
+  /** ms since the epoch of the last successful read. */
+  at?: number;
+  refreshing?: Promise<void>;
+}
+const balances = new WeakMap<ChainWriter, BalanceCache>();
+
+/** The cached balance, refreshed in the background when stale; waits at most STATUS_BALANCE_WAIT_MS. */
+async function cachedBalance(writer: ChainWriter): Promise<BalanceCache> {
+  let cache = balances.get(writer);
+  if (!cache) balances.set(writer, (cache = {}));
+  const entry = cache;
+  if (!entry.refreshing && (entry.at === undefined || Date.now() - entry.at >= STATUS_BALANCE_MAX_AGE_MS)) {
+    entry.refreshing = writer
+      .balance()
+      .then(
+        (wei) => {
+          entry.wei = wei;
+          entry.at = Date.now();
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        entry.refreshing = undefined;
+      });
+  }
+  if (entry.refreshing) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      entry.refreshing,
+      new Promise((resolve) => (timer = setTimeout(resolve, STATUS_BALANCE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+  return entry;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
 export async function status(ctx: ServiceContext): Promise<StatusResult> {
-  const signer = ctx.writer
-    ? { address: ctx.writer.address, balance_wei: (await ctx.writer.balance().catch(() => -1n)).toString() }
-    : null;
+  const balance = ctx.writer ? await cachedBalance(ctx.writer) : undefined;
+  const signer =
+    ctx.writer && balance
+      ? {
+          address: ctx.writer.address,
+          balance_wei: (balance.wei ?? -1n).toString(),
+          balance_age_seconds: balance.at === undefined ? null : Math.round((Date.now() - balance.at) / 100) / 10,
+        }
+      : null;
   const { indexer } = ctx;
+  const failure = indexer.lastFailure;
   const head = indexer.headBlock ?? null;
   const asOf = indexer.asOfBlock ?? null;
   return {
@@ -34,6 +89,14 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
     lag: head !== null && asOf !== null ? head - asOf : null,
     sync_state: indexer.syncState,
     last_error: indexer.lastError ?? null,
+    last_failure: failure
+      ? {
+          message: failure.message,
+          at: iso(failure.at),
+          age_seconds: Math.round((Date.now() - failure.at) / 100) / 10,
+          recovered_at: failure.recoveredAt === undefined ? null : iso(failure.recoveredAt),
+        }
+      : null,
     collections: indexer.collections.size,
     rejected_definitions: indexer.counters?.definitionsRejected ?? 0,
     skipped_definitions: indexer.counters?.definitionsSkipped ?? 0,

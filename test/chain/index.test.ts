@@ -11,6 +11,8 @@ test('src/chain exports', () => {
     'ChainDataError',
     'ChainUnreachableError',
     'MAX_BATCH_OPERATIONS',
+    'RPC_ANSWER_MAX_BYTES',
+    'RpcAnswerTooLargeError',
     'RpcResponseError',
     'RpcUnavailableError',
     'TransactionRefusedError',

@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { RpcResponseError, RpcUnavailableError, createHttpTransport, redactUrl } from '../../src/chain/index.ts';
+import {
+  RPC_ANSWER_MAX_BYTES,
+  RpcAnswerTooLargeError,
+  RpcResponseError,
+  RpcUnavailableError,
+  createHttpTransport,
+  redactUrl,
+} from '../../src/chain/index.ts';
 import { defined } from '../helpers/defined.ts';
 
 type Handler = (
@@ -125,6 +132,46 @@ describe('chain transport', () => {
       ]);
       assert.equal(answers[0], 'first');
       assert.ok(answers[1] instanceof RpcResponseError && answers[1].code === -32601);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  test('an answer over the size limit is refused while it streams in, the connection dropped, not retried', async () => {
+    hits = 0;
+    const total = 4 * RPC_ANSWER_MAX_BYTES;
+    let written = 0;
+    let closed: () => void = () => undefined;
+    const dropped = new Promise<void>((resolve) => (closed = resolve));
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    script.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.on('close', closed);
+      const pump = () => {
+        while (written < total && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const transport = createHttpTransport({ url, backoffMs: 1 });
+    try {
+      const before = process.memoryUsage().rss;
+      await assert.rejects(transport.request('eth_getBlockByNumber'), RpcAnswerTooLargeError);
+      await dropped;
+      assert.equal(hits, 1, 'not retried');
+      assert.ok(written < total, `the client hung up after ${written} of ${total} bytes`);
+      assert.ok(process.memoryUsage().rss - before < 3 * RPC_ANSWER_MAX_BYTES, 'the answer was not held whole');
+      // A declared length over the limit is refused before any of it is read.
+      script.push((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(total) });
+        res.write('[');
+        res.on('close', closed);
+      });
+      await assert.rejects(transport.request('eth_blockNumber'), RpcAnswerTooLargeError);
+      assert.equal(hits, 2);
     } finally {
       await transport.close();
     }

@@ -2,65 +2,36 @@
 // must work for writes as it does for reads. fetch refuses such URLs, so the credentials travel as Basic
 // auth; a loopback proxy in front of the devnet insists on them.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
-import { createChainWriter, emptyBatch as emptyStorageOps } from '../../src/chain/index.ts';
+import {
+  ChainUnreachableError,
+  createChainWriter,
+  createHttpTransport,
+  emptyBatch as emptyStorageOps,
+} from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { rpcResult, startTestDevnet } from '../helpers/devnet.ts';
+import { devnetProxy, methodsOf, type RpcProxy } from '../helpers/rpcProxy.ts';
 
 let devnet: Devnet;
-let proxy: Server;
+let proxy: RpcProxy;
 let proxyUrl: string;
 const seen: (string | undefined)[] = [];
 
-/**
- * A loopback proxy in front of the devnet: `intercept` sees each request (headers and JSON-RPC body) and the
- * devnet's answer once forwarded, and may answer instead (`true`: it has).
- */
-async function devnetProxy(
-  intercept: (
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: Buffer,
-    forward: () => Promise<{ status: number; text: string }>,
-  ) => Promise<boolean>,
-): Promise<Server> {
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
-    let answer: { status: number; text: string } | undefined;
-    const forward = async () => {
-      const response = await fetch(devnet.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      answer = { status: response.status, text: await response.text() };
-      return answer;
-    };
-    if (await intercept(req, res, body, forward)) return;
-    const { status, text } = answer ?? (await forward());
-    res.writeHead(status, { 'content-type': 'application/json' }).end(text);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
-
 before(async () => {
   devnet = await startTestDevnet();
-  proxy = await devnetProxy(async (req, res) => {
+  proxy = await devnetProxy(devnet.url, async (req, res) => {
     seen.push(req.headers.authorization);
     if (req.headers.authorization === `Basic ${Buffer.from('user:s3cret').toString('base64')}`) return false;
     res.writeHead(401).end('unauthorized');
     return true;
   });
-  proxyUrl = `http://user:s3cret@127.0.0.1:${(proxy.address() as AddressInfo).port}/`;
+  proxyUrl = proxy.url.replace('http://', 'http://user:s3cret@');
 });
 after(async () => {
-  proxy.close();
+  await proxy.close();
   await devnet.stop();
 });
 
@@ -89,7 +60,7 @@ test('writer: a send whose answer is lost after the node took it is one transact
   // The node takes the first eth_sendRawTransaction, then its answer is lost (HTTP 502): the transport
   // retries the same bytes, which the node knows. Before the fix that retry was a refusal ("already known").
   let lost = 0;
-  const lossy = await devnetProxy(async (_req, res, body, forward) => {
+  const lossy = await devnetProxy(devnet.url, async (_req, res, body, forward) => {
     if (lost > 0 || (JSON.parse(body.toString('utf8')) as { method?: string }).method !== 'eth_sendRawTransaction')
       return false;
     await forward();
@@ -100,7 +71,7 @@ test('writer: a send whose answer is lost after the node took it is one transact
   try {
     const account = defined(devnet.accounts[1], 'dev account 1');
     const writer = createChainWriter({
-      rpcUrl: `http://127.0.0.1:${(lossy.address() as AddressInfo).port}/`,
+      rpcUrl: lossy.url,
       chainId: devnet.chainId,
       privateKey: account.privateKey,
     });
@@ -121,6 +92,84 @@ test('writer: a send whose answer is lost after the node took it is one transact
     assert.equal(outcome.status, 'success');
     assert.equal((await nonceOf()) - before, 1, 'exactly one transaction went out');
   } finally {
-    lossy.close();
+    await lossy.close();
   }
 });
+
+test('writer: a mined send whose every answer was lost (the transport gave up) is reported sent, not unavailable', async () => {
+  // Every eth_sendRawTransaction reaches the node and its answer is lost: the transport retries the same
+  // bytes, then gives up. Before, that was chain_unavailable although the node held it, so a client retried
+  // and wrote twice.
+  let lost = 0;
+  const lossy = await devnetProxy(devnet.url, async (_req, res, body, forward) => {
+    if ((JSON.parse(body.toString('utf8')) as { method?: string }).method !== 'eth_sendRawTransaction') return false;
+    await forward();
+    lost++;
+    res.writeHead(502).end('bad gateway');
+    return true;
+  });
+  try {
+    const account = defined(devnet.accounts[2], 'dev account 2');
+    const writer = createChainWriter({ rpcUrl: lossy.url, chainId: devnet.chainId, privateKey: account.privateKey });
+    const nonceOf = async () =>
+      Number(await rpcResult<string>(devnet, 'eth_getTransactionCount', [account.address, 'latest']));
+    const before = await nonceOf();
+    const ops = emptyStorageOps();
+    ops.creates.push({
+      btl: 100n,
+      contentType: 'text/plain',
+      payload: new TextEncoder().encode('lost'),
+      stringAttributes: [{ key: 'note', value: 'every answer lost' }],
+      numericAttributes: [],
+    });
+    const sent = await writer.send(ops);
+    assert.ok(lost > 1, 'the transport retried and gave up');
+    const outcome = await writer.waitForReceipt(sent.hash, 30_000);
+    assert.equal(outcome.status, 'success');
+    assert.equal((await nonceOf()) - before, 1, 'exactly one transaction went out');
+  } finally {
+    await lossy.close();
+  }
+});
+
+for (const [i, [method, answer]] of (
+  [
+    ['eth_getTransactionCount', 'hang'],
+    ['eth_getTransactionCount', 'timeout error'],
+    ['eth_estimateGas', 'hang'],
+    ['eth_getBlockByNumber', 'hang'],
+  ] as const
+).entries())
+  test(`writer: an RPC that times out on ${method} (${answer}) before the send is chain_unavailable, never "refused"`, async () => {
+    const held: ServerResponse[] = [];
+    const stuck = await devnetProxy(devnet.url, async (_req, res, body) => {
+      if (!methodsOf(body).includes(method)) return false;
+      if (answer === 'hang') held.push(res);
+      else {
+        const { id } = JSON.parse(body.toString('utf8')) as { id: number };
+        // What some providers answer when their backend timed out.
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message: 'request timed out' } }));
+      }
+      return true;
+    });
+    try {
+      const account = defined(devnet.accounts[3 + i], 'a dev account of its own');
+      const writer = createChainWriter({
+        rpcUrl: stuck.url,
+        chainId: devnet.chainId,
+        privateKey: account.privateKey,
+        transport: createHttpTransport({ url: stuck.url, timeoutMs: 300, attempts: 2, backoffMs: 10 }),
+      });
+      const ops = emptyStorageOps();
+      ops.extends.push({ entityKey: `0x${'00'.repeat(32)}`, numberOfBlocks: 10n });
+      await assert.rejects(writer.send(ops), (error: Error) => {
+        assert.ok(error instanceof ChainUnreachableError, `${error.name}: ${error.message}`);
+        return true;
+      });
+    } finally {
+      for (const res of held) res.destroy();
+      await stuck.close();
+    }
+  });

@@ -194,7 +194,8 @@ describe('indexer: recovery and options', () => {
     for (let i = 0; i < 3; i++) await alice.createEntity(vectorOf('notes', `f${i}`, 400 + i));
     await synced(indexer);
     assert.equal(failNext, false, 'the injected failure happened');
-    assert.match(indexer.lastError ?? '', /injected store failure/);
+    assert.match(indexer.lastFailure?.message ?? '', /injected store failure/);
+    assert.equal(indexer.lastError, undefined, 'no current error once a step succeeded');
     assert.deepEqual(indexedCollections(indexer), await expectedCollections(devnet, indexer.asOfBlock!));
     devnet.reorg(2);
     await synced(indexer);

@@ -3,7 +3,7 @@
 // into the ChainSource the indexer sees.
 import { hexToNumber, numberToHex, type Address, type Hex } from 'viem';
 import { ChainDataError, type BlockHeader, type ChainEntity } from '../source.ts';
-import { RpcResponseError, type RpcTransport } from '../transport.ts';
+import { RpcAnswerTooLargeError, RpcResponseError, type RpcTransport } from '../transport.ts';
 import { QUERY_PAGE_LIMIT } from './protocol.ts';
 
 export interface ChainLogData {
@@ -89,7 +89,8 @@ export async function getHeadAndHeader(
 
 /**
  * Blocks `from..to` with full transactions and receipts, in one JSON-RPC batch
- * (eth_getBlockByNumber + eth_getBlockReceipts per block, as the Arkiv rpciterator does).
+ * (eth_getBlockByNumber + eth_getBlockReceipts per block, as the Arkiv rpciterator does); a batch whose
+ * answer is over the transport's size limit is fetched again as two halves, down to one block.
  * Throws ChainDataError if a block is missing or its receipts do not line up with its transactions.
  */
 export async function getBlocksWithReceipts(
@@ -98,12 +99,22 @@ export async function getBlocksWithReceipts(
   to: number,
 ): Promise<BlockWithReceipts[]> {
   const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-  const answers = await transport.batch(
-    numbers.flatMap((n) => [
-      { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
-      { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
-    ]),
-  );
+  let answers: unknown[];
+  try {
+    answers = await transport.batch(
+      numbers.flatMap((n) => [
+        { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
+        { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
+      ]),
+    );
+  } catch (error) {
+    if (!(error instanceof RpcAnswerTooLargeError) || from === to) throw error;
+    const middle = from + Math.floor((to - from) / 2);
+    return [
+      ...(await getBlocksWithReceipts(transport, from, middle)),
+      ...(await getBlocksWithReceipts(transport, middle + 1, to)),
+    ];
+  }
   return numbers.map((n, i) => {
     const block = answers[2 * i];
     const receipts = answers[2 * i + 1];
@@ -166,22 +177,31 @@ export async function forEachEntityPage(
   visit: (page: QueriedEntity[]) => void,
   options: { pageSize?: number; maxPages?: number } = {},
 ): Promise<void> {
-  const pageSize = Math.min(options.pageSize ?? QUERY_PAGE_LIMIT, QUERY_PAGE_LIMIT);
+  let pageSize = Math.min(options.pageSize ?? QUERY_PAGE_LIMIT, QUERY_PAGE_LIMIT);
   const maxPages = options.maxPages ?? 1_000_000;
   let cursor: string | undefined;
+  type Page = { data: QueriedEntity[]; cursor?: string; blockNumber?: Hex };
+  const ask = (size: number) =>
+    transport.request<Page>('arkiv_query', [
+      query,
+      {
+        includeData: FULL_INCLUDE,
+        atBlock: numberToHex(atBlock),
+        resultsPerPage: numberToHex(size),
+        ...(cursor ? { cursor } : {}),
+      },
+    ]);
   for (let page = 0; page < maxPages; page++) {
-    const result = await transport.request<{ data: QueriedEntity[]; cursor?: string; blockNumber?: Hex }>(
-      'arkiv_query',
-      [
-        query,
-        {
-          includeData: FULL_INCLUDE,
-          atBlock: numberToHex(atBlock),
-          resultsPerPage: numberToHex(pageSize),
-          ...(cursor ? { cursor } : {}),
-        },
-      ],
-    );
+    let result: Page | undefined;
+    // A page over the transport's size limit is asked again with half as many entities, down to one.
+    while (result === undefined) {
+      try {
+        result = await ask(pageSize);
+      } catch (error) {
+        if (!(error instanceof RpcAnswerTooLargeError) || pageSize === 1) throw error;
+        pageSize = Math.max(1, pageSize >> 1);
+      }
+    }
     visit(result.data);
     if (!result.cursor || result.data.length === 0 || page + 1 === options.maxPages) return;
     cursor = result.cursor;
