@@ -631,7 +631,8 @@ int metricArg(napi_env env, napi_value v) {
 }
 
 // A saved file's header, checked before hnswlib reads it: hnswlib trusts its own files.
-void checkHeader(const std::string& path, const Index& ix, size_t m) {
+// Returns the element count it holds.
+size_t checkHeader(const std::string& path, const Index& ix, size_t m) {
   std::ifstream in(path, std::ios::binary);
   if (!in.is_open()) throw JsError("cannot open " + path);
   in.seekg(0, in.end);
@@ -647,13 +648,15 @@ void checkHeader(const std::string& path, const Index& ix, size_t m) {
   if (!in) throw JsError("the index file is too short");
   const size_t header = 8 * 6 + 4 + 4 + 8 * 5;
   const size_t links0 = maxM0 * 4 + 4;
-  const bool ok = offsetLevel0 == 0 && mm >= 2 && mm <= MAX_M && (m == 0 || mm == m) && maxM == mm &&
+  const bool ok = count <= MAX_ELEMENTS && offsetLevel0 == 0 && mm >= 2 && mm <= MAX_M && (m == 0 || mm == m) && maxM == mm &&
                   maxM0 == 2 * mm && offsetData == links0 && labelOffset == offsetData + ix.elementSize() &&
                   sizePer == labelOffset + sizeof(hnswlib::labeltype) && count <= maxElements &&
-                  maxElements <= MAX_ELEMENTS && std::isfinite(mult) && mult > 0 &&
+                  efc >= 1 && efc <= MAX_EF && std::isfinite(mult) &&
+                  std::fabs(mult * std::log((double)mm) - 1.0) < 1e-9 &&
                   (long long)(header + count * sizePer + count * 4) <= fileSize &&
                   (count == 0 || (enter < count && maxLevel >= 0 && maxLevel < 64));
   if (!ok) throw JsError("the index file does not match this index (dim, metric, m) or is damaged");
+  return count;
 }
 
 // After hnswlib loaded a file: every link must name an element that exists at that level.
@@ -703,8 +706,10 @@ napi_value Construct(napi_env env, napi_callback_info info) {
       const std::string path = stringArg(env, pv, "path");
       napi_value mv = prop(env, arg, "m");
       const size_t m = isMissing(env, mv) ? 0 : intArg(env, mv, "m", 2, MAX_M);
-      checkHeader(path, *ix, m);
-      ix->hnsw.reset(new hnswlib::HierarchicalNSW<float>(ix->space.get(), path, false, maxElements, true));
+      const size_t count = checkHeader(path, *ix, m);
+      // Never the capacity saved in the file (a damaged one could ask for any amount of memory).
+      const size_t capacity = std::max<size_t>(std::max<size_t>(count, maxElements), 16);
+      ix->hnsw.reset(new hnswlib::HierarchicalNSW<float>(ix->space.get(), path, false, capacity, true));
       checkLinks(*ix->hnsw);
     } else {
       const size_t m = intArg(env, prop(env, arg, "m"), "m", 2, MAX_M);

@@ -1,7 +1,8 @@
 // Thin wrapper over one hnswlib-node HierarchicalNSW: build, insert (reusing deleted slots), delete,
 // search with an optional label filter, snapshot. Used only by CollectionStore, which owns labels and
 // decides what is visible. The metric arrives as a MetricOps entry; nothing here branches on it except
-// through `ops.space` / `ops.fromHnsw`.
+// through `ops.space` / `ops.fromHnsw`. `Graph` is what the store needs of any graph engine: this one
+// (the default) and the native half-precision one (halfGraph.ts); engine.ts picks between them.
 
 import hnswlib from 'hnswlib-node';
 import type { MetricOps } from '../metrics.ts';
@@ -12,10 +13,43 @@ type Native = InstanceType<typeof HierarchicalNSW>;
 
 export type GraphParams = { m: number; efConstruction: number };
 
-/** One graph search's answer: labels ascending by pgvector distance. */
-export type GraphHits = { labels: number[]; distances: number[] };
+/** One graph search's answer: labels ascending by pgvector distance, and how many filter checks it made. */
+export type GraphHits = { labels: number[]; distances: number[]; checks: number };
 
-export class HnswGraph {
+/** The graph engines: hnswlib-node (float32 inside the graph) or arkivector's own addon (binary16). */
+export const GRAPH_ENGINES = ['hnswlib-node', 'native'] as const;
+export type GraphEngine = (typeof GRAPH_ENGINES)[number];
+
+/**
+ * Which labels a search may return: those whose slot (`labelSlot[label]`, −1 for labels readers must
+ * not see) is ≥ 0 and, with `allowed`, passes it. Each engine takes the form it is fast with: the
+ * predicate per visited node (hnswlib-node calls back into JS), or the whole set as a bitset over slots,
+ * built once per query (the native engine).
+ */
+export type GraphFilter = {
+  labelSlot: Int32Array;
+  allowed?: { predicate: (slot: number) => boolean; bits: () => Uint8Array };
+};
+
+/** What a collection store needs of a graph, whichever engine holds it. */
+export interface Graph {
+  readonly engine: GraphEngine;
+  readonly dim: number;
+  readonly ops: MetricOps;
+  readonly params: GraphParams;
+  /** Labels marked deleted whose slots the engine has not reused yet. */
+  deleted: number;
+  readonly elementCount: number;
+  readonly capacity: number;
+  reserve(extra: number): void;
+  add(vector: Float32Array, label: number): void;
+  remove(label: number): void;
+  search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits;
+  write(path: string): Promise<void>;
+}
+
+export class HnswGraph implements Graph {
+  readonly engine = 'hnswlib-node';
   readonly dim: number;
   readonly ops: MetricOps;
   readonly params: GraphParams;
@@ -116,10 +150,10 @@ export class HnswGraph {
    * @param query float32 query (length = dim)
    * @param k results wanted (clamped to the capacity, as hnswlib requires)
    * @param ef search width
-   * @param filter label predicate applied during traversal
-   * @returns labels and pgvector distances, nearest first
+   * @param filter the labels allowed, checked during traversal (one JS call per visited node)
+   * @returns labels and pgvector distances, nearest first, and the filter checks made
    */
-  search(query: ArrayLike<number>, k: number, ef: number, filter?: (label: number) => boolean): GraphHits {
+  search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits {
     // An empty graph answers nothing (hnswlib checks that itself, without a second native call).
     if (ef !== this.#currentEf) {
       this.#native.setEf(ef);
@@ -128,10 +162,21 @@ export class HnswGraph {
     const buf = this.#scratch;
     for (let i = 0; i < buf.length; i++) buf[i] = query[i]!;
     const kk = Math.min(k, this.#capacity);
-    const res = filter === undefined ? this.#native.searchKnn(buf, kk) : this.#native.searchKnn(buf, kk, filter);
+    let checks = 0;
+    let res: { neighbors: number[]; distances: number[] };
+    if (filter === undefined) res = this.#native.searchKnn(buf, kk);
+    else {
+      const labelSlot = filter.labelSlot;
+      const predicate = filter.allowed?.predicate;
+      res = this.#native.searchKnn(buf, kk, (label: number) => {
+        checks++;
+        const s = label < labelSlot.length ? labelSlot[label]! : -1;
+        return s >= 0 && (predicate === undefined || predicate(s));
+      });
+    }
     const distances = res.distances;
     const fromHnsw = this.ops.fromHnsw;
     for (let i = 0; i < distances.length; i++) distances[i] = fromHnsw(distances[i]!);
-    return { labels: res.neighbors, distances };
+    return { labels: res.neighbors, distances, checks };
   }
 }
