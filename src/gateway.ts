@@ -19,7 +19,14 @@ import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
 import { BIN_PATH } from './packageInfo.ts';
 import { assertPortFree } from './portCheck.ts';
-import { addonBuild, type CollectionStore, engineStoresWith, stopGraphRebuilds } from './engine/index.ts';
+import {
+  addonBuild,
+  type CollectionStore,
+  engineStoresWith,
+  nativeAddon,
+  selectedEngine,
+  stopGraphRebuilds,
+} from './engine/index.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { defaultRateLimit } from './http/rateLimit.ts';
 import { keepDefinitionsAlive, type ServiceContext } from './service/index.ts';
@@ -146,6 +153,9 @@ export async function startGateway(
     const addon = addonBuild();
     if (addon.build === 'native') logger.info(addon, 'hnswlib-node: native build for this CPU (npm run build:native)');
     else logger.debug(addon, 'hnswlib-node addon build');
+    // ARKIVECTOR_ENGINE: checked here, so a misspelt engine stops the node before it indexes anything.
+    if (selectedEngine() === 'native')
+      logger.info({ kernel: nativeAddon().cpu().default }, 'graph engine: native (binary16 inside the graph)');
     const indexer = new ChainIndexer({
       source,
       stores: engineStoresWith({ rebuild: { logger } }),

@@ -50,6 +50,8 @@ export type PlannerContext = IndexSource & {
   exact: ExactSource;
   /** hnswlib label → slot; −1 for labels not visible (deleted, or inserted by an uncommitted block). */
   labelSlot: Int32Array;
+  /** slot → label (−1 for a free slot). */
+  slotLabel: Int32Array;
   /** A block is being applied: the graph holds labels readers must not see yet. */
   pending: boolean;
   rows: RowSource;
@@ -140,6 +142,19 @@ function slotBits(slots: Int32Array, slotCount: number): Uint8Array {
 }
 
 function exact(ctx: PlannerContext, query: Float32Array, allowed: Int32Array | undefined, k: number): PlannedResult {
+  // A graph that scans its own vectors (the native engine: binary16 in SIMD) does it, over the allowed
+  // slots' labels; unfiltered only when no staged block holds labels readers must not see.
+  const graph = ctx.graph;
+  if (graph.exact !== undefined && (allowed !== undefined || !ctx.pending)) {
+    let candidates: Uint32Array | undefined;
+    if (allowed !== undefined) {
+      candidates = new Uint32Array(allowed.length);
+      const slotLabel = ctx.slotLabel;
+      for (let i = 0; i < allowed.length; i++) candidates[i] = slotLabel[allowed[i]!]!;
+    }
+    const hits = graph.exact(query, k, candidates);
+    return toSlots(ctx, hits.labels, hits.distances, 'exact');
+  }
   const res = exactTopK(ctx.ops, query, ctx.exact, allowed, k);
   return { slots: res.slots, distances: res.distances, mode: 'exact' };
 }

@@ -45,6 +45,11 @@ export interface Graph {
   add(vector: Float32Array, label: number): void;
   remove(label: number): void;
   search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits;
+  /**
+   * An exact scan in the engine's own kernels over every label not deleted, or over `candidates`
+   * (engines that hold their vectors in a form the scan can read; absent: the store scans its slab).
+   */
+  exact?(query: ArrayLike<number>, k: number, candidates?: Uint32Array): GraphHits;
   write(path: string): Promise<void>;
 }
 
