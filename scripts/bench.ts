@@ -28,6 +28,7 @@ import {
   type VectorRecord,
 } from '../src/collections/index.ts';
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../src/engine/exact.ts';
+import { selectedEngine } from '../src/engine/hnsw/engine.ts';
 import { CollectionStore, EF_SEARCH_SCALE, METRIC_OPS } from '../src/engine/index.ts';
 import { clustered, mulberry32 } from './generators.ts';
 import { benchRecord } from './benchRecord.ts';
@@ -61,6 +62,8 @@ const SIDE_BY_SIDE_CHUNK = 25;
 const SLOW_QUERIES = 100;
 /** hnswlib ef at the default ef_search (40). */
 const DEFAULT_EF = Math.round(40 * EF_SEARCH_SCALE);
+/** The graph engine arkivector's stores use here (`ARKIVECTOR_ENGINE=native` for the native one). */
+const ENGINE = selectedEngine();
 
 // ---- helpers ----
 
@@ -131,6 +134,8 @@ type CaseName = 'random' | 'clustered' | 'far';
 
 type Row = {
   system: 'arkivector' | 'hnswlib-node' | 'exact';
+  /** arkivector rows: the store's graph engine (ARKIVECTOR_ENGINE). */
+  engine?: string;
   n: number;
   dim: number;
   ef: number | null;
@@ -255,7 +260,7 @@ const pct = (s: number): string => `${+(s * 100).toFixed(2)} %`;
 
 async function main(): Promise<void> {
   log(
-    `arkivector bench: n=${N} dim=${DIM} queries=${NQ} (m=${M}, ef_construction=${EF_CONSTRUCTION}, k=${K})${LONG ? ' long mode: arkivector only' : ''}`,
+    `arkivector bench (${ENGINE} engine): n=${N} dim=${DIM} queries=${NQ} (m=${M}, ef_construction=${EF_CONSTRUCTION}, k=${K})${LONG ? ' long mode: arkivector only' : ''}`,
   );
   const rows: Row[] = [];
   const gen = generate(N, DIM, 1);
@@ -413,6 +418,7 @@ async function main(): Promise<void> {
     unfiltered.set(`arkivector ${ef}`, best.qps);
     rows.push({
       system: 'arkivector',
+      engine: ENGINE,
       n: N,
       dim: DIM,
       ef,
@@ -459,6 +465,7 @@ async function main(): Promise<void> {
     });
     rows.push({
       system: 'arkivector',
+      engine: ENGINE,
       n: N,
       dim: DIM,
       ef: DEFAULT_EF,

@@ -20,7 +20,14 @@ import { createEmbedder, embedderDimension } from './embedder.ts';
 import { BIN_PATH } from './packageInfo.ts';
 import { type StdioFacts, stdioServerEntry } from './stdioSnippet.ts';
 import { assertPortFree } from './portCheck.ts';
-import { addonBuild, type CollectionStore, engineStoresWith, stopGraphRebuilds } from './engine/index.ts';
+import {
+  addonBuild,
+  type CollectionStore,
+  engineStoresWith,
+  nativeAddon,
+  selectedEngine,
+  stopGraphRebuilds,
+} from './engine/index.ts';
 import { endpointUrl, writeEndpointFile } from './kuradbEndpoint.ts';
 import { assertSafeExposure, createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from './http/index.ts';
 import { defaultRateLimit } from './http/rateLimit.ts';
@@ -166,6 +173,9 @@ export async function startGateway(
     const addon = addonBuild();
     if (addon.build === 'native') logger.info(addon, 'hnswlib-node: native build for this CPU (npm run build:native)');
     else logger.debug(addon, 'hnswlib-node addon build');
+    // ARKIVECTOR_ENGINE: checked here, so a misspelt engine stops the node before it indexes anything.
+    if (selectedEngine() === 'native')
+      logger.info({ kernel: nativeAddon().cpu().default }, 'graph engine: native (binary16 inside the graph)');
     const indexer = new ChainIndexer({
       source,
       stores: engineStoresWith({ rebuild: { logger } }),

@@ -136,6 +136,9 @@ export class CollectionStore {
       get labelSlot() {
         return t.labelSlot;
       },
+      get slotLabel() {
+        return t.slotLabel;
+      },
       get pending() {
         return t.pending;
       },

@@ -18,6 +18,8 @@ export type {
 export { engineStores, engineStoresWith } from './storeFactory.ts';
 export { stopGraphRebuilds } from './rebuildThread.ts';
 export { addonBuild } from './addonBuild.ts';
+export { ENGINE_ENV, selectedEngine } from './hnsw/engine.ts';
+export { nativeAddon } from './hnsw/nativeAddon.ts';
 export { REBUILD_RETRY_MS, REBUILD_WORKER_ATTEMPTS } from './rebuild.ts';
 export type { RebuildLogger, RebuildOptions, RebuildPhase } from './rebuild.ts';
 export type { IndexedStore, StoreChanges, StoreFactory } from './storeContract.ts';

@@ -35,7 +35,7 @@ import { allowedSlots, estimate, type IndexSource } from './filter/plan.ts';
 import { buildPredicate, type RowSource } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
 import { type ExactSource, exactTopK } from './exact.ts';
-import type { HnswGraph } from './hnsw/graph.ts';
+import type { Graph, GraphFilter } from './hnsw/graph.ts';
 import { exactThreshold, HNSW_MAX_WIDEN_EF } from './hnsw/params.ts';
 import type { MetricOps } from './metrics.ts';
 
@@ -46,10 +46,12 @@ export type SearchMode = (typeof SEARCH_MODES)[number];
 /** What the planner reads from the store for one query. */
 export type PlannerContext = IndexSource & {
   ops: MetricOps;
-  graph: HnswGraph;
+  graph: Graph;
   exact: ExactSource;
   /** hnswlib label → slot; −1 for labels not visible (deleted, or inserted by an uncommitted block). */
   labelSlot: Int32Array;
+  /** slot → label (−1 for a free slot). */
+  slotLabel: Int32Array;
   /** A block is being applied: the graph holds labels readers must not see yet. */
   pending: boolean;
   rows: RowSource;
@@ -129,7 +131,30 @@ function toSlots(ctx: PlannerContext, labels: number[], distances: number[], mod
   return { slots: labels, distances, mode };
 }
 
+/** A bitset over slots 0 … slotCount − 1 with the given slots set. */
+function slotBits(slots: Int32Array, slotCount: number): Uint8Array {
+  const bits = new Uint8Array((slotCount + 7) >>> 3);
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i]!;
+    bits[s >>> 3]! |= 1 << (s & 7);
+  }
+  return bits;
+}
+
 function exact(ctx: PlannerContext, query: Float32Array, allowed: Int32Array | undefined, k: number): PlannedResult {
+  // A graph that scans its own vectors (the native engine: binary16 in SIMD) does it, over the allowed
+  // slots' labels; unfiltered only when no staged block holds labels readers must not see.
+  const graph = ctx.graph;
+  if (graph.exact !== undefined && (allowed !== undefined || !ctx.pending)) {
+    let candidates: Uint32Array | undefined;
+    if (allowed !== undefined) {
+      candidates = new Uint32Array(allowed.length);
+      const slotLabel = ctx.slotLabel;
+      for (let i = 0; i < allowed.length; i++) candidates[i] = slotLabel[allowed[i]!]!;
+    }
+    const hits = graph.exact(query, k, candidates);
+    return toSlots(ctx, hits.labels, hits.distances, 'exact');
+  }
   const res = exactTopK(ctx.ops, query, ctx.exact, allowed, k);
   return { slots: res.slots, distances: res.distances, mode: 'exact' };
 }
@@ -156,9 +181,8 @@ export function plannedSearch(
 
   if (cond === undefined || cond.t === 'all') {
     if (n <= exactThreshold(query.length)) return exact(ctx, query, undefined, k);
-    const labelSlot = ctx.labelSlot;
-    // Only while a block is half-applied does the graph hold labels to hide; otherwise no callback.
-    const visible = ctx.pending ? (label: number) => label < labelSlot.length && labelSlot[label]! >= 0 : undefined;
+    // Only while a block is half-applied does the graph hold labels to hide; otherwise no filter.
+    const visible: GraphFilter | undefined = ctx.pending ? { labelSlot: ctx.labelSlot } : undefined;
     const want = Math.min(k, n);
     for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
       const hits = ctx.graph.search(query, k, Math.max(width, k), visible);
@@ -240,19 +264,26 @@ export function plannedSearch(
     memo.spread++;
   }
 
-  let calls = 0;
-  const filter = (label: number): boolean => {
-    calls++;
-    const s = label < labelSlot.length ? labelSlot[label]! : -1;
-    return s >= 0 && predicate(s);
+  let bits: Uint8Array | undefined;
+  const filter: GraphFilter = {
+    labelSlot,
+    allowed: {
+      predicate,
+      // For an engine that takes the allowed set whole (the native one): enumerated once per query.
+      bits: () => {
+        allowed ??= allowedSlots(cond, ctx, predicate);
+        bits ??= slotBits(allowed, ctx.exact.slotCount);
+        return bits;
+      },
+    },
   };
   // hnswlib's filtered walk stops once it holds `ef` passing nodes, so its work grows like
   // ef / share: a width scaled down by the share (never below twice k) visits about as many nodes as
   // an unfiltered search of width ef, at nearly the same recall (ARCHITECTURE.md §10.4).
   const walkEf = Math.min(ef, Math.max(2 * k, Math.ceil(ef * share * WALK_EF_SHARE_SCALE)));
   for (let width = walkEf; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
-    calls = 0;
     const hits = ctx.graph.search(query, k, Math.max(width, k), filter);
+    const calls = hits.checks;
     if (calls >= passing * RESCUE_CALLS_PER_ALLOWED) break;
     // Filter calls per result slot, normalised by selectivity: ~1–3 when the allowed set is spread
     // like the data, far more when the graph had to travel to reach it.

@@ -17,12 +17,13 @@
 // back to the in-thread rebuild (which holds the store's write queue while it runs).
 
 import type { CollectionDefinition } from '../collections/index.ts';
-import { HnswGraph } from './hnsw/graph.ts';
+import { readGraph } from './hnsw/engine.ts';
+import type { Graph } from './hnsw/graph.ts';
 import { REBUILD_DELETED_MIN, REBUILD_DELETED_RATIO } from './hnsw/params.ts';
 import type { StoredRecord } from './recordView.ts';
 import { buildInWorker, REBUILD_WORKER_URL, RebuildCancelledError, type WorkerBuild } from './rebuildThread.ts';
 import { SLICE_MS, yieldToLoop } from './slices.ts';
-import { emptyGraph, growInt32, type SlotTable } from './slotTable.ts';
+import { emptyGraph, graphParams, growInt32, type SlotTable } from './slotTable.ts';
 
 /** Compact labels (full rebuild) once this many times more labels were issued than records live. */
 const LABEL_COMPACT_RATIO = 4;
@@ -82,7 +83,7 @@ function vectorOf(t: SlotTable, slot: number): Float32Array {
  * @param def the collection's definition (build parameters)
  */
 export async function rebuildGraph(t: SlotTable, def: CollectionDefinition): Promise<void> {
-  const graph = emptyGraph(t.ops, def, Math.ceil(t.live * REBUILD_HEADROOM) + 16);
+  const graph = emptyGraph(t.graph.engine, t.ops, def, Math.ceil(t.live * REBUILD_HEADROOM) + 16);
   const labelSlot = new Int32Array(Math.max(64, Math.ceil(t.live * REBUILD_HEADROOM))).fill(-1);
   const slotLabel = new Int32Array(t.slotLabel.length).fill(-1);
   let label = 0;
@@ -109,7 +110,7 @@ const STALE = Object.freeze({}) as StoredRecord;
 
 /** The new graph and what it holds, per slot, while it catches up with the committed records. */
 type Shadow = {
-  graph: HnswGraph;
+  graph: Graph;
   /** The record each slot's label stands for (undefined: no label). */
   held: (StoredRecord | undefined)[];
   slotLabel: Int32Array;
@@ -266,7 +267,15 @@ export class GraphRebuilder {
     }
     const capacity = Math.ceil(slots.length * REBUILD_HEADROOM) + 16;
     const build = buildInWorker(
-      { metric: def.metric, dim, m: def.index.m, efConstruction: def.index.ef_construction, capacity, vectors },
+      {
+        engine: t.graph.engine,
+        metric: def.metric,
+        dim,
+        m: def.index.m,
+        efConstruction: def.index.ef_construction,
+        capacity,
+        vectors,
+      },
       { workerUrl: this.#options.workerUrl ?? REBUILD_WORKER_URL, tmpDir: this.#options.tmpDir },
     );
     this.#build = build;
@@ -274,12 +283,7 @@ export class GraphRebuilder {
       await this.#options.phase?.('building');
       const path = await build.done;
       if (this.#closed) return undefined;
-      const graph = await HnswGraph.read(
-        t.ops,
-        dim,
-        { m: def.index.m, efConstruction: def.index.ef_construction },
-        path,
-      );
+      const graph = await readGraph(t.graph.engine, t.ops, dim, graphParams(def), path);
       if (graph.elementCount !== slots.length)
         throw new Error(`rebuilt graph holds ${graph.elementCount} elements, expected ${slots.length}`);
       const slotLabel = new Int32Array(Math.max(64, t.slotLabel.length)).fill(-1);

@@ -1,17 +1,20 @@
 // Worker-thread entry of a graph rebuild (started by rebuildThread.ts): builds an HNSW graph over the
 // vectors it was handed, labels 0 … count − 1 in order, with the collection's build parameters, and
-// writes it with hnswlib's writeIndex to the path it was given. The native graph cannot cross threads,
-// so the main thread reads the file back (HnswGraph.read). Any throw reaches the main thread as the
+// writes it with its engine's `write` to the path it was given. The native graph cannot cross threads,
+// so the main thread reads the file back (readGraph). Any throw reaches the main thread as the
 // worker's 'error' event.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Metric } from '../collections/index.ts';
-import { HnswGraph } from './hnsw/graph.ts';
+import { createGraph } from './hnsw/engine.ts';
+import type { GraphEngine } from './hnsw/graph.ts';
 import { metricOps } from './metrics.ts';
 
 /** What the main thread hands over (`vectors` is transferred, not copied). */
 export type RebuildTask = {
   path: string;
+  /** The store's graph engine: the rebuilt graph is of the same one. */
+  engine: GraphEngine;
   metric: Metric;
   dim: number;
   m: number;
@@ -28,7 +31,8 @@ export type RebuildDone = { written: number };
 async function build(task: RebuildTask): Promise<number> {
   const { dim, vectors } = task;
   const count = Math.floor(vectors.length / dim);
-  const graph = HnswGraph.create(
+  const graph = createGraph(
+    task.engine,
     metricOps(task.metric),
     dim,
     { m: task.m, efConstruction: task.efConstruction },

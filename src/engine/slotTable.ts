@@ -10,7 +10,8 @@
 
 import type { CollectionDefinition } from '../collections/index.ts';
 import { AttributeColumns } from './attributeColumns.ts';
-import { HnswGraph } from './hnsw/graph.ts';
+import { createGraph, selectedEngine } from './hnsw/engine.ts';
+import type { Graph, GraphEngine } from './hnsw/graph.ts';
 import { KeywordIndex } from './keyword.ts';
 import type { MetricOps } from './metrics.ts';
 import type { StoredRecord } from './recordView.ts';
@@ -27,14 +28,20 @@ export function growInt32(a: Int32Array, min: number, fill: number): Int32Array 
   return b;
 }
 
-/** A new, empty graph with the definition's build parameters. */
-export function emptyGraph(ops: MetricOps, def: CollectionDefinition, capacity?: number): HnswGraph {
-  return HnswGraph.create(ops, def.dim, { m: def.index.m, efConstruction: def.index.ef_construction }, capacity);
+/** The definition's graph build parameters. */
+export function graphParams(def: CollectionDefinition): { m: number; efConstruction: number } {
+  return { m: def.index.m, efConstruction: def.index.ef_construction };
+}
+
+/** A new, empty graph of an engine with the definition's build parameters. */
+export function emptyGraph(engine: GraphEngine, ops: MetricOps, def: CollectionDefinition, capacity?: number): Graph {
+  return createGraph(engine, ops, def.dim, graphParams(def), capacity);
 }
 
 export class SlotTable {
   readonly ops: MetricOps;
-  graph: HnswGraph;
+  /** The store's graph; its engine (chosen when the store is created) stays for the store's life. */
+  graph: Graph;
 
   // Per slot.
   records: (StoredRecord | undefined)[] = [];
@@ -60,7 +67,7 @@ export class SlotTable {
 
   constructor(ops: MetricOps, def: CollectionDefinition) {
     this.ops = ops;
-    this.graph = emptyGraph(ops, def);
+    this.graph = emptyGraph(selectedEngine(), ops, def);
     this.vectors = new VectorSlab(def.dim);
     this.columns = new AttributeColumns(() => this.vectors.capacity);
     this.columns.reset(def.attributes);

@@ -5,10 +5,10 @@
 import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AttributeValue, type CollectionDefinition, InvalidArgumentError } from '../collections/index.ts';
-import { HnswGraph } from './hnsw/graph.ts';
+import { readGraph, selectedEngine } from './hnsw/engine.ts';
 import { KeywordIndex } from './keyword.ts';
 import { compactAttributes, type StoredRecord } from './recordView.ts';
-import { growInt32, type SlotTable } from './slotTable.ts';
+import { graphParams, growInt32, type SlotTable } from './slotTable.ts';
 import { LITTLE_ENDIAN } from './vectorSlab.ts';
 
 /**
@@ -26,6 +26,8 @@ export type SnapshotManifest = {
   slotCount: number;
   nextLabel: number;
   deleted: number;
+  /** The graph engine that wrote `hnsw.bin` (absent: hnswlib-node, before the native engine). */
+  engine?: string;
 };
 
 /** One record of `records.json`; ±Infinity attributes (f32) are written as strings, which JSON lacks. */
@@ -123,6 +125,7 @@ export async function writeStoreSnapshot(
     slotCount: t.slotCount,
     nextLabel: t.nextLabel,
     deleted: t.graph.deleted,
+    engine: t.graph.engine,
   };
   await writeFile(join(dir, 'store.json'), JSON.stringify(manifest));
 }
@@ -145,6 +148,11 @@ export async function readStoreManifest(dir: string, definition: CollectionDefin
       `snapshot is ${manifest.metric} halfvec(${manifest.dim}), definition is ${definition.metric} halfvec(${definition.dim})`,
     );
   }
+  const engine = selectedEngine();
+  if ((manifest.engine ?? 'hnswlib-node') !== engine)
+    throw new InvalidArgumentError(
+      `snapshot graph is of the ${manifest.engine ?? 'hnswlib-node'} engine, this node runs ${engine}`,
+    );
   return manifest;
 }
 
@@ -167,12 +175,7 @@ export async function restoreStoreSnapshot(
   // hnswlib reads its index on libuv's thread pool: the records and the keyword index are parsed on the
   // main thread meanwhile (placing records touches no graph). The catch keeps an early failure handled
   // until it is awaited below.
-  const graphRead = HnswGraph.read(
-    t.ops,
-    dim,
-    { m: definition.index.m, efConstruction: definition.index.ef_construction },
-    join(dir, 'hnsw.bin'),
-  );
+  const graphRead = readGraph(selectedEngine(), t.ops, dim, graphParams(definition), join(dir, 'hnsw.bin'));
   graphRead.catch(() => undefined);
   t.slotCount = manifest.slotCount;
   t.nextLabel = manifest.nextLabel;

@@ -1,7 +1,8 @@
 // Thin wrapper over one hnswlib-node HierarchicalNSW: build, insert (reusing deleted slots), delete,
 // search with an optional label filter, snapshot. Used only by CollectionStore, which owns labels and
 // decides what is visible. The metric arrives as a MetricOps entry; nothing here branches on it except
-// through `ops.space` / `ops.fromHnsw`.
+// through `ops.space` / `ops.fromHnsw`. `Graph` is what the store needs of any graph engine: this one
+// (the default) and the native half-precision one (halfGraph.ts); engine.ts picks between them.
 //
 // The native index is created at the first insert, not with the graph: hnswlib allocates 65,536 label
 // mutexes (2.6 MB) per index whatever its capacity, and anyone can define collections that never hold a
@@ -18,10 +19,50 @@ type Native = InstanceType<typeof HierarchicalNSW>;
 
 export type GraphParams = { m: number; efConstruction: number };
 
-/** One graph search's answer: labels ascending by pgvector distance. */
-export type GraphHits = { labels: number[]; distances: number[] };
+/** One graph search's answer: labels ascending by pgvector distance, and how many filter checks it made. */
+export type GraphHits = { labels: number[]; distances: number[]; checks: number };
 
-export class HnswGraph {
+/** The graph engines: hnswlib-node (float32 inside the graph) or arkivector's own addon (binary16). */
+export const GRAPH_ENGINES = ['hnswlib-node', 'native'] as const;
+export type GraphEngine = (typeof GRAPH_ENGINES)[number];
+
+/**
+ * Which labels a search may return: those whose slot (`labelSlot[label]`, −1 for labels readers must
+ * not see) is ≥ 0 and, with `allowed`, passes it. Each engine takes the form it is fast with: the
+ * predicate per visited node (hnswlib-node calls back into JS), or the whole set as a bitset over slots,
+ * built once per query (the native engine).
+ */
+export type GraphFilter = {
+  labelSlot: Int32Array;
+  allowed?: { predicate: (slot: number) => boolean; bits: () => Uint8Array };
+};
+
+/** What a collection store needs of a graph, whichever engine holds it. */
+export interface Graph {
+  readonly engine: GraphEngine;
+  readonly dim: number;
+  readonly ops: MetricOps;
+  readonly params: GraphParams;
+  /** Labels marked deleted whose slots the engine has not reused yet. */
+  deleted: number;
+  readonly elementCount: number;
+  readonly capacity: number;
+  /** Whether the engine's index exists yet (an empty collection may allocate nothing). */
+  readonly allocated: boolean;
+  reserve(extra: number): void;
+  add(vector: Float32Array, label: number): void;
+  remove(label: number): void;
+  search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits;
+  /**
+   * An exact scan in the engine's own kernels over every label not deleted, or over `candidates`
+   * (engines that hold their vectors in a form the scan can read; absent: the store scans its slab).
+   */
+  exact?(query: ArrayLike<number>, k: number, candidates?: Uint32Array): GraphHits;
+  write(path: string): Promise<void>;
+}
+
+export class HnswGraph implements Graph {
+  readonly engine = 'hnswlib-node';
   readonly dim: number;
   readonly ops: MetricOps;
   readonly params: GraphParams;
@@ -150,13 +191,13 @@ export class HnswGraph {
    * @param query float32 query (length = dim)
    * @param k results wanted (clamped to the capacity, as hnswlib requires)
    * @param ef search width
-   * @param filter label predicate applied during traversal
-   * @returns labels and pgvector distances, nearest first
+   * @param filter the labels allowed, checked during traversal (one JS call per visited node)
+   * @returns labels and pgvector distances, nearest first, and the filter checks made
    */
-  search(query: ArrayLike<number>, k: number, ef: number, filter?: (label: number) => boolean): GraphHits {
+  search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits {
     // An empty graph answers nothing (hnswlib checks that itself, without a second native call).
     const native = this.#native;
-    if (!native) return { labels: [], distances: [] };
+    if (!native) return { labels: [], distances: [], checks: 0 };
     if (ef !== this.#currentEf) {
       native.setEf(ef);
       this.#currentEf = ef;
@@ -164,11 +205,22 @@ export class HnswGraph {
     const buf = this.#buffer();
     for (let i = 0; i < buf.length; i++) buf[i] = query[i]!;
     const kk = Math.min(k, this.#capacity);
-    const res = filter === undefined ? native.searchKnn(buf, kk) : native.searchKnn(buf, kk, filter);
+    let checks = 0;
+    let res: { neighbors: number[]; distances: number[] };
+    if (filter === undefined) res = native.searchKnn(buf, kk);
+    else {
+      const labelSlot = filter.labelSlot;
+      const predicate = filter.allowed?.predicate;
+      res = native.searchKnn(buf, kk, (label: number) => {
+        checks++;
+        const s = label < labelSlot.length ? labelSlot[label]! : -1;
+        return s >= 0 && (predicate === undefined || predicate(s));
+      });
+    }
     const distances = res.distances;
     const fromHnsw = this.ops.fromHnsw;
     for (let i = 0; i < distances.length; i++) distances[i] = fromHnsw(distances[i]!);
-    return { labels: res.neighbors, distances };
+    return { labels: res.neighbors, distances, checks };
   }
 }
 

@@ -1,0 +1,27 @@
+{
+  "targets": [
+    {
+      "target_name": "arkivector_native",
+      "sources": ["src/addon.cc"],
+      "include_dirs": [
+        "<!(node -p \"require('path').join(require('path').dirname(require.resolve('hnswlib-node/package.json')), 'src')\")"
+      ],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions"],
+      "cflags_cc": ["-O3", "-std=c++17", "-fvisibility=hidden"],
+      "conditions": [
+        ["OS=='mac'", {
+          "xcode_settings": {
+            "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+            "GCC_SYMBOLS_PRIVATE_EXTERN": "YES",
+            "OTHER_CPLUSPLUSFLAGS": ["-O3", "-std=c++17"]
+          }
+        }],
+        ["OS=='win'", {
+          "defines": ["_HAS_EXCEPTIONS=1"],
+          "msvs_settings": { "VCCLCompilerTool": { "ExceptionHandling": 1 } }
+        }]
+      ]
+    }
+  ]
+}

@@ -1,0 +1,1004 @@
+// arkivector's native engine (issue 23): an N-API addon over hnswlib's own headers (the copy that ships
+// inside hnswlib-node) with a half-precision space. Each element holds its binary16 values once, inside
+// the graph, behind a float32 inverse norm; every distance is computed from binary16 by a kernel chosen
+// at run time (AVX-512, F16C+AVX2+FMA, or portable C++), so one build runs on any x86-64 (or other) CPU
+// and never dies with an illegal instruction. Filters arrive once per query as typed arrays (a label ->
+// slot map and a bitset over slots): no call into JavaScript per visited node.
+//
+// Plain N-API (node_api.h, which Node ships), no node-addon-api. Every method catches C++ exceptions and
+// throws a JavaScript Error instead; every argument is checked before hnswlib sees it.
+
+#include <node_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hnswlib/hnswlib.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define ARKIVECTOR_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
+namespace {
+
+// ---- binary16 <-> float32 (portable) ----
+
+float H2F[65536];
+
+float halfToFloat(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+  const uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {
+      // Subnormal: normalise.
+      int e = -1;
+      do {
+        e++;
+        mant <<= 1;
+      } while ((mant & 0x400) == 0);
+      bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000 | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// Round to nearest even; magnitudes beyond the largest half saturate to ±65504 (callers reject NaN and
+// infinities before).
+uint16_t floatToHalf(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  const uint16_t sign = (uint16_t)((b >> 16) & 0x8000);
+  const uint32_t absb = b & 0x7fffffff;
+  if (absb >= 0x477ff000) return sign | 0x7bff;  // ≥ 65520 rounds to inf: saturate
+  if (absb < 0x33000001) return sign;            // ≤ 2^-25: rounds to zero
+  const int exp = (int)(absb >> 23);
+  uint32_t mant = absb & 0x7fffff;
+  if (exp < 113) {
+    // Subnormal half.
+    mant |= 0x800000;
+    const int shift = 126 - exp;  // 14..24
+    const uint32_t half = mant >> shift;
+    const uint32_t rem = mant & ((1u << shift) - 1);
+    const uint32_t mid = 1u << (shift - 1);
+    uint32_t r = half + ((rem > mid || (rem == mid && (half & 1))) ? 1 : 0);
+    return sign | (uint16_t)r;
+  }
+  uint32_t h = ((uint32_t)(exp - 112) << 10) | (mant >> 13);
+  const uint32_t rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+  if (h >= 0x7c00) h = 0x7bff;
+  return sign | (uint16_t)h;
+}
+
+// ---- kernels ----
+
+enum Kernel { KERNEL_PORTABLE = 0, KERNEL_AVX2 = 1, KERNEL_AVX512 = 2 };
+const char* const KERNEL_NAMES[] = {"portable", "avx2", "avx512"};
+
+// Half × half for the graph; float32 query × half for exact answers (the final distances of a search,
+// and the exact scan), so they agree with the engine's JavaScript exact scan.
+struct Kernels {
+  float (*dot)(const uint16_t*, const uint16_t*, size_t);
+  float (*l2)(const uint16_t*, const uint16_t*, size_t);
+  float (*dotMixed)(const float*, const uint16_t*, size_t);
+  float (*l2Mixed)(const float*, const uint16_t*, size_t);
+};
+
+float dotMixedPortable(const float* a, const uint16_t* b, size_t n) {
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * H2F[b[i]];
+    s1 += a[i + 1] * H2F[b[i + 1]];
+    s2 += a[i + 2] * H2F[b[i + 2]];
+    s3 += a[i + 3] * H2F[b[i + 3]];
+  }
+  for (; i < n; i++) s0 += a[i] * H2F[b[i]];
+  return (s0 + s1) + (s2 + s3);
+}
+
+float l2MixedPortable(const float* a, const uint16_t* b, size_t n) {
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const float d0 = a[i] - H2F[b[i]];
+    const float d1 = a[i + 1] - H2F[b[i + 1]];
+    const float d2 = a[i + 2] - H2F[b[i + 2]];
+    const float d3 = a[i + 3] - H2F[b[i + 3]];
+    s0 += d0 * d0;
+    s1 += d1 * d1;
+    s2 += d2 * d2;
+    s3 += d3 * d3;
+  }
+  for (; i < n; i++) {
+    const float d = a[i] - H2F[b[i]];
+    s0 += d * d;
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
+float dotPortable(const uint16_t* a, const uint16_t* b, size_t n) {
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += H2F[a[i]] * H2F[b[i]];
+    s1 += H2F[a[i + 1]] * H2F[b[i + 1]];
+    s2 += H2F[a[i + 2]] * H2F[b[i + 2]];
+    s3 += H2F[a[i + 3]] * H2F[b[i + 3]];
+  }
+  for (; i < n; i++) s0 += H2F[a[i]] * H2F[b[i]];
+  return (s0 + s1) + (s2 + s3);
+}
+
+float l2Portable(const uint16_t* a, const uint16_t* b, size_t n) {
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const float d0 = H2F[a[i]] - H2F[b[i]];
+    const float d1 = H2F[a[i + 1]] - H2F[b[i + 1]];
+    const float d2 = H2F[a[i + 2]] - H2F[b[i + 2]];
+    const float d3 = H2F[a[i + 3]] - H2F[b[i + 3]];
+    s0 += d0 * d0;
+    s1 += d1 * d1;
+    s2 += d2 * d2;
+    s3 += d3 * d3;
+  }
+  for (; i < n; i++) {
+    const float d = H2F[a[i]] - H2F[b[i]];
+    s0 += d * d;
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
+#ifdef ARKIVECTOR_X86
+__attribute__((target("avx2,f16c,fma"))) inline float hsum256(__m256 v) {
+  __m128 lo = _mm256_castps256_ps128(v);
+  __m128 hi = _mm256_extractf128_ps(v, 1);
+  lo = _mm_add_ps(lo, hi);
+  lo = _mm_add_ps(lo, _mm_movehl_ps(lo, lo));
+  lo = _mm_add_ss(lo, _mm_shuffle_ps(lo, lo, 1));
+  return _mm_cvtss_f32(lo);
+}
+
+__attribute__((target("avx2,f16c,fma"))) inline __m256 load8(const uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+__attribute__((target("avx2,f16c,fma"))) float dotAvx2(const uint16_t* a, const uint16_t* b, size_t n) {
+  __m256 acc0 = _mm256_setzero_ps();
+  __m256 acc1 = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    acc0 = _mm256_fmadd_ps(load8(a + i), load8(b + i), acc0);
+    acc1 = _mm256_fmadd_ps(load8(a + i + 8), load8(b + i + 8), acc1);
+  }
+  for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(load8(a + i), load8(b + i), acc0);
+  float s = hsum256(_mm256_add_ps(acc0, acc1));
+  for (; i < n; i++) s += H2F[a[i]] * H2F[b[i]];
+  return s;
+}
+
+__attribute__((target("avx2,f16c,fma"))) float l2Avx2(const uint16_t* a, const uint16_t* b, size_t n) {
+  __m256 acc0 = _mm256_setzero_ps();
+  __m256 acc1 = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 d0 = _mm256_sub_ps(load8(a + i), load8(b + i));
+    const __m256 d1 = _mm256_sub_ps(load8(a + i + 8), load8(b + i + 8));
+    acc0 = _mm256_fmadd_ps(d0, d0, acc0);
+    acc1 = _mm256_fmadd_ps(d1, d1, acc1);
+  }
+  for (; i + 8 <= n; i += 8) {
+    const __m256 d = _mm256_sub_ps(load8(a + i), load8(b + i));
+    acc0 = _mm256_fmadd_ps(d, d, acc0);
+  }
+  float s = hsum256(_mm256_add_ps(acc0, acc1));
+  for (; i < n; i++) {
+    const float d = H2F[a[i]] - H2F[b[i]];
+    s += d * d;
+  }
+  return s;
+}
+
+// GCC 12's AVX-512 intrinsic headers trip -Wmaybe-uninitialized on their own temporaries.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+// Spilled and summed: GCC 12's _mm512_reduce_add_ps warns about an uninitialised temporary.
+__attribute__((target("avx512f,f16c,fma"))) inline float hsum512(__m512 v) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, v);
+  float s = 0;
+  for (int i = 0; i < 16; i++) s += lanes[i];
+  return s;
+}
+
+__attribute__((target("avx2,f16c,fma"))) float dotMixedAvx2(const float* a, const uint16_t* b, size_t n) {
+  __m256 acc0 = _mm256_setzero_ps();
+  __m256 acc1 = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), load8(b + i), acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), load8(b + i + 8), acc1);
+  }
+  for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), load8(b + i), acc0);
+  float s = hsum256(_mm256_add_ps(acc0, acc1));
+  for (; i < n; i++) s += a[i] * H2F[b[i]];
+  return s;
+}
+
+__attribute__((target("avx2,f16c,fma"))) float l2MixedAvx2(const float* a, const uint16_t* b, size_t n) {
+  __m256 acc0 = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(a + i), load8(b + i));
+    acc0 = _mm256_fmadd_ps(d, d, acc0);
+  }
+  float s = hsum256(acc0);
+  for (; i < n; i++) {
+    const float d = a[i] - H2F[b[i]];
+    s += d * d;
+  }
+  return s;
+}
+
+__attribute__((target("avx512f,f16c,fma"))) inline __m512 load16(const uint16_t* p) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
+__attribute__((target("avx512f,f16c,fma"))) float dotAvx512(const uint16_t* a, const uint16_t* b, size_t n) {
+  __m512 acc0 = _mm512_setzero_ps();
+  __m512 acc1 = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    acc0 = _mm512_fmadd_ps(load16(a + i), load16(b + i), acc0);
+    acc1 = _mm512_fmadd_ps(load16(a + i + 16), load16(b + i + 16), acc1);
+  }
+  for (; i + 16 <= n; i += 16) acc0 = _mm512_fmadd_ps(load16(a + i), load16(b + i), acc0);
+  float s = hsum512(_mm512_add_ps(acc0, acc1));
+  for (; i < n; i++) s += H2F[a[i]] * H2F[b[i]];
+  return s;
+}
+
+__attribute__((target("avx512f,f16c,fma"))) float l2Avx512(const uint16_t* a, const uint16_t* b, size_t n) {
+  __m512 acc0 = _mm512_setzero_ps();
+  __m512 acc1 = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 d0 = _mm512_sub_ps(load16(a + i), load16(b + i));
+    const __m512 d1 = _mm512_sub_ps(load16(a + i + 16), load16(b + i + 16));
+    acc0 = _mm512_fmadd_ps(d0, d0, acc0);
+    acc1 = _mm512_fmadd_ps(d1, d1, acc1);
+  }
+  for (; i + 16 <= n; i += 16) {
+    const __m512 d = _mm512_sub_ps(load16(a + i), load16(b + i));
+    acc0 = _mm512_fmadd_ps(d, d, acc0);
+  }
+  float s = hsum512(_mm512_add_ps(acc0, acc1));
+  for (; i < n; i++) {
+    const float d = H2F[a[i]] - H2F[b[i]];
+    s += d * d;
+  }
+  return s;
+}
+__attribute__((target("avx512f,f16c,fma"))) float dotMixedAvx512(const float* a, const uint16_t* b, size_t n) {
+  __m512 acc0 = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), load16(b + i), acc0);
+  float s = hsum512(acc0);
+  for (; i < n; i++) s += a[i] * H2F[b[i]];
+  return s;
+}
+
+__attribute__((target("avx512f,f16c,fma"))) float l2MixedAvx512(const float* a, const uint16_t* b, size_t n) {
+  __m512 acc0 = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(a + i), load16(b + i));
+    acc0 = _mm512_fmadd_ps(d, d, acc0);
+  }
+  float s = hsum512(acc0);
+  for (; i < n; i++) {
+    const float d = a[i] - H2F[b[i]];
+    s += d * d;
+  }
+  return s;
+}
+#pragma GCC diagnostic pop
+#endif
+
+const Kernels KERNELS[] = {
+    {dotPortable, l2Portable, dotMixedPortable, l2MixedPortable},
+#ifdef ARKIVECTOR_X86
+    {dotAvx2, l2Avx2, dotMixedAvx2, l2MixedAvx2},
+    {dotAvx512, l2Avx512, dotMixedAvx512, l2MixedAvx512},
+#else
+    {dotPortable, l2Portable, dotMixedPortable, l2MixedPortable},
+    {dotPortable, l2Portable, dotMixedPortable, l2MixedPortable},
+#endif
+};
+
+// The best kernel this CPU (and its OS: AVX state saved on context switches) can run.
+int detectKernel() {
+#ifdef ARKIVECTOR_X86
+  __builtin_cpu_init();
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+  // libgcc's checks include the OS's XCR0 support for the AVX and AVX-512 register states.
+  if (f16c && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) return KERNEL_AVX512;
+  if (f16c && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return KERNEL_AVX2;
+#endif
+  return KERNEL_PORTABLE;
+}
+
+int DETECTED = KERNEL_PORTABLE;
+// ARKIVECTOR_SIMD=portable|avx2|avx512 lowers the default (never above what the CPU runs).
+int DEFAULT_KERNEL = KERNEL_PORTABLE;
+
+int kernelByName(const std::string& name, int fallback) {
+  for (int i = 0; i < 3; i++)
+    if (name == KERNEL_NAMES[i]) return i;
+  return fallback;
+}
+
+// ---- the half space ----
+// Element layout: float32 inverse norm (of the binary16 values; 0 for a zero vector), then dim binary16
+// values. Distances follow hnswlib-node's conventions so the engine's `fromHnsw` applies unchanged:
+// cosine 1 − cos, ip 1 − a·b, l2 the squared distance.
+
+enum Metric { METRIC_COSINE = 0, METRIC_IP = 1, METRIC_L2 = 2 };
+
+struct SpaceParam {
+  size_t dim;
+  Kernels k;
+};
+
+inline float invNormOf(const void* p) {
+  float f;
+  std::memcpy(&f, p, 4);
+  return f;
+}
+inline const uint16_t* halvesOf(const void* p) { return reinterpret_cast<const uint16_t*>(static_cast<const char*>(p) + 4); }
+
+float distCosine(const void* a, const void* b, const void* param) {
+  const SpaceParam* s = static_cast<const SpaceParam*>(param);
+  return 1.0f - s->k.dot(halvesOf(a), halvesOf(b), s->dim) * invNormOf(a) * invNormOf(b);
+}
+float distIp(const void* a, const void* b, const void* param) {
+  const SpaceParam* s = static_cast<const SpaceParam*>(param);
+  return 1.0f - s->k.dot(halvesOf(a), halvesOf(b), s->dim);
+}
+float distL2(const void* a, const void* b, const void* param) {
+  const SpaceParam* s = static_cast<const SpaceParam*>(param);
+  return s->k.l2(halvesOf(a), halvesOf(b), s->dim);
+}
+
+class HalfSpace : public hnswlib::SpaceInterface<float> {
+ public:
+  HalfSpace(int metric, size_t dim, int kernel) : metric_(metric) {
+    param_.dim = dim;
+    param_.k = KERNELS[kernel];
+    fn_ = metric == METRIC_COSINE ? distCosine : metric == METRIC_IP ? distIp : distL2;
+  }
+  size_t get_data_size() override { return 4 + 2 * param_.dim; }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return fn_; }
+  void* get_dist_func_param() override { return &param_; }
+  float distance(const void* a, const void* b) const { return fn_(a, b, &param_); }
+  // The distance from a float32 query (`invQ` its inverse norm) to a stored element.
+  float exactDistance(const float* q, float invQ, const void* x) const {
+    const uint16_t* h = halvesOf(x);
+    if (metric_ == METRIC_L2) return param_.k.l2Mixed(q, h, param_.dim);
+    const float dot = param_.k.dotMixed(q, h, param_.dim);
+    return metric_ == METRIC_COSINE ? 1.0f - dot * invQ * invNormOf(x) : 1.0f - dot;
+  }
+
+ private:
+  int metric_;
+  SpaceParam param_;
+  hnswlib::DISTFUNC<float> fn_;
+};
+
+// ---- filters ----
+
+// Allowed: labels whose slot (labelSlot[label], −1 = invisible) is ≥ 0 and, with a bitset, set in it.
+class SlotFilter : public hnswlib::BaseFilterFunctor {
+ public:
+  const int32_t* labelSlot = nullptr;
+  size_t labels = 0;
+  const uint8_t* bits = nullptr;
+  size_t slots = 0;
+  size_t calls = 0;
+  bool operator()(hnswlib::labeltype label) override {
+    calls++;
+    if (label >= labels) return false;
+    const int32_t s = labelSlot[label];
+    if (s < 0) return false;
+    if (bits == nullptr) return true;
+    return (size_t)s < slots && ((bits[(size_t)s >> 3] >> (s & 7)) & 1) != 0;
+  }
+};
+
+// ---- N-API helpers ----
+
+struct JsError : std::runtime_error {
+  explicit JsError(const std::string& m) : std::runtime_error(m) {}
+};
+
+#define NAPI_OK(call)                                       \
+  do {                                                      \
+    if ((call) != napi_ok) throw JsError("N-API call failed: " #call); \
+  } while (0)
+
+napi_valuetype typeOf(napi_env env, napi_value v) {
+  napi_valuetype t;
+  NAPI_OK(napi_typeof(env, v, &t));
+  return t;
+}
+
+double numberArg(napi_env env, napi_value v, const char* what) {
+  if (typeOf(env, v) != napi_number) throw JsError(std::string(what) + " must be a number");
+  double d;
+  NAPI_OK(napi_get_value_double(env, v, &d));
+  return d;
+}
+
+// An integer in [lo, hi].
+size_t intArg(napi_env env, napi_value v, const char* what, double lo, double hi) {
+  const double d = numberArg(env, v, what);
+  if (!(d >= lo && d <= hi) || std::floor(d) != d)
+    throw JsError(std::string(what) + " must be an integer in [" + std::to_string((long long)lo) + ", " +
+                  std::to_string((long long)hi) + "]");
+  return (size_t)d;
+}
+
+bool isMissing(napi_env env, napi_value v) {
+  const napi_valuetype t = typeOf(env, v);
+  return t == napi_undefined || t == napi_null;
+}
+
+struct Typed {
+  void* data = nullptr;
+  size_t length = 0;
+};
+
+Typed typedArg(napi_env env, napi_value v, napi_typedarray_type want, const char* what) {
+  bool is = false;
+  NAPI_OK(napi_is_typedarray(env, v, &is));
+  const char* names[] = {"Int8Array",  "Uint8Array",   "Uint8ClampedArray", "Int16Array",    "Uint16Array",
+                         "Int32Array", "Uint32Array",  "Float32Array",      "Float64Array",  "BigInt64Array",
+                         "BigUint64Array"};
+  if (!is) throw JsError(std::string(what) + " must be a " + names[want]);
+  napi_typedarray_type t;
+  Typed out;
+  napi_value buf;
+  size_t off;
+  NAPI_OK(napi_get_typedarray_info(env, v, &t, &out.length, &out.data, &buf, &off));
+  if (t != want) throw JsError(std::string(what) + " must be a " + names[want]);
+  return out;
+}
+
+std::string stringArg(napi_env env, napi_value v, const char* what) {
+  if (typeOf(env, v) != napi_string) throw JsError(std::string(what) + " must be a string");
+  size_t len = 0;
+  NAPI_OK(napi_get_value_string_utf8(env, v, nullptr, 0, &len));
+  if (len > 4096) throw JsError(std::string(what) + " is too long");
+  std::string s(len, '\0');
+  NAPI_OK(napi_get_value_string_utf8(env, v, &s[0], len + 1, &len));
+  if (s.find('\0') != std::string::npos) throw JsError(std::string(what) + " contains a NUL byte");
+  return s;
+}
+
+napi_value prop(napi_env env, napi_value obj, const char* name) {
+  napi_value v;
+  NAPI_OK(napi_get_named_property(env, obj, name, &v));
+  return v;
+}
+
+napi_value num(napi_env env, double d) {
+  napi_value v;
+  NAPI_OK(napi_create_double(env, d, &v));
+  return v;
+}
+
+napi_value str(napi_env env, const char* s) {
+  napi_value v;
+  NAPI_OK(napi_create_string_utf8(env, s, NAPI_AUTO_LENGTH, &v));
+  return v;
+}
+
+// Runs a method body; a C++ exception becomes a thrown JavaScript Error (never a crash).
+template <typename F>
+napi_value guarded(napi_env env, F body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    napi_throw_error(env, "ERR_ARKIVECTOR_NATIVE", "arkivector native: out of memory");
+  } catch (const std::exception& e) {
+    napi_throw_error(env, "ERR_ARKIVECTOR_NATIVE", (std::string("arkivector native: ") + e.what()).c_str());
+  }
+  return nullptr;
+}
+
+// ---- the index ----
+
+constexpr double MAX_DIM = 16000;
+constexpr double MAX_LABEL = 4294967294.0;  // uint32, below the all-ones pattern
+constexpr double MAX_ELEMENTS = 1 << 30;
+constexpr double MAX_M = 2048;
+constexpr double MAX_EF = 1 << 20;
+constexpr double MAX_K = 1 << 20;
+
+struct Index {
+  int metric = METRIC_COSINE;
+  int kernel = KERNEL_PORTABLE;
+  size_t dim = 0;
+  std::unique_ptr<HalfSpace> space;
+  std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw;
+  std::vector<char> scratch;  // one encoded element (a point or a query)
+  std::vector<float> query;   // the last encoded values as float32, and their inverse norm
+  float invQuery = 0;
+
+  size_t elementSize() const { return 4 + 2 * dim; }
+
+  // Encodes float32 values (or binary16 patterns) into `scratch`; refuses NaN and infinities.
+  const void* encode(napi_env env, napi_value v, const char* what) {
+    bool is = false;
+    NAPI_OK(napi_is_typedarray(env, v, &is));
+    if (!is) throw JsError(std::string(what) + " must be a Float32Array or a Uint16Array of binary16 patterns");
+    napi_typedarray_type t;
+    size_t length;
+    void* data;
+    napi_value buf;
+    size_t off;
+    NAPI_OK(napi_get_typedarray_info(env, v, &t, &length, &data, &buf, &off));
+    if (t != napi_float32_array && t != napi_uint16_array)
+      throw JsError(std::string(what) + " must be a Float32Array or a Uint16Array of binary16 patterns");
+    if (length != dim)
+      throw JsError(std::string(what) + " has " + std::to_string(length) + " values, expected " + std::to_string(dim));
+    uint16_t* out = reinterpret_cast<uint16_t*>(scratch.data() + 4);
+    query.resize(dim);
+    double qs = 0;
+    if (t == napi_float32_array) {
+      const float* f = static_cast<const float*>(data);
+      for (size_t i = 0; i < dim; i++) {
+        if (!std::isfinite(f[i])) throw JsError(std::string(what) + "[" + std::to_string(i) + "] is not finite");
+        out[i] = floatToHalf(f[i]);
+        query[i] = f[i];
+        qs += (double)f[i] * f[i];
+      }
+    } else {
+      const uint16_t* h = static_cast<const uint16_t*>(data);
+      for (size_t i = 0; i < dim; i++) {
+        if ((h[i] & 0x7c00) == 0x7c00)
+          throw JsError(std::string(what) + "[" + std::to_string(i) + "] is not a finite binary16");
+        out[i] = h[i];
+        query[i] = H2F[h[i]];
+        qs += (double)query[i] * query[i];
+      }
+    }
+    invQuery = qs > 0 ? (float)(1.0 / std::sqrt(qs)) : 0.0f;
+    double s = 0;
+    for (size_t i = 0; i < dim; i++) {
+      const double x = H2F[out[i]];
+      s += x * x;
+    }
+    const float inv = s > 0 ? (float)(1.0 / std::sqrt(s)) : 0.0f;
+    std::memcpy(scratch.data(), &inv, 4);
+    return scratch.data();
+  }
+};
+
+Index* unwrap(napi_env env, napi_callback_info info, size_t want, napi_value* args) {
+  size_t argc = want;
+  napi_value self;
+  NAPI_OK(napi_get_cb_info(env, info, &argc, args, &self, nullptr));
+  for (size_t i = argc; i < want; i++) NAPI_OK(napi_get_undefined(env, &args[i]));
+  void* p = nullptr;
+  if (napi_unwrap(env, self, &p) != napi_ok || p == nullptr) throw JsError("not a HalfIndex");
+  Index* ix = static_cast<Index*>(p);
+  if (!ix->hnsw) throw JsError("the index is closed");
+  return ix;
+}
+
+int metricArg(napi_env env, napi_value v) {
+  const std::string m = stringArg(env, v, "metric");
+  if (m == "cosine") return METRIC_COSINE;
+  if (m == "ip") return METRIC_IP;
+  if (m == "l2") return METRIC_L2;
+  throw JsError("metric must be cosine, ip or l2");
+}
+
+// A saved file's header, checked before hnswlib reads it: hnswlib trusts its own files.
+// Returns the element count it holds.
+size_t checkHeader(const std::string& path, const Index& ix, size_t m) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open()) throw JsError("cannot open " + path);
+  in.seekg(0, in.end);
+  const long long fileSize = (long long)in.tellg();
+  in.seekg(0, in.beg);
+  size_t offsetLevel0, maxElements, count, sizePer, labelOffset, offsetData, maxM, maxM0, mm, efc;
+  int maxLevel;
+  unsigned enter;
+  double mult;
+  in.read((char*)&offsetLevel0, 8).read((char*)&maxElements, 8).read((char*)&count, 8).read((char*)&sizePer, 8);
+  in.read((char*)&labelOffset, 8).read((char*)&offsetData, 8).read((char*)&maxLevel, 4).read((char*)&enter, 4);
+  in.read((char*)&maxM, 8).read((char*)&maxM0, 8).read((char*)&mm, 8).read((char*)&mult, 8).read((char*)&efc, 8);
+  if (!in) throw JsError("the index file is too short");
+  const size_t header = 8 * 6 + 4 + 4 + 8 * 5;
+  const size_t links0 = maxM0 * 4 + 4;
+  const bool ok = count <= MAX_ELEMENTS && offsetLevel0 == 0 && mm >= 2 && mm <= MAX_M && (m == 0 || mm == m) && maxM == mm &&
+                  maxM0 == 2 * mm && offsetData == links0 && labelOffset == offsetData + ix.elementSize() &&
+                  sizePer == labelOffset + sizeof(hnswlib::labeltype) && count <= maxElements &&
+                  efc >= 1 && efc <= MAX_EF && std::isfinite(mult) &&
+                  std::fabs(mult * std::log((double)mm) - 1.0) < 1e-9 &&
+                  (long long)(header + count * sizePer + count * 4) <= fileSize &&
+                  (count == 0 || (enter < count && maxLevel >= 0 && maxLevel < 64));
+  if (!ok) throw JsError("the index file does not match this index (dim, metric, m) or is damaged");
+  return count;
+}
+
+// After hnswlib loaded a file: every link must name an element that exists at that level.
+void checkLinks(const hnswlib::HierarchicalNSW<float>& h) {
+  const size_t n = h.cur_element_count;
+  for (size_t i = 0; i < n; i++) {
+    const int level = h.element_levels_[i];
+    if (level < 0 || level > h.maxlevel_) throw JsError("the index file is damaged (levels)");
+    for (int l = 0; l <= level; l++) {
+      unsigned* list = l == 0 ? h.get_linklist0((unsigned)i) : h.get_linklist((unsigned)i, l);
+      const size_t size = h.getListCount(list);
+      if (size > (l == 0 ? h.maxM0_ : h.maxM_)) throw JsError("the index file is damaged (list size)");
+      const unsigned* ids = list + 1;
+      for (size_t j = 0; j < size; j++)
+        if (ids[j] >= n || h.element_levels_[ids[j]] < l) throw JsError("the index file is damaged (links)");
+    }
+  }
+  if (n > 0 && h.element_levels_[h.enterpoint_node_] != h.maxlevel_)
+    throw JsError("the index file is damaged (entry point)");
+}
+
+void finalize(napi_env, void* data, void*) { delete static_cast<Index*>(data); }
+
+// new HalfIndex({ metric, dim, maxElements, m, efConstruction, seed, kernel?, path? })
+napi_value Construct(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    size_t argc = 1;
+    napi_value arg, self;
+    NAPI_OK(napi_get_cb_info(env, info, &argc, &arg, &self, nullptr));
+    if (argc < 1 || typeOf(env, arg) != napi_object) throw JsError("HalfIndex takes an options object");
+    std::unique_ptr<Index> ix(new Index());
+    ix->metric = metricArg(env, prop(env, arg, "metric"));
+    ix->dim = intArg(env, prop(env, arg, "dim"), "dim", 1, MAX_DIM);
+    const size_t maxElements = intArg(env, prop(env, arg, "maxElements"), "maxElements", 1, MAX_ELEMENTS);
+    napi_value kv = prop(env, arg, "kernel");
+    ix->kernel = DEFAULT_KERNEL;
+    if (!isMissing(env, kv)) {
+      const std::string name = stringArg(env, kv, "kernel");
+      const int k = kernelByName(name, -1);
+      if (k < 0) throw JsError("kernel must be portable, avx2 or avx512");
+      ix->kernel = k < DETECTED ? k : DETECTED;  // never one the CPU cannot run
+    }
+    ix->space.reset(new HalfSpace(ix->metric, ix->dim, ix->kernel));
+    ix->scratch.assign(ix->elementSize(), 0);
+    napi_value pv = prop(env, arg, "path");
+    if (!isMissing(env, pv)) {
+      const std::string path = stringArg(env, pv, "path");
+      napi_value mv = prop(env, arg, "m");
+      const size_t m = isMissing(env, mv) ? 0 : intArg(env, mv, "m", 2, MAX_M);
+      const size_t count = checkHeader(path, *ix, m);
+      // Never the capacity saved in the file (a damaged one could ask for any amount of memory).
+      const size_t capacity = std::max<size_t>(std::max<size_t>(count, maxElements), 16);
+      ix->hnsw.reset(new hnswlib::HierarchicalNSW<float>(ix->space.get(), path, false, capacity, true));
+      checkLinks(*ix->hnsw);
+    } else {
+      const size_t m = intArg(env, prop(env, arg, "m"), "m", 2, MAX_M);
+      const size_t efc = intArg(env, prop(env, arg, "efConstruction"), "efConstruction", 1, MAX_EF);
+      const size_t seed = intArg(env, prop(env, arg, "seed"), "seed", 0, 4294967295.0);
+      ix->hnsw.reset(new hnswlib::HierarchicalNSW<float>(ix->space.get(), maxElements, m, efc, seed, true));
+    }
+    Index* raw = ix.release();
+    if (napi_wrap(env, self, raw, finalize, nullptr, nullptr) != napi_ok) {
+      delete raw;
+      throw JsError("cannot wrap the index");
+    }
+    return self;
+  });
+}
+
+// addPoint(vector: Float32Array | Uint16Array, label, replaceDeleted = false)
+napi_value AddPoint(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[3];
+    Index* ix = unwrap(env, info, 3, a);
+    const void* data = ix->encode(env, a[0], "vector");
+    const size_t label = intArg(env, a[1], "label", 0, MAX_LABEL);
+    bool replace = false;
+    if (!isMissing(env, a[2])) NAPI_OK(napi_get_value_bool(env, a[2], &replace));
+    auto& h = *ix->hnsw;
+    const bool reuses = replace && h.getDeletedCount() > 0;
+    if (!reuses && h.cur_element_count >= h.max_elements_) {
+      // An update of an existing label needs no room.
+      std::unique_lock<std::mutex> lock(h.label_lookup_lock);
+      if (h.label_lookup_.find(label) == h.label_lookup_.end())
+        throw JsError("the index is full (" + std::to_string(h.max_elements_) + " elements): resize it first");
+    }
+    h.addPoint(data, label, replace);
+    return nullptr;
+  });
+}
+
+napi_value MarkDelete(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[1];
+    Index* ix = unwrap(env, info, 1, a);
+    ix->hnsw->markDelete(intArg(env, a[0], "label", 0, MAX_LABEL));
+    return nullptr;
+  });
+}
+
+napi_value Resize(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[1];
+    Index* ix = unwrap(env, info, 1, a);
+    const size_t n = intArg(env, a[0], "maxElements", 1, MAX_ELEMENTS);
+    if (n < ix->hnsw->cur_element_count) throw JsError("cannot resize below the current element count");
+    ix->hnsw->resizeIndex(n);
+    return nullptr;
+  });
+}
+
+// Output buffers shared by search and exactSearch: labels, distances, stats [count, checks].
+struct Outputs {
+  uint32_t* labels;
+  float* distances;
+  int32_t* stats;
+  size_t room;
+};
+
+Outputs outputsArg(napi_env env, napi_value labels, napi_value distances, napi_value stats, size_t k) {
+  Typed l = typedArg(env, labels, napi_uint32_array, "labels");
+  Typed d = typedArg(env, distances, napi_float32_array, "distances");
+  Typed s = typedArg(env, stats, napi_int32_array, "stats");
+  if (s.length < 2) throw JsError("stats must hold 2 entries");
+  if (l.length < k || d.length < k) throw JsError("labels and distances must hold k entries");
+  return {static_cast<uint32_t*>(l.data), static_cast<float*>(d.data), static_cast<int32_t*>(s.data), k};
+}
+
+SlotFilter filterArg(napi_env env, napi_value labelSlot, napi_value bits) {
+  SlotFilter f;
+  if (!isMissing(env, labelSlot)) {
+    Typed t = typedArg(env, labelSlot, napi_int32_array, "labelSlot");
+    f.labelSlot = static_cast<const int32_t*>(t.data);
+    f.labels = t.length;
+  }
+  if (!isMissing(env, bits)) {
+    if (f.labelSlot == nullptr) throw JsError("an allowed bitset needs the labelSlot map");
+    Typed t = typedArg(env, bits, napi_uint8_array, "allowed");
+    f.bits = static_cast<const uint8_t*>(t.data);
+    f.slots = t.length * 8;
+  }
+  return f;
+}
+
+// search(query, k, ef, labels: Uint32Array, distances: Float32Array, stats: Int32Array,
+//        labelSlot?: Int32Array, allowed?: Uint8Array) → writes stats[0] = hits, stats[1] = filter checks
+napi_value Search(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[8];
+    Index* ix = unwrap(env, info, 8, a);
+    const void* q = ix->encode(env, a[0], "query");
+    const size_t k = intArg(env, a[1], "k", 1, MAX_K);
+    const size_t ef = intArg(env, a[2], "ef", 1, MAX_EF);
+    Outputs out = outputsArg(env, a[3], a[4], a[5], k);
+    SlotFilter f = filterArg(env, a[6], a[7]);
+    auto& h = *ix->hnsw;
+    h.ef_ = ef;
+    auto res = h.searchKnn(q, k, f.labelSlot == nullptr ? nullptr : &f);
+    // The walk ranks by the binary16 query; the answer carries the float32 query's distances (what an
+    // exact scan reports), re-sorted by them.
+    std::vector<std::pair<float, uint32_t>> hits;
+    hits.reserve(res.size());
+    while (!res.empty()) {
+      const uint32_t label = (uint32_t)res.top().second;
+      res.pop();
+      std::unique_lock<std::mutex> lock(h.label_lookup_lock);
+      const hnswlib::tableint id = h.label_lookup_.find(label)->second;
+      lock.unlock();
+      hits.emplace_back(ix->space->exactDistance(ix->query.data(), ix->invQuery, h.getDataByInternalId(id)), label);
+    }
+    std::sort(hits.begin(), hits.end());
+    const size_t n = hits.size();
+    for (size_t i = 0; i < n; i++) {
+      out.labels[i] = hits[i].second;
+      out.distances[i] = hits[i].first;
+    }
+    out.stats[0] = (int32_t)n;
+    out.stats[1] = (int32_t)(f.calls > 0x7fffffff ? 0x7fffffff : f.calls);
+    return nullptr;
+  });
+}
+
+// exactSearch(query, k, labels, distances, stats, candidates?: Uint32Array of labels): every element not
+// marked deleted, or the candidates among them; ties by label.
+napi_value ExactSearch(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[6];
+    Index* ix = unwrap(env, info, 6, a);
+    ix->encode(env, a[0], "query");
+    const size_t k = intArg(env, a[1], "k", 1, MAX_K);
+    Outputs out = outputsArg(env, a[2], a[3], a[4], k);
+    auto& h = *ix->hnsw;
+    std::priority_queue<std::pair<float, uint32_t>> top;
+    auto consider = [&](hnswlib::tableint id) {
+      if (h.isMarkedDeleted(id)) return;
+      const float d = ix->space->exactDistance(ix->query.data(), ix->invQuery, h.getDataByInternalId(id));
+      const uint32_t label = (uint32_t)h.getExternalLabel(id);
+      if (top.size() < k) {
+        top.emplace(d, label);
+      } else if (std::make_pair(d, label) < top.top()) {
+        top.pop();
+        top.emplace(d, label);
+      }
+    };
+    size_t checks = 0;
+    if (isMissing(env, a[5])) {
+      const size_t n = h.cur_element_count;
+      for (size_t id = 0; id < n; id++) consider((hnswlib::tableint)id);
+      checks = n;
+    } else {
+      Typed c = typedArg(env, a[5], napi_uint32_array, "candidates");
+      const uint32_t* labels = static_cast<const uint32_t*>(c.data);
+      std::unique_lock<std::mutex> lock(h.label_lookup_lock);
+      for (size_t i = 0; i < c.length; i++) {
+        auto it = h.label_lookup_.find(labels[i]);
+        if (it != h.label_lookup_.end()) consider(it->second);
+      }
+      checks = c.length;
+    }
+    const size_t n = top.size();
+    for (size_t i = n; i-- > 0;) {
+      out.labels[i] = top.top().second;
+      out.distances[i] = top.top().first;
+      top.pop();
+    }
+    out.stats[0] = (int32_t)n;
+    out.stats[1] = (int32_t)(checks > 0x7fffffff ? 0x7fffffff : checks);
+    return nullptr;
+  });
+}
+
+napi_value Save(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[1];
+    Index* ix = unwrap(env, info, 1, a);
+    const std::string path = stringArg(env, a[0], "path");
+    {
+      std::ofstream probe(path, std::ios::binary | std::ios::trunc);
+      if (!probe.is_open()) throw JsError("cannot write " + path);
+    }
+    ix->hnsw->saveIndex(path);
+    std::ifstream check(path, std::ios::binary | std::ios::ate);
+    if (!check.is_open() || check.tellg() <= 0) throw JsError("writing " + path + " failed");
+    return nullptr;
+  });
+}
+
+// The vector stored under a label, as binary16 patterns (for tests and `get`).
+napi_value GetHalves(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[2];
+    Index* ix = unwrap(env, info, 2, a);
+    const size_t label = intArg(env, a[0], "label", 0, MAX_LABEL);
+    Typed out = typedArg(env, a[1], napi_uint16_array, "out");
+    if (out.length < ix->dim) throw JsError("out must hold dim entries");
+    auto& h = *ix->hnsw;
+    std::unique_lock<std::mutex> lock(h.label_lookup_lock);
+    auto it = h.label_lookup_.find(label);
+    if (it == h.label_lookup_.end() || h.isMarkedDeleted(it->second)) throw JsError("label not found");
+    std::memcpy(out.data, halvesOf(h.getDataByInternalId(it->second)), 2 * ix->dim);
+    return nullptr;
+  });
+}
+
+napi_value Info(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[1];
+    Index* ix = unwrap(env, info, 0, a);
+    auto& h = *ix->hnsw;
+    napi_value o;
+    NAPI_OK(napi_create_object(env, &o));
+    NAPI_OK(napi_set_named_property(env, o, "count", num(env, (double)h.cur_element_count)));
+    NAPI_OK(napi_set_named_property(env, o, "capacity", num(env, (double)h.max_elements_)));
+    NAPI_OK(napi_set_named_property(env, o, "deleted", num(env, (double)h.getDeletedCount())));
+    NAPI_OK(napi_set_named_property(env, o, "kernel", str(env, KERNEL_NAMES[ix->kernel])));
+    NAPI_OK(napi_set_named_property(env, o, "elementBytes", num(env, (double)h.size_data_per_element_)));
+    return o;
+  });
+}
+
+// cpu() → { detected, default }: the best kernel this CPU runs and the one new indexes use.
+napi_value Cpu(napi_env env, napi_callback_info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value o;
+    NAPI_OK(napi_create_object(env, &o));
+    NAPI_OK(napi_set_named_property(env, o, "detected", str(env, KERNEL_NAMES[DETECTED])));
+    NAPI_OK(napi_set_named_property(env, o, "default", str(env, KERNEL_NAMES[DEFAULT_KERNEL])));
+    return o;
+  });
+}
+
+// halfToFloat / floatToHalf exposed for tests (one value at a time).
+napi_value EncodeHalf(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    size_t argc = 1;
+    napi_value v;
+    NAPI_OK(napi_get_cb_info(env, info, &argc, &v, nullptr, nullptr));
+    const double d = numberArg(env, v, "value");
+    if (!std::isfinite(d)) throw JsError("value is not finite");
+    return num(env, floatToHalf((float)d));
+  });
+}
+
+std::once_flag INIT_ONCE;
+
+// Process-wide tables and the kernel choice, once (the addon loads again in every worker thread).
+void initOnce() {
+  for (uint32_t i = 0; i < 65536; i++) H2F[i] = halfToFloat((uint16_t)i);
+  DETECTED = detectKernel();
+  DEFAULT_KERNEL = DETECTED;
+  const char* forced = std::getenv("ARKIVECTOR_SIMD");
+  if (forced != nullptr) {
+    const int k = kernelByName(forced, DETECTED);
+    DEFAULT_KERNEL = k < DETECTED ? k : DETECTED;
+  }
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  std::call_once(INIT_ONCE, initOnce);
+  napi_property_descriptor methods[] = {
+      {"addPoint", nullptr, AddPoint, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"markDelete", nullptr, MarkDelete, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"resize", nullptr, Resize, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"search", nullptr, Search, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"exactSearch", nullptr, ExactSearch, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"save", nullptr, Save, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"getHalves", nullptr, GetHalves, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  napi_value cls;
+  if (napi_define_class(env, "HalfIndex", NAPI_AUTO_LENGTH, Construct, nullptr,
+                        sizeof(methods) / sizeof(methods[0]), methods, &cls) != napi_ok)
+    return nullptr;
+  napi_set_named_property(env, exports, "HalfIndex", cls);
+  napi_value fn;
+  napi_create_function(env, "cpu", NAPI_AUTO_LENGTH, Cpu, nullptr, &fn);
+  napi_set_named_property(env, exports, "cpu", fn);
+  napi_create_function(env, "encodeHalf", NAPI_AUTO_LENGTH, EncodeHalf, nullptr, &fn);
+  napi_set_named_property(env, exports, "encodeHalf", fn);
+  return exports;
+}
+
+}  // namespace
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

@@ -1,0 +1,91 @@
+// Loads arkivector's own N-API addon (native/, built at install by native/build.mjs over hnswlib's
+// headers): the half-precision HNSW index behind the `native` graph engine (halfGraph.ts). Loaded on
+// first use only, so a checkout whose addon was not built (`npm ci --ignore-scripts`) still runs the
+// default engine; asking for the native one then fails with a message saying how to build it.
+
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The kernels the addon carries, slowest first; a CPU runs a prefix of them. */
+export const NATIVE_KERNELS = ['portable', 'avx2', 'avx512'] as const;
+export type NativeKernel = (typeof NATIVE_KERNELS)[number];
+
+export type HalfIndexOptions = {
+  metric: 'cosine' | 'ip' | 'l2';
+  dim: number;
+  maxElements: number;
+  m?: number;
+  efConstruction?: number;
+  seed?: number;
+  /** Lowers the kernel (never above what the CPU runs); default: ARKIVECTOR_SIMD, else the best. */
+  kernel?: NativeKernel;
+  /** Loads a file written by `save` instead of starting empty. */
+  path?: string;
+};
+
+/** The addon's index (native/src/addon.cc). Distances follow hnswlib: cosine 1 − cos, ip 1 − a·b, l2 squared. */
+export interface HalfIndex {
+  addPoint(vector: Float32Array | Uint16Array, label: number, replaceDeleted?: boolean): void;
+  markDelete(label: number): void;
+  resize(maxElements: number): void;
+  /** Writes stats[0] = hits, stats[1] = filter checks; hits nearest first. */
+  search(
+    query: Float32Array | Uint16Array,
+    k: number,
+    ef: number,
+    labels: Uint32Array,
+    distances: Float32Array,
+    stats: Int32Array,
+    labelSlot?: Int32Array,
+    allowed?: Uint8Array,
+  ): void;
+  /** Exact top-k over every element not deleted, or over `candidates` (labels); ties by label. */
+  exactSearch(
+    query: Float32Array | Uint16Array,
+    k: number,
+    labels: Uint32Array,
+    distances: Float32Array,
+    stats: Int32Array,
+    candidates?: Uint32Array,
+  ): void;
+  save(path: string): void;
+  getHalves(label: number, out: Uint16Array): void;
+  info(): { count: number; capacity: number; deleted: number; kernel: NativeKernel; elementBytes: number };
+}
+
+export type NativeAddon = {
+  HalfIndex: new (options: HalfIndexOptions) => HalfIndex;
+  /** The best kernel this CPU runs, and the one new indexes use (ARKIVECTOR_SIMD can lower it). */
+  cpu(): { detected: NativeKernel; default: NativeKernel };
+  /** float → binary16 bits as the addon rounds (nearest even, saturating at ±65504). */
+  encodeHalf(x: number): number;
+};
+
+const ADDON_FILE = join('native', 'build', 'Release', 'arkivector_native.node');
+let addon: NativeAddon | undefined;
+
+/** The package root: the nearest folder above this module holding native/ (src/… in a checkout, dist/src/… installed). */
+function addonPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 6; up++) {
+    const candidate = join(dir, ADDON_FILE);
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error(
+    'arkivector: the native engine is not built (native/build/Release/arkivector_native.node is missing); ' +
+      'run `npm rebuild arkivector` or `node native/build.mjs` in the checkout (needs a C++ compiler, as hnswlib-node does)',
+  );
+}
+
+/**
+ * The addon, loaded once.
+ * @returns its exports
+ * @throws Error when it was not built
+ */
+export function nativeAddon(): NativeAddon {
+  addon ??= createRequire(import.meta.url)(addonPath()) as NativeAddon;
+  return addon;
+}
