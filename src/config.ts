@@ -215,14 +215,15 @@ export function parseServeConfig(
   if (!(levels as readonly string[]).includes(logLevel))
     throw new ConfigError(`--log-level must be one of ${levels.join(', ')}`);
   const startBlock = str('start-block');
-  if (get('no-data-dir') === true && str('data-dir') !== undefined)
+  // A flag wins over the other one's environment twin (`npm start` passes --data-dir); two of a kind contradict.
+  const dataDirFlag = values['data-dir'] !== undefined;
+  const noDataDirFlag = values['no-data-dir'] === true;
+  const noDataDir = noDataDirFlag || (!dataDirFlag && get('no-data-dir') === true);
+  if (noDataDir && (noDataDirFlag ? dataDirFlag : str('data-dir') !== undefined))
     throw new ConfigError('--no-data-dir and --data-dir contradict each other: pass one');
   // The embedded devnet keeps its chain like `npm start` does (a kept memory is what a user expects);
   // a node following --rpc keeps snapshots only where told.
-  const dataDir =
-    get('no-data-dir') === true
-      ? undefined
-      : (str('data-dir') ?? (rpc === undefined ? defaultDataDir(env) : undefined));
+  const dataDir = noDataDir ? undefined : (str('data-dir') ?? (rpc === undefined ? defaultDataDir(env) : undefined));
   const devnetState = str('devnet-state');
   const devnetPort = str('devnet-port');
   if (rpc !== undefined && (devnetState !== undefined || devnetPort !== undefined))

@@ -101,6 +101,9 @@ test('config: devnet state defaults under --data-dir, the stable port, environme
   assert.deepEqual([none.dataDir, none.devnetState], [undefined, undefined]);
   assert.equal(parseServeConfig([], { ARKIVECTOR_NO_DATA_DIR: 'true' }).dataDir, undefined);
   assert.throws(() => parseServeConfig(['--no-data-dir', '--data-dir', '/tmp/a'], {}), /contradict/);
+  // A flag wins over the other one's environment twin.
+  assert.equal(parseServeConfig(['--data-dir', '/tmp/a'], { ARKIVECTOR_NO_DATA_DIR: '1' }).dataDir, '/tmp/a');
+  assert.equal(parseServeConfig(['--no-data-dir'], { ARKIVECTOR_DATA_DIR: '/tmp/a' }).dataDir, undefined);
   // A node following --rpc keeps snapshots only where told.
   assert.equal(parseServeConfig(['--rpc', 'http://127.0.0.1:9'], { HOME: '/home/ann' }).dataDir, undefined);
   const kept = parseServeConfig(['--data-dir', '/tmp/a'], {});
