@@ -8,7 +8,7 @@
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions"],
-      "cflags_cc": ["-O3", "-std=c++17", "-fvisibility=hidden"],
+      "cflags_cc": ["-O3", "-std=c++17", "-fvisibility=hidden", "-Wno-type-limits", "-Wno-unused-function"],
       "conditions": [
         ["OS=='mac'", {
           "xcode_settings": {

@@ -106,67 +106,41 @@ struct Kernels {
   float (*l2Mixed)(const float*, const uint16_t*, size_t);
 };
 
-float dotMixedPortable(const float* a, const uint16_t* b, size_t n) {
+// One template per kernel, for both operand types: A is uint16_t (binary16, the graph's half × half) or
+// float (the float32 query's exact distances).
+inline float value(const uint16_t* p, size_t i) { return H2F[p[i]]; }
+inline float value(const float* p, size_t i) { return p[i]; }
+
+template <typename A>
+float dotPortable(const A* a, const uint16_t* b, size_t n) {
   float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    s0 += a[i] * H2F[b[i]];
-    s1 += a[i + 1] * H2F[b[i + 1]];
-    s2 += a[i + 2] * H2F[b[i + 2]];
-    s3 += a[i + 3] * H2F[b[i + 3]];
+    s0 += value(a, i) * H2F[b[i]];
+    s1 += value(a, i + 1) * H2F[b[i + 1]];
+    s2 += value(a, i + 2) * H2F[b[i + 2]];
+    s3 += value(a, i + 3) * H2F[b[i + 3]];
   }
-  for (; i < n; i++) s0 += a[i] * H2F[b[i]];
+  for (; i < n; i++) s0 += value(a, i) * H2F[b[i]];
   return (s0 + s1) + (s2 + s3);
 }
 
-float l2MixedPortable(const float* a, const uint16_t* b, size_t n) {
+template <typename A>
+float l2Portable(const A* a, const uint16_t* b, size_t n) {
   float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const float d0 = a[i] - H2F[b[i]];
-    const float d1 = a[i + 1] - H2F[b[i + 1]];
-    const float d2 = a[i + 2] - H2F[b[i + 2]];
-    const float d3 = a[i + 3] - H2F[b[i + 3]];
+    const float d0 = value(a, i) - H2F[b[i]];
+    const float d1 = value(a, i + 1) - H2F[b[i + 1]];
+    const float d2 = value(a, i + 2) - H2F[b[i + 2]];
+    const float d3 = value(a, i + 3) - H2F[b[i + 3]];
     s0 += d0 * d0;
     s1 += d1 * d1;
     s2 += d2 * d2;
     s3 += d3 * d3;
   }
   for (; i < n; i++) {
-    const float d = a[i] - H2F[b[i]];
-    s0 += d * d;
-  }
-  return (s0 + s1) + (s2 + s3);
-}
-
-float dotPortable(const uint16_t* a, const uint16_t* b, size_t n) {
-  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    s0 += H2F[a[i]] * H2F[b[i]];
-    s1 += H2F[a[i + 1]] * H2F[b[i + 1]];
-    s2 += H2F[a[i + 2]] * H2F[b[i + 2]];
-    s3 += H2F[a[i + 3]] * H2F[b[i + 3]];
-  }
-  for (; i < n; i++) s0 += H2F[a[i]] * H2F[b[i]];
-  return (s0 + s1) + (s2 + s3);
-}
-
-float l2Portable(const uint16_t* a, const uint16_t* b, size_t n) {
-  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const float d0 = H2F[a[i]] - H2F[b[i]];
-    const float d1 = H2F[a[i + 1]] - H2F[b[i + 1]];
-    const float d2 = H2F[a[i + 2]] - H2F[b[i + 2]];
-    const float d3 = H2F[a[i + 3]] - H2F[b[i + 3]];
-    s0 += d0 * d0;
-    s1 += d1 * d1;
-    s2 += d2 * d2;
-    s3 += d3 * d3;
-  }
-  for (; i < n; i++) {
-    const float d = H2F[a[i]] - H2F[b[i]];
+    const float d = value(a, i) - H2F[b[i]];
     s0 += d * d;
   }
   return (s0 + s1) + (s2 + s3);
@@ -185,8 +159,10 @@ __attribute__((target("avx2,f16c,fma"))) inline float hsum256(__m256 v) {
 __attribute__((target("avx2,f16c,fma"))) inline __m256 load8(const uint16_t* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
+__attribute__((target("avx2,f16c,fma"))) inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
 
-__attribute__((target("avx2,f16c,fma"))) float dotAvx2(const uint16_t* a, const uint16_t* b, size_t n) {
+template <typename A>
+__attribute__((target("avx2,f16c,fma"))) float dotAvx2(const A* a, const uint16_t* b, size_t n) {
   __m256 acc0 = _mm256_setzero_ps();
   __m256 acc1 = _mm256_setzero_ps();
   size_t i = 0;
@@ -196,11 +172,12 @@ __attribute__((target("avx2,f16c,fma"))) float dotAvx2(const uint16_t* a, const 
   }
   for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(load8(a + i), load8(b + i), acc0);
   float s = hsum256(_mm256_add_ps(acc0, acc1));
-  for (; i < n; i++) s += H2F[a[i]] * H2F[b[i]];
+  for (; i < n; i++) s += value(a, i) * H2F[b[i]];
   return s;
 }
 
-__attribute__((target("avx2,f16c,fma"))) float l2Avx2(const uint16_t* a, const uint16_t* b, size_t n) {
+template <typename A>
+__attribute__((target("avx2,f16c,fma"))) float l2Avx2(const A* a, const uint16_t* b, size_t n) {
   __m256 acc0 = _mm256_setzero_ps();
   __m256 acc1 = _mm256_setzero_ps();
   size_t i = 0;
@@ -216,7 +193,7 @@ __attribute__((target("avx2,f16c,fma"))) float l2Avx2(const uint16_t* a, const u
   }
   float s = hsum256(_mm256_add_ps(acc0, acc1));
   for (; i < n; i++) {
-    const float d = H2F[a[i]] - H2F[b[i]];
+    const float d = value(a, i) - H2F[b[i]];
     s += d * d;
   }
   return s;
@@ -235,40 +212,13 @@ __attribute__((target("avx512f,f16c,fma"))) inline float hsum512(__m512 v) {
   return s;
 }
 
-__attribute__((target("avx2,f16c,fma"))) float dotMixedAvx2(const float* a, const uint16_t* b, size_t n) {
-  __m256 acc0 = _mm256_setzero_ps();
-  __m256 acc1 = _mm256_setzero_ps();
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), load8(b + i), acc0);
-    acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), load8(b + i + 8), acc1);
-  }
-  for (; i + 8 <= n; i += 8) acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), load8(b + i), acc0);
-  float s = hsum256(_mm256_add_ps(acc0, acc1));
-  for (; i < n; i++) s += a[i] * H2F[b[i]];
-  return s;
-}
-
-__attribute__((target("avx2,f16c,fma"))) float l2MixedAvx2(const float* a, const uint16_t* b, size_t n) {
-  __m256 acc0 = _mm256_setzero_ps();
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(a + i), load8(b + i));
-    acc0 = _mm256_fmadd_ps(d, d, acc0);
-  }
-  float s = hsum256(acc0);
-  for (; i < n; i++) {
-    const float d = a[i] - H2F[b[i]];
-    s += d * d;
-  }
-  return s;
-}
-
 __attribute__((target("avx512f,f16c,fma"))) inline __m512 load16(const uint16_t* p) {
   return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
+__attribute__((target("avx512f,f16c,fma"))) inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
 
-__attribute__((target("avx512f,f16c,fma"))) float dotAvx512(const uint16_t* a, const uint16_t* b, size_t n) {
+template <typename A>
+__attribute__((target("avx512f,f16c,fma"))) float dotAvx512(const A* a, const uint16_t* b, size_t n) {
   __m512 acc0 = _mm512_setzero_ps();
   __m512 acc1 = _mm512_setzero_ps();
   size_t i = 0;
@@ -278,11 +228,12 @@ __attribute__((target("avx512f,f16c,fma"))) float dotAvx512(const uint16_t* a, c
   }
   for (; i + 16 <= n; i += 16) acc0 = _mm512_fmadd_ps(load16(a + i), load16(b + i), acc0);
   float s = hsum512(_mm512_add_ps(acc0, acc1));
-  for (; i < n; i++) s += H2F[a[i]] * H2F[b[i]];
+  for (; i < n; i++) s += value(a, i) * H2F[b[i]];
   return s;
 }
 
-__attribute__((target("avx512f,f16c,fma"))) float l2Avx512(const uint16_t* a, const uint16_t* b, size_t n) {
+template <typename A>
+__attribute__((target("avx512f,f16c,fma"))) float l2Avx512(const A* a, const uint16_t* b, size_t n) {
   __m512 acc0 = _mm512_setzero_ps();
   __m512 acc1 = _mm512_setzero_ps();
   size_t i = 0;
@@ -298,30 +249,7 @@ __attribute__((target("avx512f,f16c,fma"))) float l2Avx512(const uint16_t* a, co
   }
   float s = hsum512(_mm512_add_ps(acc0, acc1));
   for (; i < n; i++) {
-    const float d = H2F[a[i]] - H2F[b[i]];
-    s += d * d;
-  }
-  return s;
-}
-__attribute__((target("avx512f,f16c,fma"))) float dotMixedAvx512(const float* a, const uint16_t* b, size_t n) {
-  __m512 acc0 = _mm512_setzero_ps();
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), load16(b + i), acc0);
-  float s = hsum512(acc0);
-  for (; i < n; i++) s += a[i] * H2F[b[i]];
-  return s;
-}
-
-__attribute__((target("avx512f,f16c,fma"))) float l2MixedAvx512(const float* a, const uint16_t* b, size_t n) {
-  __m512 acc0 = _mm512_setzero_ps();
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(a + i), load16(b + i));
-    acc0 = _mm512_fmadd_ps(d, d, acc0);
-  }
-  float s = hsum512(acc0);
-  for (; i < n; i++) {
-    const float d = a[i] - H2F[b[i]];
+    const float d = value(a, i) - H2F[b[i]];
     s += d * d;
   }
   return s;
@@ -330,13 +258,13 @@ __attribute__((target("avx512f,f16c,fma"))) float l2MixedAvx512(const float* a, 
 #endif
 
 const Kernels KERNELS[] = {
-    {dotPortable, l2Portable, dotMixedPortable, l2MixedPortable},
+    {dotPortable<uint16_t>, l2Portable<uint16_t>, dotPortable<float>, l2Portable<float>},
 #ifdef ARKIVECTOR_X86
-    {dotAvx2, l2Avx2, dotMixedAvx2, l2MixedAvx2},
-    {dotAvx512, l2Avx512, dotMixedAvx512, l2MixedAvx512},
+    {dotAvx2<uint16_t>, l2Avx2<uint16_t>, dotAvx2<float>, l2Avx2<float>},
+    {dotAvx512<uint16_t>, l2Avx512<uint16_t>, dotAvx512<float>, l2Avx512<float>},
 #else
-    {dotPortable, l2Portable, dotMixedPortable, l2MixedPortable},
-    {dotPortable, l2Portable, dotMixedPortable, l2MixedPortable},
+    {dotPortable<uint16_t>, l2Portable<uint16_t>, dotPortable<float>, l2Portable<float>},
+    {dotPortable<uint16_t>, l2Portable<uint16_t>, dotPortable<float>, l2Portable<float>},
 #endif
 };
 
@@ -663,6 +591,8 @@ size_t checkHeader(const std::string& path, const Index& ix, size_t m) {
 void checkLinks(const hnswlib::HierarchicalNSW<float>& h) {
   const size_t n = h.cur_element_count;
   for (size_t i = 0; i < n; i++) {
+    // Labels are uint32 on this side (the answers' Uint32Array).
+    if (h.getExternalLabel((unsigned)i) > (hnswlib::labeltype)MAX_LABEL) throw JsError("the index file is damaged (labels)");
     const int level = h.element_levels_[i];
     if (level < 0 || level > h.maxlevel_) throw JsError("the index file is damaged (levels)");
     for (int l = 0; l <= level; l++) {
@@ -820,12 +750,15 @@ napi_value Search(napi_env env, napi_callback_info info) {
     std::vector<std::pair<float, uint32_t>> hits;
     hits.reserve(res.size());
     while (!res.empty()) {
-      const uint32_t label = (uint32_t)res.top().second;
+      const hnswlib::labeltype label = res.top().second;
       res.pop();
       std::unique_lock<std::mutex> lock(h.label_lookup_lock);
-      const hnswlib::tableint id = h.label_lookup_.find(label)->second;
+      auto it = h.label_lookup_.find(label);
+      if (it == h.label_lookup_.end()) continue;  // cannot happen for a checked index; never dereference end()
+      const hnswlib::tableint id = it->second;
       lock.unlock();
-      hits.emplace_back(ix->space->exactDistance(ix->query.data(), ix->invQuery, h.getDataByInternalId(id)), label);
+      hits.emplace_back(ix->space->exactDistance(ix->query.data(), ix->invQuery, h.getDataByInternalId(id)),
+                        (uint32_t)label);
     }
     std::sort(hits.begin(), hits.end());
     const size_t n = hits.size();

@@ -229,6 +229,12 @@ describe('native addon', () => {
         /does not match|damaged/,
       );
       await assert.rejects(HalfGraph.read(METRIC_OPS.l2, DIM, PARAMS, join(dir, 'missing.bin')), /cannot open/);
+      // A label beyond uint32 (the top byte of element 0's label: 96-byte header, 132 bytes of links and
+      // 4 + 2·dim of vector before it) once crashed a search that mapped answers back by label.
+      const file = await readFile(path);
+      file[96 + 132 + 4 + 2 * DIM + 7] = 1;
+      await writeFile(join(dir, 'label.bin'), file);
+      await assert.rejects(HalfGraph.read(METRIC_OPS.l2, DIM, PARAMS, join(dir, 'label.bin')), /damaged \(labels\)/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -264,7 +270,7 @@ describe('native addon', () => {
             back.exact(queries[0]!.subarray(0, 8), 10);
           },
         ),
-        { numRuns: 150 },
+        { numRuns: 300 },
       );
       assert.ok(refused > 0);
     } finally {

@@ -37,6 +37,15 @@ export type GraphFilter = {
   allowed?: { predicate: (slot: number) => boolean; bits: () => Uint8Array };
 };
 
+/**
+ * The capacity a graph needs for `extra` more inserts (reusing deleted slots first), grown by at least ×1.5.
+ * @returns the new capacity, or undefined when the graph has room
+ */
+export function grownCapacity(count: number, extra: number, deleted: number, capacity: number): number | undefined {
+  const need = count + Math.max(0, extra - deleted);
+  return need > capacity ? Math.max(need, Math.ceil(capacity * 1.5)) : undefined;
+}
+
 /** What a collection store needs of a graph, whichever engine holds it. */
 export interface Graph {
   readonly engine: GraphEngine;
@@ -153,10 +162,9 @@ export class HnswGraph implements Graph {
       this.#index(Math.max(this.#capacity, extra));
       return;
     }
-    const need = this.#native.getCurrentCount() + Math.max(0, extra - this.deleted);
-    const max = this.#capacity;
-    if (need > max) {
-      this.#native.resizeIndex(Math.max(need, Math.ceil(max * 1.5)));
+    const grown = grownCapacity(this.#native.getCurrentCount(), extra, this.deleted, this.#capacity);
+    if (grown !== undefined) {
+      this.#native.resizeIndex(grown);
       this.#capacity = this.#native.getMaxElements();
     }
   }

@@ -5,7 +5,7 @@
 // label → slot map, and the allowed slots as a bitset): no call into JS per visited node.
 
 import type { MetricOps } from '../metrics.ts';
-import type { Graph, GraphFilter, GraphHits, GraphParams } from './graph.ts';
+import { type Graph, type GraphFilter, type GraphHits, type GraphParams, grownCapacity } from './graph.ts';
 import { type HalfIndex, type NativeKernel, nativeAddon } from './nativeAddon.ts';
 import { HNSW_INITIAL_CAPACITY, HNSW_RANDOM_SEED } from './params.ts';
 
@@ -90,10 +90,9 @@ export class HalfGraph implements Graph {
   }
 
   reserve(extra: number): void {
-    const need = this.elementCount + Math.max(0, extra - this.deleted);
-    const max = this.#capacity;
-    if (need > max) {
-      this.#index.resize(Math.max(need, Math.ceil(max * 1.5)));
+    const grown = grownCapacity(this.elementCount, extra, this.deleted, this.#capacity);
+    if (grown !== undefined) {
+      this.#index.resize(grown);
       this.#capacity = this.#index.info().capacity;
     }
   }
