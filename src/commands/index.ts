@@ -82,9 +82,11 @@ async function serveHelp(): Promise<string> {
 
 export const DEVNET_HELP = `usage: arkivector devnet [options]
 
-Run a local Arkiv v1 JSON-RPC node (HTTP and WebSocket on one port) with ten funded dev accounts.
+Run a local Arkiv JSON-RPC node (HTTP and WebSocket on one port) with ten funded dev accounts.
 
 options:
+  --protocol P         the generation it speaks: v1 (op-geth storage transactions) or dbchain (the
+                       DB-chain registry at 0x44…44, as Tiramisu runs it) (default v1) [ARKIVECTOR_PROTOCOL]
   --host HOST          address to listen on (default 127.0.0.1) [ARKIVECTOR_HOST]
   --port N             port, 0 for any free one (default 8545) [ARKIVECTOR_PORT]
   --chain-id N         chain id (default 1337) [ARKIVECTOR_CHAIN_ID]
@@ -95,7 +97,7 @@ export const USAGE = `usage: arkivector COMMAND [options]   (arkivector COMMAND 
 
 run a node:
   serve                 the gateway (MCP + REST) on a chain or the embedded devnet (npm start)
-  devnet                a local Arkiv v1 node alone
+  devnet                a local Arkiv node alone (v1 or DB-chain)
 
 talk to a running gateway (REST; --url, default ${DEFAULT_GATEWAY_URL}; token from ARKIVECTOR_TOKEN):
   collection list       list collections

@@ -20,6 +20,7 @@ import {
   type ChainBlock,
   type ChainLog,
   type ChainTx,
+  type RegistryExecutor,
 } from './chain.ts';
 import { compileQueryText, queryPage, readQueryOptions } from './entityQuery.ts';
 import { formatBlock, formatLog, formatReceipt, formatTransaction } from './format.ts';
@@ -36,7 +37,17 @@ export interface DevnetNodeOptions {
   fundedAccounts: readonly Address[];
   initialBalance: bigint;
   stateFile?: string;
+  /** Another Arkiv generation (the DB-chain's); without it the node speaks Arkiv v1. */
+  protocol?: DevnetProtocol;
 }
+
+/** What a generation adds to the shared node: its registry's execution and its own JSON-RPC methods. */
+export interface DevnetProtocol {
+  readonly registry: RegistryExecutor;
+  /** Answers `method` when the generation defines it (arkiv_*, calls to its registry), else UNHANDLED. */
+  request(method: string, params: unknown[], chain: DevnetChain): unknown;
+}
+export const UNHANDLED: unique symbol = Symbol('unhandled');
 
 export interface LogCriteria {
   addresses?: Address[];
@@ -165,6 +176,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       genesisTimestamp: saved?.genesisTimestamp ?? Math.floor(Date.now() / 1000) - 1,
       fundedAccounts: options.fundedAccounts,
       initialBalance: options.initialBalance,
+      registry: options.protocol?.registry,
     });
     const node = new DevnetNode(options, chain);
     for (const block of saved?.blocks ?? []) {
@@ -399,6 +411,9 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
   async request(method: string, params: Params = []): Promise<unknown> {
     const chain = this.chain;
     const head = chain.head.number;
+    const protocol = this.#options.protocol;
+    const own = protocol ? protocol.request(method, params, chain) : UNHANDLED;
+    if (own !== UNHANDLED) return own;
     switch (method) {
       case 'web3_clientVersion':
         return 'arkivector-devnet/0.1.0';
