@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { decodeErrorResult, decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
-import { deriveEntityKey } from '../../src/devnet/dbchain/executor.ts';
-import { REGISTRY_ABI, REGISTRY_ADDRESS } from '../../src/devnet/dbchain/wire.ts';
+import { REGISTRY_ADDRESS, entityKey, errorAbi, registryAbi } from '../../src/chain/dbchain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import {
   body,
@@ -81,7 +80,7 @@ describe('DB-chain devnet: recorded transactions and reverts', () => {
     const created = await alice.send(create.input);
     assert.equal(created.status, 'success');
     assert.deepEqual(created.logs.map(shape), create.logs.map(shape));
-    const key0 = deriveEntityKey(devnet.chainId, owner, 0n, saltOf(create.input));
+    const key0 = entityKey({ chainId: devnet.chainId, owner, nonce: 0n, salt: saltOf(create.input) });
     const [log] = created.logs;
     assert.deepEqual(log?.topics.slice(1), [key0, ownerTopic]);
     assert.equal(BigInt(`0x${log?.data.slice(2, 66)}`), created.blockNumber + 30n, 'expiresAt = block + minLifetime');
@@ -97,8 +96,8 @@ describe('DB-chain devnet: recorded transactions and reverts', () => {
 
     // batch: create, create, patch; the patch is retargeted at the batch's own first create.
     const batch = fixture('batch');
-    const key1 = deriveEntityKey(devnet.chainId, owner, 1n, saltOf(batch.input, 0));
-    const key2 = deriveEntityKey(devnet.chainId, owner, 2n, saltOf(batch.input, 1));
+    const key1 = entityKey({ chainId: devnet.chainId, owner, nonce: 1n, salt: saltOf(batch.input, 0) });
+    const key2 = entityKey({ chainId: devnet.chainId, owner, nonce: 2n, salt: saltOf(batch.input, 1) });
     const batched = await alice.send(retarget(batch.input, RECORDED_KEY, key1));
     assert.equal(batched.status, 'success');
     assert.deepEqual(batched.logs.map(shape), batch.logs.map(shape));
@@ -167,7 +166,7 @@ describe('DB-chain devnet: recorded transactions and reverts', () => {
     for (const method of ['eth_call', 'eth_estimateGas']) {
       const answer = await rpc(devnet, method, [call, 'latest']);
       assert.equal(answer.error?.code, 3, `${method} reverts`);
-      const revert = decodeErrorResult({ abi: REGISTRY_ABI, data: (answer.error as { data?: Hex }).data ?? '0x' });
+      const revert = decodeErrorResult({ abi: errorAbi, data: (answer.error as { data?: Hex }).data ?? '0x' });
       assert.equal(revert.errorName, errorName);
       if (args) assert.deepEqual(revert.args, args);
     }
@@ -335,10 +334,10 @@ describe('DB-chain devnet: recorded transactions and reverts', () => {
     assert.equal(await nonceOf(owner), before + 1n);
     const view = async (functionName: 'customAttributeNames' | 'attributeTypeId', args: readonly unknown[]) =>
       decodeFunctionResult({
-        abi: REGISTRY_ABI,
+        abi: registryAbi,
         functionName,
         data: await rpcResult<Hex>(devnet, 'eth_call', [
-          { to: REGISTRY_ADDRESS, data: encodeFunctionData({ abi: REGISTRY_ABI, functionName, args } as never) },
+          { to: REGISTRY_ADDRESS, data: encodeFunctionData({ abi: registryAbi, functionName, args } as never) },
         ]),
       } as never);
     assert.deepEqual(await view('customAttributeNames', [key]), [ident('size'), ident('topic')]);

@@ -13,8 +13,13 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { localhost } from 'viem/chains';
-import { deriveEntityKey } from '../../src/devnet/dbchain/executor.ts';
-import { OP_STRUCTS, REGISTRY_ABI, REGISTRY_ADDRESS, TYPE_IDS } from '../../src/devnet/dbchain/wire.ts';
+import {
+  OPERATION_STRUCTS,
+  REGISTRY_ADDRESS,
+  TYPE_IDS,
+  entityKey,
+  registryAbi,
+} from '../../src/chain/dbchain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { defined } from './defined.ts';
 import { rpcResult } from './devnet.ts';
@@ -66,7 +71,7 @@ export const createData = (fields: {
   creationFlags?: number;
   attributes: Triple[];
 }): Hex =>
-  encodeAbiParameters(OP_STRUCTS[1], [
+  encodeAbiParameters(OPERATION_STRUCTS.create, [
     {
       salt: fields.salt ?? 0n,
       expiresAt: fields.expiresAt ?? 0n,
@@ -76,15 +81,15 @@ export const createData = (fields: {
     },
   ]);
 export const patchData = (entityKey: Hex, mutations: Triple[]): Hex =>
-  encodeAbiParameters(OP_STRUCTS[2], [{ entityKey, mutations }]);
+  encodeAbiParameters(OPERATION_STRUCTS.patch, [{ entityKey, mutations }]);
 export const extendData = (entityKey: Hex, expiresAt: bigint, minLifetime: bigint): Hex =>
-  encodeAbiParameters(OP_STRUCTS[3], [{ entityKey, expiresAt, minLifetime }]);
+  encodeAbiParameters(OPERATION_STRUCTS.extend, [{ entityKey, expiresAt, minLifetime }]);
 export const transferData = (entityKey: Hex, newOwner: Hex): Hex =>
-  encodeAbiParameters(OP_STRUCTS[4], [{ entityKey, newOwner }]);
-export const deleteData = (entityKey: Hex): Hex => encodeAbiParameters(OP_STRUCTS[5], [{ entityKey }]);
+  encodeAbiParameters(OPERATION_STRUCTS.transfer, [{ entityKey, newOwner }]);
+export const deleteData = (entityKey: Hex): Hex => encodeAbiParameters(OPERATION_STRUCTS.delete, [{ entityKey }]);
 
 export const executeData = (ops: { operation: number; operationData: Hex }[]): Hex =>
-  encodeFunctionData({ abi: REGISTRY_ABI, functionName: 'execute', args: [ops] });
+  encodeFunctionData({ abi: registryAbi, functionName: 'execute', args: [ops] });
 
 /** A plain entity body: content type, payload and the given user cells, sorted. */
 export const body = (payload: string, ...user: Triple[]): Triple[] =>
@@ -108,9 +113,9 @@ export function dbchainClients(devnet: Devnet, accountIndex = 0) {
 
 /** The registry's entity nonce of `address`, read with the `entityNonce` view call. */
 export async function entityNonce(devnet: Devnet, address: Hex): Promise<bigint> {
-  const data = encodeFunctionData({ abi: REGISTRY_ABI, functionName: 'entityNonce', args: [address] });
+  const data = encodeFunctionData({ abi: registryAbi, functionName: 'entityNonce', args: [address] });
   const result = await rpcResult<Hex>(devnet, 'eth_call', [{ to: REGISTRY_ADDRESS, data }, 'latest']);
-  return decodeFunctionResult({ abi: REGISTRY_ABI, functionName: 'entityNonce', data: result });
+  return decodeFunctionResult({ abi: registryAbi, functionName: 'entityNonce', data: result });
 }
 
 let nextSalt = 1n;
@@ -122,7 +127,7 @@ export async function createEntity(
 ): Promise<{ key: Hex; block: bigint }> {
   const salt = nextSalt++;
   const owner = who.account.address.toLowerCase() as Hex;
-  const key = deriveEntityKey(devnet.chainId, owner, await entityNonce(devnet, owner), salt);
+  const key = entityKey({ chainId: devnet.chainId, owner, nonce: await entityNonce(devnet, owner), salt });
   const receipt = await who.send(executeData([{ operation: 1, operationData: createData({ ...fields, salt }) }]));
   if (receipt.status !== 'success' || receipt.logs[0]?.topics[1] !== key)
     throw new Error(`create from ${owner} did not log the predicted key ${key}`);

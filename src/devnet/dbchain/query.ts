@@ -1,16 +1,16 @@
 // The DB-chain's typed query language (arkiv-gen-d.md §4.2, the Tiramisu dialect) for the devnet's
 // arkiv_query and arkiv_getEntityCount: typed literals (`str('it''s')`, `u64(5)`, …), `NOT (a = v)`
 // instead of `!=`, no IN or globs, `$expiresAt`/`$createdAt`; errors carry the node's codes (§4.4).
-import { getAddress, hexToBytes, type Hex } from 'viem';
+import { getAddress } from 'viem';
 import { RpcError } from '../chain.ts';
 import type { DbEntity } from './state.ts';
-import { MAX_STR_BYTES, TYPE_IDS, type TypeName, UINT64_MAX } from './wire.ts';
+import { STR_VALUE_MAX_BYTES, U64_MAX, type Cell, type CellType } from '../../chain/dbchain/index.ts';
 
 export const QUERY_MAX_BYTES = 8 * 1024;
 export const QUERY_MAX_PREDICATES = 64;
 export const QUERY_MAX_DEPTH = 32;
 
-type ValueType = Exclude<TypeName, 'tombstone' | 'bytes'>;
+type ValueType = Exclude<CellType, 'tombstone' | 'bytes'>;
 /** A typed value: numbers as bigint (dec scaled by 10^18), byte types as lowercase 0x hex, str as text. */
 interface Typed {
   type: ValueType;
@@ -263,7 +263,7 @@ function typedValue(type: ValueType, text: string, position: number, tokenType: 
       if (tokenType !== 'number' && tokenType !== 'hex') wrongForm();
       if (text.startsWith('-') || text.startsWith('+')) wrongForm();
       const n = BigInt(text);
-      if (n > (type === 'u64' ? UINT64_MAX : (1n << 256n) - 1n))
+      if (n > (type === 'u64' ? U64_MAX : (1n << 256n) - 1n))
         fail(-32003, `${text} is out of the ${type} range`, position);
       return { type, value: n };
     }
@@ -277,8 +277,8 @@ function typedValue(type: ValueType, text: string, position: number, tokenType: 
     }
     case 'str':
       if (tokenType !== 'string') wrongForm();
-      if (new TextEncoder().encode(text).length > MAX_STR_BYTES)
-        fail(-32003, `a str literal is at most ${MAX_STR_BYTES} bytes`, position);
+      if (new TextEncoder().encode(text).length > STR_VALUE_MAX_BYTES)
+        fail(-32003, `a str literal is at most ${STR_VALUE_MAX_BYTES} bytes`, position);
       return { type, value: text };
     case 'addr': {
       const value = hexOf(20);
@@ -294,29 +294,20 @@ function typedValue(type: ValueType, text: string, position: number, tokenType: 
   }
 }
 
-/** Reads an entity attribute's stored bytes as a comparable typed value. */
-function storedValue(typeId: number, value: Hex): Typed | undefined {
-  switch (typeId) {
-    case TYPE_IDS.bool:
-      return { type: 'bool', value: BigInt(value) === 1n };
-    case TYPE_IDS.i32:
-      return { type: 'i32', value: BigInt.asIntN(256, BigInt(value)) };
-    case TYPE_IDS.u64:
-      return { type: 'u64', value: BigInt(value) };
-    case TYPE_IDS.u256:
-      return { type: 'u256', value: BigInt(value) };
-    case TYPE_IDS.dec:
-      return { type: 'dec', value: BigInt.asIntN(256, BigInt(value)) };
-    case TYPE_IDS.str:
-      return { type: 'str', value: new TextDecoder().decode(hexToBytes(value)) };
-    case TYPE_IDS.addr:
-      return { type: 'addr', value: `0x${value.slice(-40)}` };
-    case TYPE_IDS.bytes32:
-      return { type: 'bytes32', value };
-    case TYPE_IDS.key:
-      return { type: 'key', value };
-    default:
+/** An entity's attribute cell as a comparable typed value. */
+function cellValue(cell: Cell): Typed | undefined {
+  switch (cell.type) {
+    case 'i32':
+      return { type: 'i32', value: BigInt(cell.value) };
+    case 'addr':
+    case 'bytes32':
+    case 'key':
+      return { type: cell.type, value: cell.value.toLowerCase() };
+    case 'tombstone':
+    case 'bytes':
       return undefined;
+    default:
+      return cell;
   }
 }
 
@@ -336,7 +327,7 @@ function attributeOf(entity: DbEntity, name: string): Typed | undefined {
       return { type: 'str', value: entity.contentType };
   }
   const attribute = entity.attributes.find((a) => a.name === name);
-  return attribute && storedValue(attribute.typeId, attribute.value);
+  return attribute && cellValue(attribute);
 }
 
 const utf8 = new TextEncoder();

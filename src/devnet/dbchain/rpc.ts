@@ -2,13 +2,13 @@
 // shared chain, and its JSON-RPC surface (arkiv-gen-d.md §4): arkiv_query with typed queries, select,
 // limit and bound `b64:` cursors, arkiv_getEntity, arkiv_getEntityCount, and eth_call / eth_estimateGas
 // on the registry with custom errors as revert data.
-import { concat, keccak256, numberToHex, stringToBytes, toBytes, type Address, type Hex } from 'viem';
+import { bytesToHex, concat, keccak256, numberToHex, stringToBytes, toBytes, type Address, type Hex } from 'viem';
 import { RpcError, type ChainTx, type DevnetChain, type RegistryExecutor } from '../chain.ts';
 import { UNHANDLED, type DevnetProtocol } from '../node.ts';
 import { Revert, execute, gasFor, viewCall } from './executor.ts';
 import { compileDbQuery } from './query.ts';
-import { DbEntityState, versionAt, type DbAttribute, type DbEntity } from './state.ts';
-import { FLAG_PERMISSIONLESS_EXTENSION, FLAG_READONLY, REGISTRY_ADDRESS, TYPE_IDS, TYPE_NAMES } from './wire.ts';
+import { CREATION_FLAGS, REGISTRY_ADDRESS, type Cell } from '../../chain/dbchain/index.ts';
+import { DbEntityState, versionAt, type DbEntity } from './state.ts';
 
 export const QUERY_DEFAULT_LIMIT = 100;
 export const QUERY_MAX_LIMIT = 200;
@@ -128,23 +128,21 @@ function readNumberBlock(value: unknown, head: number): number {
 }
 
 /** An attribute value as the node writes it in JSON (§4.1). */
-function attributeJson({ typeId, value }: DbAttribute): unknown {
-  switch (typeId) {
-    case TYPE_IDS.bool:
-      return BigInt(value) === 1n;
-    case TYPE_IDS.i32:
-      return Number(BigInt.asIntN(256, BigInt(value)));
-    case TYPE_IDS.u64:
-    case TYPE_IDS.u256:
-      return numberToHex(BigInt(value));
-    case TYPE_IDS.dec:
-      return decimalText(BigInt.asIntN(256, BigInt(value)));
-    case TYPE_IDS.str:
-      return Buffer.from(value.slice(2), 'hex').toString('utf8');
-    case TYPE_IDS.addr:
-      return `0x${value.slice(-40)}`;
+function attributeJson(cell: Cell): unknown {
+  switch (cell.type) {
+    case 'u64':
+    case 'u256':
+      return numberToHex(cell.value);
+    case 'dec':
+      return decimalText(cell.value);
+    case 'addr':
+      return cell.value.toLowerCase();
+    case 'tombstone':
+      return null;
+    case 'bytes':
+      return bytesToHex(cell.value);
     default:
-      return value;
+      return cell.value;
   }
 }
 
@@ -167,19 +165,18 @@ function entityJson(entity: DbEntity, select: Select): Record<string, unknown> {
   if (fields.expiresAt) out.expiresAt = numberToHex(entity.expiresAt);
   if (fields.creationFlags)
     out.creationFlags = {
-      readonly: (entity.creationFlags & FLAG_READONLY) !== 0,
-      permissionlessExtension: (entity.creationFlags & FLAG_PERMISSIONLESS_EXTENSION) !== 0,
+      readonly: (entity.creationFlags & CREATION_FLAGS.readonly) !== 0,
+      permissionlessExtension: (entity.creationFlags & CREATION_FLAGS.permissionlessExtension) !== 0,
       raw: entity.creationFlags,
     };
   if (fields.contentType) out.contentType = entity.contentType;
   if (fields.payload) out.payload = entity.payload;
-  if (fields.attributeSchema)
-    out.attributeSchema = entity.attributes.map((a) => ({ name: a.name, type: TYPE_NAMES[a.typeId] }));
+  if (fields.attributeSchema) out.attributeSchema = entity.attributes.map((a) => ({ name: a.name, type: a.type }));
   const wanted = select.attributes;
   if (wanted !== false) {
     out.attributes = entity.attributes
       .filter((a) => wanted === true || wanted.includes(a.name))
-      .map((a) => ({ name: a.name, type: TYPE_NAMES[a.typeId], value: attributeJson(a) }));
+      .map((a) => ({ name: a.name, type: a.type, value: attributeJson(a) }));
   }
   return out;
 }

@@ -2,14 +2,7 @@
 // reads answer "as of block B" (arkiv_query atBlock, arkiv_getEntity's block) like the node's store, plus
 // the per-owner entity nonce that key derivation uses (arkiv-gen-d.md §2).
 import type { Address, Hex } from 'viem';
-
-export interface DbAttribute {
-  /** The Ident32 name without its zero padding. */
-  readonly name: string;
-  readonly typeId: number;
-  /** The value bytes exactly as written (canonical, §1.5). */
-  readonly value: Hex;
-}
+import type { Cell } from '../../chain/dbchain/index.ts';
 
 export interface DbEntity {
   readonly key: Hex;
@@ -22,7 +15,7 @@ export interface DbEntity {
   readonly contentType: string;
   readonly payload: Hex;
   /** User attributes, strictly ascending by name (the system cells are lifted into the fields above). */
-  readonly attributes: readonly DbAttribute[];
+  readonly attributes: readonly Cell[];
 }
 
 interface Version {
