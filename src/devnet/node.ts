@@ -43,6 +43,8 @@ export interface DevnetNodeOptions {
 
 /** What a generation adds to the shared node: its registry's execution and its own JSON-RPC methods. */
 export interface DevnetProtocol {
+  /** Recorded in --state files, so a chain is never replayed under another generation's rules. */
+  readonly name: string;
   readonly registry: RegistryExecutor;
   /** Answers `method` when the generation defines it (arkiv_*, calls to its registry), else UNHANDLED. */
   request(method: string, params: unknown[], chain: DevnetChain): unknown;
@@ -154,6 +156,8 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       | {
           version: number;
           chainId: number;
+          /** Absent in files written before the DB-chain devnet: v1. */
+          protocol?: string;
           genesisTimestamp: number;
           blocks: { timestamp: number; salt: number; txs: Hex[] }[];
         }
@@ -168,6 +172,12 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       if (saved && (saved.version !== STATE_FILE_VERSION || saved.chainId !== options.chainId)) {
         throw new Error(
           `state file ${options.stateFile} is for chain ${saved.chainId} (format ${saved.version}), not chain ${options.chainId}`,
+        );
+      }
+      const protocol = options.protocol?.name ?? 'v1';
+      if (saved && (saved.protocol ?? 'v1') !== protocol) {
+        throw new Error(
+          `state file ${options.stateFile} holds a ${saved.protocol ?? 'v1'} chain, not a ${protocol} one: start it with --protocol ${saved.protocol ?? 'v1'}, or use another state file`,
         );
       }
     }
@@ -277,6 +287,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     const body = JSON.stringify({
       version: STATE_FILE_VERSION,
       chainId: this.#options.chainId,
+      protocol: this.#options.protocol?.name ?? 'v1',
       genesisTimestamp: this.chain.block(0).timestamp,
       blocks: this.chain
         .specs(1)

@@ -184,6 +184,7 @@ function entityJson(entity: DbEntity, select: Select): Record<string, unknown> {
 const QUERY_OPTIONS = new Set(['atBlock', 'select', 'limit', 'cursor']);
 
 export class DbChainProtocol implements DevnetProtocol {
+  readonly name = 'dbchain';
   state = new DbEntityState();
   readonly registry: RegistryExecutor;
 
