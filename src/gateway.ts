@@ -8,12 +8,17 @@ import type { Hex } from 'viem';
 import {
   createArkivV1Source,
   createArkivV1Writer,
+  createDbChainSource,
+  createDbChainWriter,
   createHttpTransport,
+  detectProtocol,
   redactUrl,
+  type ChainProtocol,
   type ChainSource,
+  type ChainWriter,
   type RpcTransport,
 } from './chain/index.ts';
-import type { ServeConfig } from './config.ts';
+import { CHAINS, type ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
@@ -28,6 +33,9 @@ import { serveStdio } from '../tools/index.ts';
 
 export interface Gateway {
   readonly rpc: string;
+  /** The generation followed, and how it was chosen. */
+  readonly protocol: ChainProtocol;
+  readonly protocolSource: 'flag' | 'preset' | 'detected' | 'devnet';
   readonly chainId: number;
   readonly httpUrl?: string;
   readonly devnet?: Devnet;
@@ -130,17 +138,36 @@ export async function startGateway(
       // without it has no demo data, and shows the demo lines anyway: the searches then find nothing).
       demo = config.demo;
     }
+    let rateLimitedAt = -Infinity;
     const transport: RpcTransport = createHttpTransport({
       url: rpc,
+      apiKey: config.rpcKey,
       onRetry: ({ attempt, delayMs, reason }) => logger.debug({ attempt, delay_ms: delayMs, reason }, 'rpc retry'),
+      onRateLimit: ({ waitMs }) => {
+        // Said once a minute at most: a throttled follower waits, it is not down.
+        if (Date.now() - rateLimitedAt > RATE_LIMIT_WINDOW_MS)
+          logger.warn({ retry_after_ms: waitMs ?? null }, 'rpc rate limited: waiting as the node asks');
+        rateLimitedAt = Date.now();
+      },
     });
     closers.push(() => transport.close());
-    // Arkiv v1 is the one driver: the indexer reads and the signer writes through the same transport.
-    const source = createArkivV1Source(transport, { wsUrl: config.ws ?? devnet?.wsUrl, logger });
+    // One driver per generation: the indexer reads and the signer writes through the same transport.
+    const preset = config.chainName === undefined ? undefined : CHAINS[config.chainName];
+    const { protocol, protocolSource } = devnet
+      ? { protocol: devnet.protocol, protocolSource: 'devnet' as const }
+      : config.protocol !== 'auto'
+        ? { protocol: config.protocol, protocolSource: preset ? ('preset' as const) : ('flag' as const) }
+        : { protocol: await detectProtocol(transport), protocolSource: 'detected' as const };
+    const driver = DRIVERS[protocol];
+    const source = driver.source(transport, { wsUrl: config.ws ?? devnet?.wsUrl, logger });
     const chainId = await source.chainId();
+    if (preset && preset.id !== chainId)
+      throw new Error(`--chain ${config.chainName} is chain id ${preset.id}, but the node answers ${chainId}`);
+    if (preset?.retired) logger.warn({ chain: config.chainName, retired: preset.retired }, 'this network is retired');
+    logger.info({ protocol, chosen_by: protocolSource, chain_id: chainId }, 'following the chain');
     // The embedded devnet signs with its first dev account, so the demo can write too.
     const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0]?.privateKey;
-    const writer = privateKey ? createArkivV1Writer({ rpcUrl: rpc, chainId, privateKey, transport }) : undefined;
+    const writer = privateKey ? driver.writer({ rpcUrl: rpc, chainId, privateKey, transport }) : undefined;
     if (writer) logger.info({ signer: writer.address }, 'signer configured: write tools enabled');
     // A native build dies with an illegal instruction on another CPU: say so whenever one is loaded.
     const addon = addonBuild();
@@ -152,7 +179,7 @@ export async function startGateway(
       chainId,
       confirmations: config.confirmations,
       liveLag: config.liveLag,
-      blockTimeSeconds: devnet ? config.blockTime : INDEXER_DEFAULTS.blockTimeSeconds,
+      blockTimeSeconds: devnet ? config.blockTime : (preset?.blockTimeSeconds ?? INDEXER_DEFAULTS.blockTimeSeconds),
       collections: config.collections,
       pinnedOwners: config.collectionOwners,
       startBlock: config.startBlock,
@@ -169,7 +196,12 @@ export async function startGateway(
     if (watcher) closers.push(async () => watcher.close());
     const ctx: ServiceContext = {
       indexer,
-      chain: { chainId, rpc: redactUrl(rpc) },
+      chain: {
+        chainId,
+        rpc: redactUrl(rpc),
+        protocol,
+        rateLimited: () => Date.now() - rateLimitedAt < RATE_LIMIT_WINDOW_MS,
+      },
       minBlockTimeoutMs: config.minBlockTimeoutMs,
       writer,
       blockTimestamp: blockTimestamps(source),
@@ -233,6 +265,8 @@ export async function startGateway(
     }
     return {
       rpc,
+      protocol,
+      protocolSource,
       chainId,
       httpUrl,
       devnet,
@@ -253,6 +287,21 @@ export async function startGateway(
   }
 }
 
+/** How long after the last "rate limited" answer /v1/status still says so. */
+const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** Each generation's two factories (ARCHITECTURE.md §7): the one place a driver is picked. */
+const DRIVERS: Record<
+  ChainProtocol,
+  {
+    source: (transport: RpcTransport, options: { wsUrl?: string; logger?: Logger }) => ChainSource;
+    writer: (options: { rpcUrl: string; chainId: number; privateKey: Hex; transport: RpcTransport }) => ChainWriter;
+  }
+> = {
+  v1: { source: createArkivV1Source, writer: createArkivV1Writer },
+  dbchain: { source: createDbChainSource, writer: createDbChainWriter },
+};
+
 /** The embedded devnet on its stable port, reloading its state file when there is one. */
 async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
   if (config.devnetState) await mkdir(dirname(config.devnetState), { recursive: true });
@@ -262,6 +311,7 @@ async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
       port: config.devnetPort,
       blockTime: config.blockTime,
       stateFile: config.devnetState,
+      protocol: config.protocol === 'v1' ? 'v1' : 'dbchain',
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
@@ -286,17 +336,22 @@ function blockTimestamps(source: ChainSource): (block: number) => Promise<number
   };
 }
 
+const PROTOCOL_NAMES: Record<ChainProtocol, string> = { v1: 'Arkiv v1', dbchain: 'DB-chain' };
+
 /** What `npm start` prints: where the gateway is and how to connect an MCP client. */
 export function connectionBanner(gateway: Gateway): string {
   const lines = ['arkivector is running.', ''];
   if (gateway.devnet)
     lines.push(
-      `Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), head block ${gateway.devnet.headNumber}${gateway.seededDemo ? ', demo collections notes and demo.docs written' : ''}`,
+      `Chain:    embedded ${PROTOCOL_NAMES[gateway.protocol]} devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), head block ${gateway.devnet.headNumber}${gateway.seededDemo ? ', demo collections notes and demo.docs written' : ''}`,
       gateway.devnetState
         ? `Memory:   kept in ${resolve(gateway.devnetState)} (delete it to start from an empty chain)`
         : 'Memory:   forgotten on exit (pass --data-dir DIR or --devnet-state FILE to keep it)',
     );
-  else lines.push(`Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId})`);
+  else
+    lines.push(
+      `Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId}, ${PROTOCOL_NAMES[gateway.protocol]}${gateway.protocolSource === 'detected' ? ', detected' : ''})`,
+    );
   if (gateway.httpUrl) {
     const writes = gateway.ctx.writer !== undefined;
     // Security: the header names the variable, never a token.

@@ -38,7 +38,9 @@ export function runClientCommand(command: string, args: string[], io?: Partial<I
 const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
   rpc: ['URL', 'Arkiv JSON-RPC endpoint (default: the embedded devnet)'],
   ws: ['URL', 'WebSocket endpoint for new-block notifications'],
-  chain: ['NAME', 'braga, kaolin or localhost: the SDK URL of that chain (without --rpc)'],
+  chain: ['NAME', 'tiramisu (the live DB-chain, id 7738577) or localhost; braga and kaolin are retired v1 networks'],
+  protocol: ['GEN', 'dbchain, v1 or auto (default: auto with --rpc; the embedded devnet: dbchain)'],
+  'rpc-key': ['KEY', 'RPC key for public endpoints, sent as X-API-KEY (never logged)'],
   http: ['HOST:PORT', 'REST + MCP over HTTP (default 127.0.0.1:8787; not with --stdio alone)'],
   stdio: ['', 'MCP over stdin/stdout'],
   'data-dir': ['DIR', "index snapshots and the embedded devnet's chain (npm start: .arkivector)"],
@@ -59,7 +61,10 @@ const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
   'private-key-file': ['FILE', 'signer key file (or env ARKIVECTOR_PRIVATE_KEY)'],
   'block-time': ['S', 'block time of the embedded devnet (default 2)'],
   'no-demo': ['', 'do not seed the embedded devnet with the demo collections'],
-  'devnet-state': ['FILE', 'where the embedded devnet keeps its chain (default DATA_DIR/devnet.json)'],
+  'devnet-state': [
+    'FILE',
+    'where the embedded devnet keeps its chain (default DATA_DIR/devnet-dbchain.json; v1: devnet.json)',
+  ],
   'devnet-port': ['N', 'port of the embedded devnet (default 8545; 0: any free port)'],
 };
 

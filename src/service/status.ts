@@ -4,6 +4,10 @@ import type { ServiceContext } from './context.ts';
 export interface StatusResult {
   chain_id: number;
   rpc: string;
+  /** The generation followed: `v1` or `dbchain` (null when not known). */
+  protocol: string | null;
+  /** The RPC answered "rate limited" within the last minute: the node waits as asked, it is not stalled. */
+  rate_limited: boolean;
   head_block: number | null;
   as_of_block: number | null;
   lag: number | null;
@@ -27,6 +31,8 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
   return {
     chain_id: ctx.chain.chainId,
     rpc: ctx.chain.rpc,
+    protocol: ctx.chain.protocol ?? null,
+    rate_limited: ctx.chain.rateLimited?.() ?? false,
     head_block: head,
     as_of_block: asOf,
     lag: head !== null && asOf !== null ? head - asOf : null,

@@ -272,6 +272,8 @@ export function decodeCell(wire: WireCell): Cell {
         throw new DbChainCodecError(
           'ValueTooLong',
           `$payload is ${bytes.length} bytes, more than ${PAYLOAD_MAX_BYTES}`,
+          // The node reverts an over-long value as a non-canonical one.
+          { name: 'InvalidValueType', args: [wire.name, wire.typeId] },
         );
       return { name, type, value: bytes };
     }
@@ -281,6 +283,7 @@ export function decodeCell(wire: WireCell): Cell {
         throw new DbChainCodecError(
           'ValueTooLong',
           `attribute ${name}: str value is ${bytes.length} bytes, more than ${STR_VALUE_MAX_BYTES}`,
+          { name: 'InvalidValueType', args: [wire.name, wire.typeId] },
         );
       let value: string;
       try {

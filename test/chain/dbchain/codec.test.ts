@@ -464,6 +464,14 @@ test('refusals on decode: non-canonical bytes, unknown tags, wrong selector, mal
   refused('InvalidValueType', () => decodeOperation(patchOf([{ name, typeId: 3, value: `0x${'1'.repeat(64)}` }])));
   refused('InvalidValueType', () => decodeOperation(patchOf([{ name, typeId: 11, value: '0x' }])));
   refused('InvalidValueType', () => decodeOperation(patchOf([{ name, typeId: 8, value: '0xff' }])));
+  // An over-long str is ValueTooLong to our writer and InvalidValueType to the node (reported by helper B).
+  try {
+    decodeOperation(patchOf([{ name, typeId: 8, value: bytesToHex(new Uint8Array(129).fill(0x61)) }]));
+    assert.fail('a 129-byte str decoded');
+  } catch (error) {
+    assert.ok(error instanceof DbChainCodecError && error.code === 'ValueTooLong');
+    assert.deepEqual(error.revert, { name: 'InvalidValueType', args: [name, 8] });
+  }
   refused('TombstoneValueNotEmpty', () => decodeOperation(patchOf([{ name, typeId: 0, value: '0x01' }])));
   refused('Ident32InvalidByte', () =>
     decodeOperation(
