@@ -5,6 +5,7 @@ import { createPublicClient, createWalletClient, http, type Hex } from '@arkiv-n
 import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
 import { localhost } from '@arkiv-network/sdk/chains';
 import { createDbChainWriter, emptyBatch, type CreateOp } from '../chain/index.ts';
+import { REGISTRY_ADDRESS, entityNonceCall } from '../chain/dbchain/index.ts';
 import {
   encodeCollectionEntity,
   encodeVectorEntity,
@@ -66,8 +67,8 @@ const DEMO_RECEIPT_TIMEOUT_MS = 60_000;
  * Writes the demo collections to a devnet with its first dev account; returns the block of the last write.
  * @example await seedDemo(devnet.url, devnet.accounts[0].privateKey, devnet.protocol)
  */
-export async function seedDemo(rpcUrl: string, privateKey: Hex, protocol: DevnetProtocolName = 'v1'): Promise<bigint> {
-  if (protocol === 'dbchain') return seedDbChainDemo(rpcUrl, privateKey);
+export async function seedDemo(rpcUrl: string, privateKey: Hex, protocol?: DevnetProtocolName): Promise<bigint> {
+  if ((protocol ?? (await devnetProtocol(rpcUrl))) === 'dbchain') return seedDbChainDemo(rpcUrl, privateKey);
   const wallet = createWalletClient({
     chain: localhost,
     transport: http(rpcUrl),
@@ -99,6 +100,22 @@ export async function seedDemo(rpcUrl: string, privateKey: Hex, protocol: Devnet
   await wallet.mutateEntities({ creates: vectors('notes', DEMO_NOTES, DEMO_NOTE_ENTITIES) });
   const { txHash } = await wallet.mutateEntities({ creates: vectors('demo.docs', DEMO_DOCS, demoDocs()) });
   return (await reader.getTransactionReceipt({ hash: txHash })).blockNumber;
+}
+
+/** Which generation a devnet speaks: only the DB-chain one answers the registry's entityNonce view call. */
+async function devnetProtocol(rpcUrl: string): Promise<DevnetProtocolName> {
+  const response = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_call',
+      params: [{ to: REGISTRY_ADDRESS, data: entityNonceCall(REGISTRY_ADDRESS) }, 'latest'],
+    }),
+  });
+  const { result } = (await response.json()) as { result?: unknown };
+  return typeof result === 'string' && result.length === 66 ? 'dbchain' : 'v1';
 }
 
 /** The same demo through the DB-chain writer: the contents the service would write, three batches. */
