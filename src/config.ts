@@ -61,7 +61,7 @@ export const DEVNET_STATE_FILE = 'devnet.json';
 /** One chain file per generation: a kept v1 chain (from before the DB-chain default) is not refused. */
 export const DEVNET_STATE_FILES: Record<Protocol, string> = { v1: DEVNET_STATE_FILE, dbchain: 'devnet-dbchain.json' };
 /** The generation of the embedded devnet when --protocol is not given. */
-export const DEVNET_DEFAULTS_PROTOCOL: Protocol = 'v1';
+export const DEVNET_DEFAULTS_PROTOCOL: Protocol = 'dbchain';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

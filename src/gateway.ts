@@ -131,7 +131,7 @@ export async function startGateway(
         seededDemo = true;
         const [demoAccount] = devnet.accounts;
         if (!demoAccount) throw new Error('the embedded devnet has no funded account to seed the demo with');
-        const block = await seedDemo(devnet.url, demoAccount.privateKey);
+        const block = await seedDemo(devnet.url, demoAccount.privateKey, devnet.protocol);
         logger.info({ block: Number(block) }, 'demo collections notes and demo.docs written');
       }
       // Seeded now or at the first start of a kept chain (a chain first started with --no-demo and later

@@ -116,11 +116,7 @@ test('config: flags, environment twins, defaults and refusals', () => {
     ],
   );
   assert.equal(parseServeConfig([], { ARKIVECTOR_RPC_KEY: 'k2' }).rpcKey, 'k2');
-  assert.equal(
-    parseServeConfig([], {}).protocol,
-    'v1',
-    'the embedded devnet runs v1 until the demo seeds the DB-chain',
-  );
+  assert.equal(parseServeConfig([], {}).protocol, 'dbchain', 'the embedded devnet runs the DB-chain');
   assert.equal(parseServeConfig(['--protocol', 'v1'], {}).protocol, 'v1');
   assert.equal(parseServeConfig(['--rpc', 'http://127.0.0.1:9'], {}).protocol, 'auto', 'auto with --rpc');
   for (const [args, pattern] of [
