@@ -53,6 +53,9 @@ export async function applyOps(
     if (!kind || (wanted && !wanted(kind.collection))) return undefined;
     return kind.kind === 'collection' || table.definitionCount(kind.collection) > 0 ? kind : undefined;
   };
+  // Every entity whose expiry is this block ends first, whether or not the chain says so: the DB-chain has
+  // no expiry event, and v1's Expired logs then find nothing (ARCHITECTURE.md §7).
+  for (const key of table.expiringAt(block)) set(key, undefined);
   for (const op of ops) {
     const current = table.get(op.key);
     switch (op.type) {
@@ -89,11 +92,22 @@ export async function applyOps(
         break;
       }
       // Same content: the copy keeps the verdict (and the content while it is still held).
+      // `touches`: the chain counts the op as a modification (the DB-chain's updatedAt), so it is one here too.
       case 'extend':
-        if (current) set(op.key, { ...current, expiresAt: op.expiresAt } satisfies TrackedEntity);
+        if (current)
+          set(op.key, {
+            ...current,
+            expiresAt: op.expiresAt,
+            ...(op.touches ? { lastModifiedAtBlock: block } : {}),
+          } satisfies TrackedEntity);
         break;
       case 'changeOwner':
-        if (current) set(op.key, { ...current, owner: intern(op.newOwner) } satisfies TrackedEntity);
+        if (current)
+          set(op.key, {
+            ...current,
+            owner: intern(op.newOwner),
+            ...(op.touches ? { lastModifiedAtBlock: block } : {}),
+          } satisfies TrackedEntity);
         break;
     }
   }

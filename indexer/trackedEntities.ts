@@ -203,6 +203,11 @@ export class TrackedEntities {
   readonly #journal: JournalEntry[] = [];
   readonly #depth: number;
   readonly #definitionsPerName = new Map<string, number>();
+  /**
+   * Keys by the block their expiry falls on: a chain without expiry events (the DB-chain) ends them here
+   * (`expiringAt`), and on one with them (v1) the sweep comes first and the events find nothing left.
+   */
+  readonly #byExpiry = new Map<bigint, Set<Hex>>();
   /** Vector entities set with their content since the last dropResolvedContent. */
   #fresh: TrackedEntity[] = [];
   #current: JournalEntry | undefined;
@@ -257,6 +262,25 @@ export class TrackedEntities {
     else this.#definitionsPerName.delete(entity.collection);
   }
 
+  #index(previous: TrackedEntity | undefined, next: TrackedEntity | undefined): void {
+    if (previous?.expiresAt === next?.expiresAt) return;
+    if (previous) {
+      const keys = this.#byExpiry.get(previous.expiresAt);
+      keys?.delete(previous.key);
+      if (keys?.size === 0) this.#byExpiry.delete(previous.expiresAt);
+    }
+    if (next) {
+      const keys = this.#byExpiry.get(next.expiresAt);
+      if (keys) keys.add(next.key);
+      else this.#byExpiry.set(next.expiresAt, new Set([next.key]));
+    }
+  }
+
+  /** Keys of the entities whose lifetime ends at `block` (live at B iff expiresAt > B). */
+  expiringAt(block: number): Hex[] {
+    return [...(this.#byExpiry.get(BigInt(block)) ?? [])];
+  }
+
   get(key: Hex): TrackedEntity | undefined {
     return this.#entities.get(key);
   }
@@ -301,6 +325,7 @@ export class TrackedEntities {
     if (next) this.#entities.set(key, next);
     else this.#entities.delete(key);
     if (next?.kind === 'vector' && next.content) this.#fresh.push(next);
+    this.#index(previous, next);
     this.#count(previous, -1);
     this.#count(next, 1);
     this.#onChange(previous, next);
@@ -325,6 +350,7 @@ export class TrackedEntities {
       const now = this.#entities.get(key);
       if (previous) this.#entities.set(key, previous);
       else this.#entities.delete(key);
+      this.#index(now, previous);
       this.#count(now, -1);
       this.#count(previous, 1);
       this.#onChange(now, previous);

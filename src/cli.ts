@@ -40,10 +40,11 @@ async function runNodeCommand(command: 'serve' | 'devnet', args: string[]): Prom
 }
 
 async function runDevnet(args: string[]): Promise<void> {
-  const { DEVNET_DEFAULTS, startDevnet } = await import('./devnet/index.ts');
+  const { DEVNET_DEFAULTS, DEVNET_PROTOCOLS, startDevnet } = await import('./devnet/index.ts');
   const { values } = parseArgs({
     args,
     options: {
+      protocol: { type: 'string', default: process.env.ARKIVECTOR_PROTOCOL ?? DEVNET_DEFAULTS.protocol },
       host: { type: 'string', default: process.env.ARKIVECTOR_HOST ?? DEVNET_DEFAULTS.host },
       port: { type: 'string', default: process.env.ARKIVECTOR_PORT },
       'chain-id': { type: 'string', default: process.env.ARKIVECTOR_CHAIN_ID },
@@ -52,8 +53,14 @@ async function runDevnet(args: string[]): Promise<void> {
     },
     strict: true,
   });
+  const protocol = DEVNET_PROTOCOLS.find((p) => p === values.protocol);
+  if (!protocol)
+    throw new UsageError(
+      `--protocol must be one of ${DEVNET_PROTOCOLS.join(', ')}, not ${JSON.stringify(values.protocol)}`,
+    );
   const started = Date.now();
   const devnet = await startDevnet({
+    protocol,
     host: values.host,
     port: integerFlag(values.port, 'port', DEVNET_DEFAULTS.port, 0, 65535),
     chainId: integerFlag(values['chain-id'], 'chain-id', DEVNET_DEFAULTS.chainId, 1, 2 ** 48),
@@ -61,7 +68,9 @@ async function runDevnet(args: string[]): Promise<void> {
     stateFile: values.state,
   });
   const lines = [
-    'arkivector devnet: an Arkiv v1-compatible JSON-RPC node for development',
+    protocol === 'dbchain'
+      ? 'arkivector devnet: an Arkiv DB-chain JSON-RPC node for development (registry 0x4400000000000000000000000000000000000044)'
+      : 'arkivector devnet: an Arkiv v1-compatible JSON-RPC node for development',
     '',
     'Available accounts (test mnemonic, never use these keys for real funds)',
     '========================================================================',

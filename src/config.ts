@@ -13,10 +13,57 @@ import { HTTP_DEFAULT } from './httpDefault.ts';
 import { KURADB_ENDPOINT_DEFAULT } from './kuradbEndpoint.ts';
 import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
 
-export const CHAINS = { braga, kaolin, localhost } as const;
+/** The two generations a node can follow (DESIGN.md §3); `auto` detects it from the node. */
+export const PROTOCOLS = ['v1', 'dbchain', 'auto'] as const;
+export type Protocol = Exclude<(typeof PROTOCOLS)[number], 'auto'>;
+
+export interface ChainPreset {
+  id: number;
+  rpc: string;
+  ws?: string;
+  protocol: Protocol;
+  blockTimeSeconds: number;
+  /** When the network was retired: it no longer answers. */
+  retired?: string;
+}
+
+/**
+ * `--chain NAME`. Tiramisu is the live DB-chain network (reference/arkiv-node.md §7); the v1 public
+ * networks are retired and kept so old configurations fail with a clear cause, not a wrong default.
+ */
+export const CHAINS: Readonly<Record<string, ChainPreset>> = {
+  tiramisu: {
+    id: 7738577,
+    rpc: 'https://rpc.tiramisu.db-chain.testnet.arkiv.network',
+    ws: 'wss://rpc.tiramisu.db-chain.testnet.arkiv.network',
+    protocol: 'dbchain',
+    blockTimeSeconds: 2,
+  },
+  braga: v1Preset(braga, '2026-08-12'),
+  kaolin: v1Preset(kaolin, '2026-05-15'),
+  localhost: v1Preset(localhost),
+};
+
+function v1Preset(
+  chain: { id: number; rpcUrls: { default: { http: readonly string[]; webSocket?: readonly string[] } } },
+  retired?: string,
+): ChainPreset {
+  return {
+    id: chain.id,
+    rpc: chain.rpcUrls.default.http[0] ?? '',
+    ws: chain.rpcUrls.default.webSocket?.[0],
+    protocol: 'v1',
+    blockTimeSeconds: 2,
+    ...(retired ? { retired } : {}),
+  };
+}
 export { HTTP_DEFAULT };
 /** The embedded devnet's state file inside --data-dir. */
 export const DEVNET_STATE_FILE = 'devnet.json';
+/** One chain file per generation: a kept v1 chain (from before the DB-chain default) is not refused. */
+export const DEVNET_STATE_FILES: Record<Protocol, string> = { v1: DEVNET_STATE_FILE, dbchain: 'devnet-dbchain.json' };
+/** The generation of the embedded devnet when --protocol is not given. */
+export const DEVNET_DEFAULTS_PROTOCOL: Protocol = 'dbchain';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -26,6 +73,8 @@ const OPTIONS = {
   rpc: { type: 'string' },
   ws: { type: 'string' },
   chain: { type: 'string' },
+  protocol: { type: 'string' },
+  'rpc-key': { type: 'string' },
   http: { type: 'string' },
   stdio: { type: 'boolean' },
   'data-dir': { type: 'string' },
@@ -63,7 +112,11 @@ export interface ServeConfig {
   /** undefined: start the embedded devnet with demo data. */
   rpc?: string;
   ws?: string;
-  chainName?: keyof typeof CHAINS;
+  chainName?: string;
+  /** Which generation to follow; `auto` (the default with --rpc) detects it. The embedded devnet's, without. */
+  protocol: Protocol | 'auto';
+  /** ARKIVECTOR_RPC_KEY / --rpc-key: sent as X-API-KEY (never logged or echoed). */
+  rpcKey?: string;
   http?: { host: string; port: number };
   stdio: boolean;
   /** Snapshots (and the embedded devnet's chain); none: everything is forgotten on exit. */
@@ -181,10 +234,20 @@ export function parseServeConfig(
   const str = (flag: FlagName) => get(flag) as string | undefined;
 
   const chainName = str('chain');
-  if (chainName !== undefined && !(chainName in CHAINS))
+  if (chainName !== undefined && !Object.hasOwn(CHAINS, chainName))
     throw new ConfigError(`--chain must be one of ${Object.keys(CHAINS).join(', ')}, not ${JSON.stringify(chainName)}`);
+  const preset = chainName === undefined ? undefined : CHAINS[chainName];
   let rpc = str('rpc');
-  if (rpc === undefined && chainName) rpc = CHAINS[chainName as keyof typeof CHAINS].rpcUrls.default.http[0];
+  if (rpc === undefined && preset) rpc = preset.rpc;
+  const protocolFlag = str('protocol');
+  if (protocolFlag !== undefined && !(PROTOCOLS as readonly string[]).includes(protocolFlag))
+    throw new ConfigError(`--protocol must be one of ${PROTOCOLS.join(', ')}, not ${JSON.stringify(protocolFlag)}`);
+  // Without --rpc the embedded devnet runs the live generation unless told otherwise.
+  const protocol = (protocolFlag ?? preset?.protocol ?? (rpc === undefined ? DEVNET_DEFAULTS_PROTOCOL : 'auto')) as
+    | Protocol
+    | 'auto';
+  if (rpc === undefined && protocol === 'auto')
+    throw new ConfigError('--protocol auto needs --rpc or --chain (the embedded devnet is v1 or dbchain)');
   if (rpc !== undefined) {
     try {
       const url = new URL(rpc);
@@ -238,8 +301,10 @@ export function parseServeConfig(
     throw new ConfigError(`--log-format must be json or pretty, not ${JSON.stringify(logFormat)}`);
   return {
     rpc,
-    ws: str('ws'),
-    chainName: chainName as ServeConfig['chainName'],
+    ws: str('ws') ?? preset?.ws,
+    chainName,
+    protocol,
+    rpcKey: str('rpc-key'),
     http,
     stdio,
     dataDir,
@@ -264,7 +329,9 @@ export function parseServeConfig(
     blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? DEVNET_DEFAULTS.blockTime),
     demo: get('no-demo') !== true,
     devnetState:
-      rpc === undefined ? (devnetState ?? (dataDir ? join(dataDir, DEVNET_STATE_FILE) : undefined)) : undefined,
+      rpc === undefined
+        ? (devnetState ?? (dataDir ? join(dataDir, DEVNET_STATE_FILES[protocol as Protocol]) : undefined))
+        : undefined,
     devnetPort: check(intFlag('devnet-port', 0, 65535), devnetPort ?? DEVNET_DEFAULTS.port),
   };
 }

@@ -1,19 +1,24 @@
 // `arkivector serve`: assembles the node from its configuration: the chain (an --rpc URL, or the
 // embedded devnet seeded with demo data), the indexer with engine stores, the service context, and the
 // transports (MCP over stdio; REST + MCP streamable HTTP on one HTTP server).
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Hex } from 'viem';
 import {
   createArkivV1Source,
   createArkivV1Writer,
+  createDbChainSource,
+  createDbChainWriter,
   createHttpTransport,
+  detectProtocol,
   redactUrl,
+  type ChainProtocol,
   type ChainSource,
+  type ChainWriter,
   type RpcTransport,
 } from './chain/index.ts';
-import type { ServeConfig } from './config.ts';
+import { CHAINS, type ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
@@ -37,6 +42,9 @@ import { serveStdio } from '../tools/index.ts';
 
 export interface Gateway {
   readonly rpc: string;
+  /** The generation followed, and how it was chosen. */
+  readonly protocol: ChainProtocol;
+  readonly protocolSource: 'flag' | 'preset' | 'detected' | 'remembered' | 'devnet';
   readonly chainId: number;
   readonly httpUrl?: string;
   readonly devnet?: Devnet;
@@ -145,29 +153,48 @@ export async function startGateway(
         seededDemo = true;
         const [demoAccount] = devnet.accounts;
         if (!demoAccount) throw new Error('the embedded devnet has no funded account to seed the demo with');
-        const block = await seedDemo(devnet.url, demoAccount.privateKey);
+        const block = await seedDemo(devnet.url, demoAccount.privateKey, devnet.protocol);
         logger.info({ block: Number(block) }, 'demo collections notes and demo.docs written');
       }
       // Seeded now or at the first start of a kept chain (a chain first started with --no-demo and later
       // without it has no demo data, and shows the demo lines anyway: the searches then find nothing).
       demo = config.demo;
     }
+    let rateLimitedAt = -Infinity;
     const transport: RpcTransport = createHttpTransport({
       url: rpc,
+      apiKey: config.rpcKey,
       onRetry: ({ attempt, delayMs, reason }) => logger.debug({ attempt, delay_ms: delayMs, reason }, 'rpc retry'),
+      onRateLimit: ({ waitMs }) => {
+        // Said once a minute at most: a throttled follower waits, it is not down.
+        if (Date.now() - rateLimitedAt > RATE_LIMIT_WINDOW_MS)
+          logger.warn({ retry_after_ms: waitMs ?? null }, 'rpc rate limited: waiting as the node asks');
+        rateLimitedAt = Date.now();
+      },
     });
     closers.push(() => transport.close());
-    // Arkiv v1 is the one driver: the indexer reads and the signer writes through the same transport.
-    const source = createArkivV1Source(transport, { wsUrl: config.ws ?? devnet?.wsUrl, logger });
+    // One driver per generation: the indexer reads and the signer writes through the same transport.
+    const preset = config.chainName === undefined ? undefined : CHAINS[config.chainName];
+    const { protocol, protocolSource } = devnet
+      ? { protocol: devnet.protocol, protocolSource: 'devnet' as const }
+      : config.protocol !== 'auto'
+        ? { protocol: config.protocol, protocolSource: preset ? ('preset' as const) : ('flag' as const) }
+        : await detectOrRemember(transport, config.dataDir, logger);
+    const driver = DRIVERS[protocol];
+    const source = driver.source(transport, { wsUrl: config.ws ?? devnet?.wsUrl, logger });
     const chainId = await startChainId(
       source,
       config.dataDir,
       devnet ? config.blockTime : INDEXER_DEFAULTS.blockTimeSeconds,
       logger,
     );
+    if (preset && preset.id !== chainId)
+      throw new Error(`--chain ${config.chainName} is chain id ${preset.id}, but the node answers ${chainId}`);
+    if (preset?.retired) logger.warn({ chain: config.chainName, retired: preset.retired }, 'this network is retired');
+    logger.info({ protocol, chosen_by: protocolSource, chain_id: chainId }, 'following the chain');
     // The embedded devnet signs with its first dev account, so the demo can write too.
     const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0]?.privateKey;
-    const writer = privateKey ? createArkivV1Writer({ rpcUrl: rpc, chainId, privateKey, transport }) : undefined;
+    const writer = privateKey ? driver.writer({ rpcUrl: rpc, chainId, privateKey, transport }) : undefined;
     if (writer) logger.info({ signer: writer.address }, 'signer configured: write tools enabled');
     // A native build dies with an illegal instruction on another CPU: say so whenever one is loaded.
     const addon = addonBuild();
@@ -182,7 +209,7 @@ export async function startGateway(
       chainId,
       confirmations: config.confirmations,
       liveLag: config.liveLag,
-      blockTimeSeconds: devnet ? config.blockTime : INDEXER_DEFAULTS.blockTimeSeconds,
+      blockTimeSeconds: devnet ? config.blockTime : (preset?.blockTimeSeconds ?? INDEXER_DEFAULTS.blockTimeSeconds),
       collections: config.collections,
       pinnedOwners: config.collectionOwners,
       startBlock: config.startBlock,
@@ -199,7 +226,12 @@ export async function startGateway(
     if (watcher) closers.push(async () => watcher.close());
     const ctx: ServiceContext = {
       indexer,
-      chain: { chainId, rpc: redactUrl(rpc) },
+      chain: {
+        chainId,
+        rpc: redactUrl(rpc),
+        protocol,
+        rateLimited: () => Date.now() - rateLimitedAt < RATE_LIMIT_WINDOW_MS,
+      },
       minBlockTimeoutMs: config.minBlockTimeoutMs,
       writer,
       blockTimestamp: blockTimestamps(source),
@@ -277,6 +309,8 @@ export async function startGateway(
     }
     return {
       rpc,
+      protocol,
+      protocolSource,
       chainId,
       httpUrl,
       devnet,
@@ -298,6 +332,21 @@ export async function startGateway(
   }
 }
 
+/** How long after the last "rate limited" answer /v1/status still says so. */
+const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** Each generation's two factories (ARCHITECTURE.md §7): the one place a driver is picked. */
+const DRIVERS: Record<
+  ChainProtocol,
+  {
+    source: (transport: RpcTransport, options: { wsUrl?: string; logger?: Logger }) => ChainSource;
+    writer: (options: { rpcUrl: string; chainId: number; privateKey: Hex; transport: RpcTransport }) => ChainWriter;
+  }
+> = {
+  v1: { source: createArkivV1Source, writer: createArkivV1Writer },
+  dbchain: { source: createDbChainSource, writer: createDbChainWriter },
+};
+
 /** The embedded devnet on its stable port, reloading its state file when there is one. */
 async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
   if (config.devnetState) await mkdir(dirname(config.devnetState), { recursive: true });
@@ -307,6 +356,7 @@ async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
       port: config.devnetPort,
       blockTime: config.blockTime,
       stateFile: config.devnetState,
+      protocol: config.protocol === 'v1' ? 'v1' : 'dbchain',
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
@@ -322,6 +372,34 @@ async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
  * The chain id, from the RPC; a node with a snapshot in `dataDir` does not wait for an RPC that errs or
  * says nothing: after 3 block times it starts on the snapshot's chain id (README, "Start without the RPC").
  */
+/** Where a node with --data-dir remembers which generation `--protocol auto` found (for a start while the RPC is down). */
+const PROTOCOL_FILE = 'protocol';
+
+/**
+ * `--protocol auto`: asks the node; with a data dir, remembers the answer, and when the node does not answer
+ * at start, follows the generation remembered there (the snapshot then serves as `stalled`, see startChainId).
+ */
+async function detectOrRemember(
+  transport: RpcTransport,
+  dataDir: string | undefined,
+  logger: Logger,
+): Promise<{ protocol: ChainProtocol; protocolSource: 'detected' | 'remembered' }> {
+  const file = dataDir ? join(dataDir, PROTOCOL_FILE) : undefined;
+  try {
+    const protocol = await detectProtocol(transport);
+    if (file) await mkdir(dirname(file), { recursive: true }).then(() => writeFile(file, `${protocol}\n`));
+    return { protocol, protocolSource: 'detected' };
+  } catch (error) {
+    const remembered = file ? (await readFile(file, 'utf8').catch(() => '')).trim() : '';
+    if (remembered !== 'v1' && remembered !== 'dbchain') throw error;
+    logger.warn(
+      { protocol: remembered, reason: (error as Error).message },
+      'the RPC does not answer: following the generation this data dir last followed',
+    );
+    return { protocol: remembered, protocolSource: 'remembered' };
+  }
+}
+
 async function startChainId(
   source: ChainSource,
   dataDir: string | undefined,
@@ -358,17 +436,22 @@ function blockTimestamps(source: ChainSource): (block: number) => Promise<number
   };
 }
 
+const PROTOCOL_NAMES: Record<ChainProtocol, string> = { v1: 'Arkiv v1', dbchain: 'DB-chain' };
+
 /** What `npm start` prints: where the gateway is and how to connect an MCP client. */
 export function connectionBanner(gateway: Gateway): string {
   const lines = ['arkivector is running.', ''];
   if (gateway.devnet)
     lines.push(
-      `Chain:    embedded devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), head block ${gateway.devnet.headNumber}${gateway.seededDemo ? ', demo collections notes and demo.docs written' : ''}`,
+      `Chain:    embedded ${PROTOCOL_NAMES[gateway.protocol]} devnet at ${gateway.devnet.url} (chain id ${gateway.chainId}), head block ${gateway.devnet.headNumber}${gateway.seededDemo ? ', demo collections notes and demo.docs written' : ''}`,
       gateway.devnetState
         ? `Memory:   kept in ${resolve(gateway.devnetState)} (delete it to start from an empty chain)`
         : 'Memory:   forgotten on exit (--no-data-dir; without it the chain is kept in the per-user data directory)',
     );
-  else lines.push(`Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId})`);
+  else
+    lines.push(
+      `Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId}, ${PROTOCOL_NAMES[gateway.protocol]}${gateway.protocolSource === 'detected' || gateway.protocolSource === 'remembered' ? `, ${gateway.protocolSource}` : ''})`,
+    );
   if (gateway.httpUrl) {
     const writes = gateway.stdio.signer;
     // Security: the header names the variable, never a token.

@@ -1,6 +1,7 @@
 // The chain layer's public surface, chosen by hand: the two seams (ChainSource for the indexer,
 // ChainWriter for the service), the entity operations both speak, the shared JSON-RPC transport, and the
-// Arkiv v1 driver. Protocol details stay in `v1/` (its own index serves the devnet, which is a v1 node).
+// two drivers, Arkiv v1 and the DB-chain. Protocol details stay in `v1/` and `dbchain/` (their own
+// indexes serve the devnet's two nodes and raw-wire tests).
 export {
   MAX_BATCH_OPERATIONS,
   batchSize,
@@ -50,3 +51,6 @@ export {
   createArkivV1Writer as createChainWriter,
   type ArkivV1WriterOptions,
 } from './v1/writer.ts';
+export { createDbChainSource, dbChainQuery, type DbChainSourceOptions } from './dbchain/source.ts';
+export { createDbChainWriter, type DbChainWriterOptions } from './dbchain/writer.ts';
+export { detectProtocol, type ChainProtocol } from './detect.ts';

@@ -11,6 +11,11 @@ export interface StringAttribute {
 export interface NumericAttribute {
   key: string;
   value: bigint;
+  /**
+   * The schema type the value encodes (`src/collections` attributes), for a chain with typed cells: the
+   * DB-chain writes `i32` as i32, `bool` as bool, `uint`/`f32`/absent as u64 (ARCHITECTURE.md §8.3).
+   */
+  type?: 'i32' | 'uint' | 'f32' | 'bool';
 }
 
 /** The content of an entity as written: payload, content type, attributes and lifetime. */
@@ -75,12 +80,14 @@ export interface OpPosition {
 
 /**
  * What a block did to one entity, in chain order. `expire` ops come first in a block (the entity's
- * lifetime ended at this block); `create` and `update` carry the full content after the operation.
+ * lifetime ended at this block; the indexer also ends every entity whose expiry is the block, so a chain
+ * without expiry events yields none); `create` and `update` carry the full content after the operation.
+ * `touches`: the chain stamps an extend or owner change as the entity's last modification (DB-chain).
  */
 export type EntityOp =
   | { type: 'expire'; key: Hex }
   | ({ type: 'create'; key: Hex; owner: Address; expiresAt: bigint; content: CreateOp } & OpPosition)
   | ({ type: 'delete'; key: Hex } & OpPosition)
   | ({ type: 'update'; key: Hex; owner: Address; expiresAt: bigint; content: CreateOp } & OpPosition)
-  | ({ type: 'extend'; key: Hex; expiresAt: bigint } & OpPosition)
-  | ({ type: 'changeOwner'; key: Hex; newOwner: Address } & OpPosition);
+  | ({ type: 'extend'; key: Hex; expiresAt: bigint; touches?: true } & OpPosition)
+  | ({ type: 'changeOwner'; key: Hex; newOwner: Address; touches?: true } & OpPosition);

@@ -30,8 +30,26 @@ export interface TransactionSender {
   waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionOutcome>;
 }
 
+/** Names the custom error in revert data, for a protocol whose reverts carry one (the DB-chain). */
+export type RevertExplainer = (data: Hex) => string | undefined;
+
+/** Revert data somewhere down the cause chain (our transport's RpcResponseError, viem's RawContractError). */
+function revertData(error: unknown): Hex | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < CAUSE_DEPTH_MAX && current instanceof Error; depth++) {
+    const data = (current as { data?: unknown }).data;
+    const hex = typeof data === 'string' ? data : (data as { data?: unknown } | undefined)?.data;
+    if (typeof hex === 'string' && /^0x[0-9a-fA-F]{8,}$/.test(hex)) return hex as Hex;
+    current = current.cause;
+  }
+  return undefined;
+}
+
 /** The node's message without viem's multi-line decoration (request bodies, versions). */
-function nodeReason(error: unknown): string {
+function nodeReason(error: unknown, explain?: RevertExplainer): string {
+  const data = explain && revertData(error);
+  const named = data && explain?.(data);
+  if (named) return `execution reverted: ${named}`;
   const e = error as { details?: string; shortMessage?: string; message?: string; cause?: unknown };
   const details = e.details ?? (e.cause as { details?: string } | undefined)?.details;
   const reason = details ?? e.shortMessage ?? e.message ?? String(error);
@@ -57,6 +75,8 @@ export function createTransactionSender(options: {
   chainId: number;
   privateKey: Hex;
   to: Address;
+  /** Turns revert data into the error it names (refusals and receipt replays); absent: the node's message. */
+  explainRevert?: RevertExplainer;
 }): TransactionSender {
   const { transport, to } = options;
   const chain = defineChain({
@@ -114,7 +134,7 @@ export function createTransactionSender(options: {
         // Whether the node took the nonce is unknown (a timeout may follow acceptance): ask it next time.
         nonce = undefined;
         if (unreachable(error)) throw new ChainUnreachableError('the RPC cannot be reached to send the transaction');
-        const reason = nodeReason(error);
+        const reason = nodeReason(error, options.explainRevert);
         if (/nonce/i.test(reason) && attempt < NONCE_RETRIES) continue;
         throw new TransactionRefusedError(reason);
       }
@@ -144,7 +164,9 @@ export function createTransactionSender(options: {
       if (receipt.status === 'success') return { blockNumber: Number(receipt.blockNumber), status: 'success' };
       let reason: string | undefined;
       const tx = await reader.getTransaction({ hash });
-      await reader.call({ account: tx.from, to, data: tx.input }).catch((error) => (reason = nodeReason(error)));
+      await reader
+        .call({ account: tx.from, to, data: tx.input })
+        .catch((error) => (reason = nodeReason(error, options.explainRevert)));
       return { blockNumber: Number(receipt.blockNumber), status: 'reverted', reason };
     },
   };

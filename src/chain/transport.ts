@@ -1,7 +1,7 @@
 // JSON-RPC over HTTP, the node's one stack for chain reads (the ChainSource) and writes (the signer, as
 // viem's custom transport): single calls and batches, bounded retries with backoff, rate limits respected
-// (HTTP 429 with Retry-After, JSON-RPC -32005 / -32016), URL credentials sent as Basic auth and never
-// printed. Callers above (the indexer loop) decide what a persistent failure means; this layer only
+// (HTTP 429 with Retry-After, JSON-RPC -32005 / -32016), URL credentials sent as Basic auth and an RPC key
+// as X-API-KEY, neither ever printed. Callers above (the indexer loop) decide what a persistent failure means; this layer only
 // retries briefly.
 import { Agent, fetch } from 'undici';
 import { redactUrl } from '../redactUrl.ts';
@@ -65,6 +65,10 @@ export interface TransportOptions {
   backoffMs?: number;
   maxBackoffMs?: number;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  /** Sent as `X-API-KEY` (public DB-chain endpoints); never logged or part of an error. */
+  apiKey?: string;
+  /** Called whenever the node answers "rate limited" (HTTP 429, -32016): the follower is throttled, not down. */
+  onRateLimit?: (info: { waitMs: number | undefined }) => void;
 }
 
 export interface RpcTransport {
@@ -76,6 +80,8 @@ export interface RpcTransport {
 }
 
 const RATE_LIMIT_CODES = new Set([-32005, -32016, 429]);
+/** The longest Retry-After honoured (a node asking for hours is waited on in these steps). */
+const RETRY_AFTER_MAX_MS = 15 * 60_000;
 
 function retryAfterMs(header: string | null): number | undefined {
   if (!header) return undefined;
@@ -131,9 +137,14 @@ export function createHttpTransport(options: TransportOptions): RpcTransport {
   const { endpoint, authorization } = urlCredentials(url);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (authorization) headers.authorization = authorization;
+  if (options.apiKey) headers['x-api-key'] = options.apiKey;
   let nextId = 1;
+  /** Until when the node asked us to stay quiet (Retry-After): every request of this transport waits. */
+  let quietUntil = 0;
 
   async function post(body: unknown): Promise<unknown> {
+    const quiet = quietUntil - Date.now();
+    if (quiet > 0) await delay(quiet);
     let response;
     try {
       response = await fetch(endpoint, {
@@ -149,7 +160,10 @@ export function createHttpTransport(options: TransportOptions): RpcTransport {
     }
     if (response.status === 429) {
       await response.body?.cancel();
-      throw new Retryable(`${safeUrl} is rate limiting (HTTP 429)`, retryAfterMs(response.headers.get('retry-after')));
+      const waitMs = retryAfterMs(response.headers.get('retry-after'));
+      if (waitMs !== undefined) quietUntil = Math.max(quietUntil, Date.now() + Math.min(waitMs, RETRY_AFTER_MAX_MS));
+      options.onRateLimit?.({ waitMs });
+      throw new Retryable(`${safeUrl} is rate limiting (HTTP 429)`, waitMs);
     }
     if (response.status >= 500) {
       await response.body?.cancel();
@@ -193,6 +207,7 @@ export function createHttpTransport(options: TransportOptions): RpcTransport {
   function unwrap(answer: { result?: unknown; error?: { code: number; message: string; data?: unknown } }): unknown {
     if (answer.error) {
       if (RATE_LIMIT_CODES.has(answer.error.code) && /rate|limit|too many/i.test(answer.error.message)) {
+        options.onRateLimit?.({ waitMs: undefined });
         throw new Retryable(`${safeUrl} is rate limiting (${answer.error.code})`);
       }
       return new RpcResponseError(answer.error.code, answer.error.message, answer.error.data);

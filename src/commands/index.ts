@@ -38,7 +38,9 @@ export function runClientCommand(command: string, args: string[], io?: Partial<I
 const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
   rpc: ['URL', 'Arkiv JSON-RPC endpoint (default: the embedded devnet)'],
   ws: ['URL', 'WebSocket endpoint for new-block notifications'],
-  chain: ['NAME', 'braga, kaolin or localhost: the SDK URL of that chain (without --rpc)'],
+  chain: ['NAME', 'tiramisu (the live DB-chain, id 7738577) or localhost; braga and kaolin are retired v1 networks'],
+  protocol: ['GEN', 'dbchain, v1 or auto (default: auto with --rpc; the embedded devnet: dbchain)'],
+  'rpc-key': ['KEY', 'RPC key for public endpoints, sent as X-API-KEY (never logged)'],
   http: ['HOST:PORT', 'REST + MCP over HTTP (default 127.0.0.1:8787; not with --stdio alone)'],
   stdio: ['', 'MCP over stdin/stdout'],
   'data-dir': [
@@ -67,7 +69,10 @@ const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
   'private-key-file': ['FILE', 'signer key file (or env ARKIVECTOR_PRIVATE_KEY)'],
   'block-time': ['S', 'block time of the embedded devnet (default 2)'],
   'no-demo': ['', 'do not seed the embedded devnet with the demo collections'],
-  'devnet-state': ['FILE', 'where the embedded devnet keeps its chain (default DATA_DIR/devnet.json)'],
+  'devnet-state': [
+    'FILE',
+    'where the embedded devnet keeps its chain (default DATA_DIR/devnet-dbchain.json; v1: devnet.json)',
+  ],
   'devnet-port': ['N', 'port of the embedded devnet (default 8545; 0: any free port)'],
 };
 
@@ -90,9 +95,11 @@ async function serveHelp(): Promise<string> {
 
 export const DEVNET_HELP = `usage: arkivector devnet [options]
 
-Run a local Arkiv v1 JSON-RPC node (HTTP and WebSocket on one port) with ten funded dev accounts.
+Run a local Arkiv JSON-RPC node (HTTP and WebSocket on one port) with ten funded dev accounts.
 
 options:
+  --protocol P         the generation it speaks: v1 (op-geth storage transactions) or dbchain (the
+                       DB-chain registry at 0x44…44, as Tiramisu runs it) (default v1) [ARKIVECTOR_PROTOCOL]
   --host HOST          address to listen on (default 127.0.0.1) [ARKIVECTOR_HOST]
   --port N             port, 0 for any free one (default 8545) [ARKIVECTOR_PORT]
   --chain-id N         chain id (default 1337) [ARKIVECTOR_CHAIN_ID]
@@ -103,7 +110,7 @@ export const USAGE = `usage: arkivector COMMAND [options]   (arkivector COMMAND 
 
 run a node:
   serve                 the gateway (MCP + REST) on a chain or the embedded devnet (npm start)
-  devnet                a local Arkiv v1 node alone
+  devnet                a local Arkiv node alone (v1 or DB-chain)
 
 talk to a running gateway (REST; --url, default ${DEFAULT_GATEWAY_URL}; token from ARKIVECTOR_TOKEN):
   collection list       list collections

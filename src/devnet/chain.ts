@@ -118,6 +118,23 @@ export interface ChainOptions {
   genesisTimestamp: number;
   fundedAccounts: readonly Address[];
   initialBalance: bigint;
+  /** Another generation's registry (the DB-chain's); without it the chain runs Arkiv v1. */
+  registry?: RegistryExecutor;
+}
+
+/**
+ * Executes the transactions sent to a registry of another Arkiv generation. A chain with one has no v1
+ * system transaction; the registry keeps its own state and rebuilds it when the chain replays (reorgs).
+ */
+export interface RegistryExecutor {
+  readonly address: Address;
+  /** Forgets all state: the chain is about to replay its blocks from genesis. */
+  reset(): void;
+  /** Runs a mined transaction to `address`; must change nothing unless it returns status 1. */
+  execute(
+    tx: ChainTx,
+    block: number,
+  ): { status: 0 | 1; gasUsed: bigint; logs: { topics: Hex[]; data: Hex }[]; revertReason?: string };
 }
 
 /** A failed Arkiv execution; the message is what eth_call / eth_estimateGas report. */
@@ -332,6 +349,7 @@ export class DevnetChain {
 
   #reset(): void {
     this.entities = new EntityState();
+    this.#options.registry?.reset();
     this.#accounts = new Map();
     this.#txLocations = new Map();
     for (const address of this.#options.fundedAccounts) {
@@ -348,7 +366,8 @@ export class DevnetChain {
   #buildBlock(spec: BlockSpec, genesis: boolean): ChainBlock {
     const number = genesis ? 0 : this.head.number + 1;
     const parentHash = genesis ? zeroHash : this.head.hash;
-    const systemTx = genesis ? [] : [this.#systemTx(number)];
+    const registry = this.#options.registry;
+    const systemTx = genesis || registry ? [] : [this.#systemTx(number)];
     const transactions = [...systemTx, ...spec.transactions];
     const hash = keccak256(
       toRlp([
@@ -364,7 +383,7 @@ export class DevnetChain {
     let logIndex = 0;
     const emit = (txIndex: number, txHash: Hex) => (log: { topics: Hex[]; data: Hex }) => {
       const full: ChainLog = {
-        address: ARKIV_ADDRESS,
+        address: registry?.address ?? ARKIV_ADDRESS,
         topics: log.topics,
         data: log.data,
         blockNumber: number,
@@ -393,7 +412,13 @@ export class DevnetChain {
         gasUsed = intrinsicGas(tx.input);
         sender.nonce += 1n;
         sender.balance -= gasUsed * effectiveGasPrice(tx);
-        if (tx.to === ARKIV_ADDRESS) {
+        if (registry && tx.to === registry.address) {
+          const result = registry.execute(tx, number);
+          ({ status, revertReason } = result);
+          sender.balance -= (result.gasUsed - gasUsed) * effectiveGasPrice(tx);
+          gasUsed = result.gasUsed;
+          logs.push(...result.logs.map(push));
+        } else if (!registry && tx.to === ARKIV_ADDRESS) {
           const pending: { topics: Hex[]; data: Hex }[] = [];
           try {
             if (!tx.ops) throw new ArkivExecutionError('invalid arkiv transaction');

@@ -1,14 +1,20 @@
 // Demo data for `arkivector serve` without --rpc (README, "Quick start"): the `notes` collection (dim 4: cat,
-// dog, fern) and `demo.docs` (dim 8, 200 entities), written with the unmodified SDK like any writer would.
+// dog, fern) and `demo.docs` (dim 8, 200 entities), written like any writer would: with the unmodified v1
+// SDK on a v1 devnet, through the DB-chain driver's writer on a DB-chain one.
 import { createPublicClient, createWalletClient, http, type Hex } from '@arkiv-network/sdk';
 import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
 import { localhost } from '@arkiv-network/sdk/chains';
+import { createDbChainWriter, emptyBatch, type CreateOp } from '../chain/index.ts';
+import { REGISTRY_ADDRESS, entityNonceCall } from '../chain/dbchain/index.ts';
 import {
   encodeCollectionEntity,
   encodeVectorEntity,
+  ttlToBlocks,
   validateCollectionDefinition,
   type CollectionDefinitionInput,
 } from '../collections/index.ts';
+import { vectorContent } from '../service/upsert.ts';
+import type { DevnetProtocolName } from './index.ts';
 
 const DEMO_TTL_SECONDS = 30 * 24 * 3600;
 /** Definitions outlive the keep-alive horizon, so a fresh demo sends no extension at start. */
@@ -54,11 +60,15 @@ export function demoDocs(count = 200) {
   });
 }
 
+/** A mined write's wait: the demo is written before anything else runs, so a minute is generous. */
+const DEMO_RECEIPT_TIMEOUT_MS = 60_000;
+
 /**
  * Writes the demo collections to a devnet with its first dev account; returns the block of the last write.
- * @example await seedDemo(devnet.url, devnet.accounts[0].privateKey)
+ * @example await seedDemo(devnet.url, devnet.accounts[0].privateKey, devnet.protocol)
  */
-export async function seedDemo(rpcUrl: string, privateKey: Hex): Promise<bigint> {
+export async function seedDemo(rpcUrl: string, privateKey: Hex, protocol?: DevnetProtocolName): Promise<bigint> {
+  if ((protocol ?? (await devnetProtocol(rpcUrl))) === 'dbchain') return seedDbChainDemo(rpcUrl, privateKey);
   const wallet = createWalletClient({
     chain: localhost,
     transport: http(rpcUrl),
@@ -90,4 +100,59 @@ export async function seedDemo(rpcUrl: string, privateKey: Hex): Promise<bigint>
   await wallet.mutateEntities({ creates: vectors('notes', DEMO_NOTES, DEMO_NOTE_ENTITIES) });
   const { txHash } = await wallet.mutateEntities({ creates: vectors('demo.docs', DEMO_DOCS, demoDocs()) });
   return (await reader.getTransactionReceipt({ hash: txHash })).blockNumber;
+}
+
+/** Which generation a devnet speaks: only the DB-chain one answers the registry's entityNonce view call. */
+async function devnetProtocol(rpcUrl: string): Promise<DevnetProtocolName> {
+  const response = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_call',
+      params: [{ to: REGISTRY_ADDRESS, data: entityNonceCall(REGISTRY_ADDRESS) }, 'latest'],
+    }),
+  });
+  const { result } = (await response.json()) as { result?: unknown };
+  return typeof result === 'string' && result.length === 66 ? 'dbchain' : 'v1';
+}
+
+/** The same demo through the DB-chain writer: the contents the service would write, three batches. */
+async function seedDbChainDemo(rpcUrl: string, privateKey: Hex): Promise<bigint> {
+  const reader = createPublicClient({ chain: localhost, transport: http(rpcUrl) });
+  const writer = createDbChainWriter({ rpcUrl, chainId: await reader.getChainId(), privateKey });
+  const definition = (name: string, input: CollectionDefinitionInput): CreateOp => {
+    const entity = encodeCollectionEntity(name, input);
+    return {
+      btl: BigInt(ttlToBlocks({ seconds: DEMO_DEFINITION_TTL_SECONDS })),
+      contentType: entity.contentType,
+      payload: entity.payload,
+      stringAttributes: entity.attributes,
+      numericAttributes: [],
+    };
+  };
+  const vectors = (
+    collection: string,
+    input: CollectionDefinitionInput,
+    entities: { id: string; vector: number[]; document: string; attributes: Record<string, unknown> }[],
+  ) => {
+    const validated = validateCollectionDefinition(input);
+    return entities.map((e, i) =>
+      vectorContent(collection, validated, { ...e, ttl: { seconds: DEMO_TTL_SECONDS } }, i),
+    );
+  };
+  let block = 0;
+  for (const creates of [
+    [definition('notes', DEMO_NOTES), definition('demo.docs', DEMO_DOCS)],
+    vectors('notes', DEMO_NOTES, DEMO_NOTE_ENTITIES),
+    vectors('demo.docs', DEMO_DOCS, demoDocs()),
+  ]) {
+    const { hash } = await writer.send({ ...emptyBatch(), creates });
+    const outcome = await writer.waitForReceipt(hash, DEMO_RECEIPT_TIMEOUT_MS);
+    if (outcome.status !== 'success')
+      throw new Error(`the demo write ${hash} reverted: ${outcome.reason ?? 'no reason'}`);
+    block = outcome.blockNumber;
+  }
+  return BigInt(block);
 }

@@ -1,13 +1,19 @@
-// The devnet's public entry point: start an Arkiv v1-compatible node in-process (tests, `arkivector serve`)
-// or from the CLI (`arkivector devnet`).
+// The devnet's public entry point: start an Arkiv node in-process (tests, `arkivector serve`) or from the CLI
+// (`arkivector devnet`), speaking either generation: Arkiv v1 (op-geth) or the DB-chain (reth registry).
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.ts';
 import type { ChainBlock } from './chain.ts';
+import { DbChainProtocol } from './dbchain/rpc.ts';
 import { DevnetNode, type ReorgResult } from './node.ts';
 import { serveDevnet, type DevnetServer } from './server.ts';
 
-export const DEVNET_DEFAULTS = { host: '127.0.0.1', port: 8545, chainId: 1337, blockTime: 2 } as const;
+export const DEVNET_DEFAULTS = { host: '127.0.0.1', port: 8545, chainId: 1337, blockTime: 2, protocol: 'v1' } as const;
+
+export const DEVNET_PROTOCOLS = ['v1', 'dbchain'] as const;
+export type DevnetProtocolName = (typeof DEVNET_PROTOCOLS)[number];
 
 export interface DevnetOptions {
+  /** The Arkiv generation the node speaks; 'v1' unless given. */
+  protocol?: DevnetProtocolName;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -22,6 +28,7 @@ export interface Devnet {
   readonly wsUrl: string;
   readonly port: number;
   readonly chainId: number;
+  readonly protocol: DevnetProtocolName;
   readonly accounts: readonly DevAccount[];
   readonly node: DevnetNode;
   readonly headNumber: number;
@@ -43,7 +50,9 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
   const host = options.host ?? DEVNET_DEFAULTS.host;
   const chainId = options.chainId ?? DEVNET_DEFAULTS.chainId;
   const accounts = devAccounts();
+  const protocol = options.protocol ?? DEVNET_DEFAULTS.protocol;
   const node = await DevnetNode.create({
+    protocol: protocol === 'dbchain' ? new DbChainProtocol(chainId) : undefined,
     chainId,
     blockTime: options.blockTime ?? DEVNET_DEFAULTS.blockTime,
     fundedAccounts: accounts.map((a) => a.address),
@@ -58,6 +67,7 @@ export async function startDevnet(options: DevnetOptions = {}): Promise<Devnet> 
     wsUrl,
     port,
     chainId,
+    protocol,
     accounts,
     node,
     get headNumber() {

@@ -19,6 +19,7 @@ import {
   type ChainBlock,
   type ChainLog,
   type ChainTx,
+  type RegistryExecutor,
 } from './chain.ts';
 import { compileQueryText, queryPage, readQueryOptions } from './entityQuery.ts';
 import { StateFileError, StateJournal, readStateFile, type SavedState } from './stateFile.ts';
@@ -39,7 +40,19 @@ export interface DevnetNodeOptions {
   fundedAccounts: readonly Address[];
   initialBalance: bigint;
   stateFile?: string;
+  /** Another Arkiv generation (the DB-chain's); without it the node speaks Arkiv v1. */
+  protocol?: DevnetProtocol;
 }
+
+/** What a generation adds to the shared node: its registry's execution and its own JSON-RPC methods. */
+export interface DevnetProtocol {
+  /** Recorded in --state files, so a chain is never replayed under another generation's rules. */
+  readonly name: string;
+  readonly registry: RegistryExecutor;
+  /** Answers `method` when the generation defines it (arkiv_*, calls to its registry), else UNHANDLED. */
+  request(method: string, params: unknown[], chain: DevnetChain): unknown;
+}
+export const UNHANDLED: unique symbol = Symbol('unhandled');
 
 export interface LogCriteria {
   addresses?: Address[];
@@ -152,12 +165,19 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
         throw new StateFileError(
           `state file ${options.stateFile} is for chain ${saved.chainId}, not chain ${options.chainId}`,
         );
+      const protocol = options.protocol?.name ?? 'v1';
+      if (saved && (saved.protocol ?? 'v1') !== protocol) {
+        throw new StateFileError(
+          `state file ${options.stateFile} holds a ${saved.protocol ?? 'v1'} chain, not a ${protocol} one: start it with --protocol ${saved.protocol ?? 'v1'}, or use another state file`,
+        );
+      }
     }
     const chain = new DevnetChain({
       chainId: options.chainId,
       genesisTimestamp: saved?.genesisTimestamp ?? Math.floor(Date.now() / 1000) - 1,
       fundedAccounts: options.fundedAccounts,
       initialBalance: options.initialBalance,
+      registry: options.protocol?.registry,
     });
     const node = new DevnetNode(options, chain);
     for (const [index, block] of (saved?.blocks ?? []).entries()) {
@@ -287,6 +307,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     this.#journal
       ?.rewrite({
         chainId: this.#options.chainId,
+        protocol: this.#options.protocol?.name ?? 'v1',
         genesisTimestamp: this.chain.block(0).timestamp,
         blocks: this.chain
           .specs(1)
@@ -406,6 +427,9 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
   async request(method: string, params: Params = []): Promise<unknown> {
     const chain = this.chain;
     const head = chain.head.number;
+    const protocol = this.#options.protocol;
+    const own = protocol ? protocol.request(method, params, chain) : UNHANDLED;
+    if (own !== UNHANDLED) return own;
     switch (method) {
       case 'web3_clientVersion':
         return 'arkivector-devnet/0.1.0';

@@ -19,6 +19,8 @@ export interface SavedBlock {
 export interface SavedState {
   version: number;
   chainId: number;
+  /** The generation whose rules made the chain (`v1`, `dbchain`); absent in files written before the DB-chain devnet: v1. */
+  protocol?: string;
   genesisTimestamp: number;
   blocks: SavedBlock[];
 }
@@ -41,7 +43,7 @@ const isBlock = (b: unknown): b is SavedBlock => {
 };
 
 function header(file: string, value: unknown): Omit<SavedState, 'blocks'> {
-  const { version, chainId, genesisTimestamp } = (value ?? {}) as Partial<SavedState>;
+  const { version, chainId, protocol, genesisTimestamp } = (value ?? {}) as Partial<SavedState>;
   if (
     typeof version !== 'number' ||
     typeof chainId !== 'number' ||
@@ -49,7 +51,11 @@ function header(file: string, value: unknown): Omit<SavedState, 'blocks'> {
     ![version, chainId, genesisTimestamp].every(Number.isSafeInteger)
   )
     throw new StateFileError(`state file ${file} has no valid header (version, chainId, genesisTimestamp)`);
-  return { version, chainId, genesisTimestamp };
+  if (protocol !== undefined && typeof protocol !== 'string')
+    throw new StateFileError(`state file ${file} has no valid header (protocol)`);
+  return protocol === undefined
+    ? { version, chainId, genesisTimestamp }
+    : { version, chainId, protocol, genesisTimestamp };
 }
 
 /**

@@ -56,7 +56,14 @@ export interface Embedder {
 
 export interface ServiceContext {
   indexer: IndexerView;
-  chain: { chainId: number; rpc: string };
+  chain: {
+    chainId: number;
+    rpc: string;
+    /** The generation followed (`v1`, `dbchain`), when the gateway knows it. */
+    protocol?: string;
+    /** Whether the RPC answered "rate limited" within the last minute (the follower backs off, it is not down). */
+    rateLimited?: () => boolean;
+  };
   minBlockTimeoutMs: number;
   embedder?: Embedder;
   /** The signer, when this node may write (ARKIVECTOR_PRIVATE_KEY / --private-key-file). */

@@ -8,6 +8,10 @@ import { STATUS_BALANCE_MAX_AGE_MS, STATUS_BALANCE_WAIT_MS } from './limits.ts';
 export interface StatusResult {
   chain_id: number;
   rpc: string;
+  /** The generation followed: `v1` or `dbchain` (null when not known). */
+  protocol: string | null;
+  /** The RPC answered "rate limited" within the last minute: the node waits as asked, it is not stalled. */
+  rate_limited: boolean;
   head_block: number | null;
   as_of_block: number | null;
   lag: number | null;
@@ -84,6 +88,8 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
   return {
     chain_id: ctx.chain.chainId,
     rpc: ctx.chain.rpc,
+    protocol: ctx.chain.protocol ?? null,
+    rate_limited: ctx.chain.rateLimited?.() ?? false,
     head_block: head,
     as_of_block: asOf,
     lag: head !== null && asOf !== null ? head - asOf : null,

@@ -43,7 +43,11 @@ export function vectorContent(
       contentType: encoded.contentType,
       payload: encoded.payload,
       stringAttributes: encoded.stringAttributes,
-      numericAttributes: encoded.numericAttributes.map((a) => ({ key: a.key, value: BigInt(a.value) })),
+      numericAttributes: encoded.numericAttributes.map((a) => ({
+        key: a.key,
+        value: BigInt(a.value),
+        type: definition.attributes[a.key] as 'i32' | 'uint' | 'f32' | 'bool',
+      })),
     };
   } catch (error) {
     if (error instanceof ArkivectorError) {

@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import {
   createArkivV1Source,
   createArkivV1Writer,
+  createDbChainSource,
+  createDbChainWriter,
   createHttpTransport,
   type ChainSource,
   type RpcTransport,
@@ -53,51 +55,68 @@ function watched(inner: ChainSource, used: Set<string>): ChainSource {
   };
 }
 
-test('seams: the indexer reads only through a ChainSource, the writer sends through the shared transport, keys agree', async () => {
-  const devnet = await startTestDevnet();
-  const methods = new Set<string>();
-  const transport = counting(createHttpTransport({ url: devnet.url }), methods);
-  const used = new Set<string>();
-  const source = watched(createArkivV1Source(transport), used);
-  const indexer = new ChainIndexer({ source, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2 });
-  const writer = createArkivV1Writer({
-    // Nothing listens here: a write that went around the shared transport would fail.
-    rpcUrl: 'http://127.0.0.1:9/',
-    chainId: await source.chainId(),
-    privateKey: defined(devnet.accounts[0], 'dev account 0').privateKey,
-    transport,
-  });
-  const ctx: ServiceContext = {
-    indexer,
-    chain: { chainId: devnet.chainId, rpc: devnet.url },
-    minBlockTimeoutMs: 30_000,
-    writer,
-  };
-  try {
-    indexer.start();
-    await stateReached(indexer, 'live');
-    const created = await createCollection(ctx, { name: 'seam', dim: 2, metric: 'cosine', wait: 'indexed' });
-    const written = await upsert(ctx, {
-      collection: 'seam',
-      entities: [
-        { id: 'a', vector: [1, 0] },
-        { id: 'b', vector: [0, 1] },
-      ],
-      wait: 'indexed',
+/** Each generation: its devnet, its driver, and the methods its reads must use. */
+const generations = [
+  {
+    protocol: 'v1',
+    source: createArkivV1Source,
+    writer: createArkivV1Writer,
+    reads: ['eth_getBlockReceipts'],
+  },
+  {
+    protocol: 'dbchain',
+    source: createDbChainSource,
+    writer: createDbChainWriter,
+    reads: ['eth_getLogs', 'eth_call'],
+  },
+] as const;
+
+for (const generation of generations)
+  test(`seams (${generation.protocol}): the indexer reads only through a ChainSource, the writer sends through the shared transport, keys agree`, async () => {
+    const devnet = await startTestDevnet({ protocol: generation.protocol });
+    const methods = new Set<string>();
+    const transport = counting(createHttpTransport({ url: devnet.url }), methods);
+    const used = new Set<string>();
+    const source = watched(generation.source(transport), used);
+    const indexer = new ChainIndexer({ source, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2 });
+    const writer = generation.writer({
+      // Nothing listens here: a write that went around the shared transport would fail.
+      rpcUrl: 'http://127.0.0.1:9/',
+      chainId: await source.chainId(),
+      privateKey: defined(devnet.accounts[0], 'dev account 0').privateKey,
+      transport,
     });
-    const collection = defined(indexer.collections.get('seam'), 'collection seam');
-    assert.equal(collection.definitionKey, created.key, 'the definition key the writer reported');
-    for (const result of written.results) {
-      assert.equal(result.op, 'create');
-      assert.equal(defined(collection.store.get(result.id), `entity ${result.id}`).key, result.key);
+    const ctx: ServiceContext = {
+      indexer,
+      chain: { chainId: devnet.chainId, rpc: devnet.url },
+      minBlockTimeoutMs: 30_000,
+      writer,
+    };
+    try {
+      indexer.start();
+      await stateReached(indexer, 'live');
+      const created = await createCollection(ctx, { name: 'seam', dim: 2, metric: 'cosine', wait: 'indexed' });
+      const written = await upsert(ctx, {
+        collection: 'seam',
+        entities: [
+          { id: 'a', vector: [1, 0] },
+          { id: 'b', vector: [0, 1] },
+        ],
+        wait: 'indexed',
+      });
+      const collection = defined(indexer.collections.get('seam'), 'collection seam');
+      assert.equal(collection.definitionKey, created.key, 'the definition key the writer reported');
+      for (const result of written.results) {
+        assert.equal(result.op, 'create');
+        assert.equal(defined(collection.store.get(result.id), `entity ${result.id}`).key, result.key);
+      }
+      for (const method of ['eth_sendRawTransaction', 'eth_getTransactionReceipt', ...generation.reads])
+        assert.ok(methods.has(method), `${method} went through the shared transport`);
+      for (const method of ['head', 'headAndHeader', 'blocks', 'headers'])
+        assert.ok(used.has(method), `the indexer used ChainSource.${method}`);
+    } finally {
+      await indexer.stop();
+      await transport.close();
+      await devnet.stop();
     }
-    for (const method of ['eth_sendRawTransaction', 'eth_getTransactionReceipt', 'eth_getBlockReceipts'])
-      assert.ok(methods.has(method), `${method} went through the shared transport`);
-    for (const method of ['head', 'headAndHeader', 'blocks', 'headers'])
-      assert.ok(used.has(method), `the indexer used ChainSource.${method}`);
-  } finally {
-    await indexer.stop();
-    await transport.close();
-    await devnet.stop();
-  }
-});
+  });

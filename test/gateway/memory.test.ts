@@ -1,5 +1,5 @@
 // Memory that lasts: `arkivector serve` on the embedded devnet with --data-dir keeps the chain in
-// DATA_DIR/devnet.json. Start, write, stop, start again: the entity is still there and searchable, and
+// DATA_DIR/devnet-dbchain.json. Start, write, stop, start again: the entity is still there and searchable, and
 // the demo collections were seeded only into the new chain.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -25,7 +25,7 @@ test('the embedded chain kept in --data-dir: written memory survives a restart; 
     let written: { block_number: number };
     try {
       assert.match(first.banner, /demo collections notes and demo\.docs written/);
-      assert.ok(first.banner.includes(`Memory:   kept in ${join(dir, 'devnet.json')}`), first.banner);
+      assert.ok(first.banner.includes(`Memory:   kept in ${join(dir, 'devnet-dbchain.json')}`), first.banner);
       const upsert = await json(`${first.url}/v1/collections/notes/entities`, {
         method: 'POST',
         body: JSON.stringify({
@@ -45,7 +45,7 @@ test('the embedded chain kept in --data-dir: written memory survives a restart; 
       const { code, stderr } = await first.stop();
       assert.equal(code, 0, stderr);
     }
-    assert.ok(existsSync(join(dir, 'devnet.json')));
+    assert.ok(existsSync(join(dir, 'devnet-dbchain.json')));
 
     const second = await spawnGateway(args);
     try {
@@ -107,7 +107,7 @@ test('config: devnet state defaults under --data-dir, the stable port, environme
   // A node following --rpc keeps snapshots only where told.
   assert.equal(parseServeConfig(['--rpc', 'http://127.0.0.1:9'], { HOME: '/home/ann' }).dataDir, undefined);
   const kept = parseServeConfig(['--data-dir', '/tmp/a'], {});
-  assert.equal(kept.devnetState, join('/tmp/a', 'devnet.json'));
+  assert.equal(kept.devnetState, join('/tmp/a', 'devnet-dbchain.json'));
   const env = parseServeConfig([], { ARKIVECTOR_DEVNET_STATE: '/tmp/s.json', ARKIVECTOR_DEVNET_PORT: '9545' });
   assert.deepEqual([env.devnetState, env.devnetPort], ['/tmp/s.json', 9545]);
   assert.equal(parseServeConfig(['--data-dir', '/tmp/a', '--rpc', 'http://127.0.0.1:9'], {}).devnetState, undefined);

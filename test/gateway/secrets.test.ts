@@ -1,6 +1,6 @@
 // Secrets never reach a screen: real `arkivector serve` runs (HTTP and stdio) configured with a signer
 // key, bearer tokens in ARKIVECTOR_TOKENS (the documented scope:secret form) and an RPC URL carrying a
-// user:password, a key in its path and one in its query. Everything they print (banner, logs at debug
+// user:password, a key in its path and one in its query, plus an RPC key (ARKIVECTOR_RPC_KEY, sent as X-API-KEY). Everything they print (banner, logs at debug
 // level, startup errors) and everything they answer is run through a scanner that looks for every
 // configured secret in its raw, hex, base64 and URL-encoded forms.
 import assert from 'node:assert/strict';
@@ -19,6 +19,7 @@ const RPC_USER = 'rpcuser';
 const RPC_PASSWORD = 'RpcPa55-Hu8Jn2Kd';
 const PATH_KEY = 'PathKey7Gq4Wm9Tz';
 const QUERY_KEY = 'QueryKey2Bx5Nc8Lv';
+const RPC_KEY = 'RpcKey7Tq3Wm9Zs4Pd';
 
 /** Every spelling of a secret that could leak: raw, case variants, hex, base64(url), URL-encoded. */
 function forms(secret: string): string[] {
@@ -73,11 +74,13 @@ describe('secrets: banners, logs and answers of real gateway runs', () => {
       'RPC basic credentials': `${RPC_USER}:${RPC_PASSWORD}`,
       'RPC path key': PATH_KEY,
       'RPC query key': QUERY_KEY,
+      'RPC key (X-API-KEY)': RPC_KEY,
     };
     env = {
       ...process.env,
       ARKIVECTOR_PRIVATE_KEY: privateKey,
       ARKIVECTOR_TOKENS: `read:${READ_TOKEN},read+write:${WRITE_TOKEN}`,
+      ARKIVECTOR_RPC_KEY: RPC_KEY,
     };
   });
   after(async () => {
@@ -122,6 +125,8 @@ describe('secrets: banners, logs and answers of real gateway runs', () => {
       const status = await get('/v1/status', READ_TOKEN);
       assert.equal(status.status, 200, status.text);
       assert.equal(JSON.parse(status.text).rpc, `http://${new URL(devnet.url).host}/…`);
+      // --protocol auto (the default with --rpc) found the v1 node.
+      assert.equal(JSON.parse(status.text).protocol, 'v1');
       assert.equal((await get('/v1/status')).status, 401);
       assert.equal((await get('/v1/status', 'wrong-token')).status, 401);
       assert.equal((await get('/v1/collections', READ_TOKEN, { method: 'POST', body: '{}' })).status, 403);

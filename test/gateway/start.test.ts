@@ -118,8 +118,24 @@ test('config: flags, environment twins, defaults and refusals', () => {
     '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
   );
   assert.match(parseServeConfig(['--chain', 'braga'], {}).rpc!, /^https:\/\//);
+  const tiramisu = parseServeConfig(['--chain', 'tiramisu', '--rpc-key', 'k1'], {});
+  assert.deepEqual(
+    [tiramisu.rpc, tiramisu.ws, tiramisu.protocol, tiramisu.rpcKey],
+    [
+      'https://rpc.tiramisu.db-chain.testnet.arkiv.network',
+      'wss://rpc.tiramisu.db-chain.testnet.arkiv.network',
+      'dbchain',
+      'k1',
+    ],
+  );
+  assert.equal(parseServeConfig([], { ARKIVECTOR_RPC_KEY: 'k2' }).rpcKey, 'k2');
+  assert.equal(parseServeConfig([], {}).protocol, 'dbchain', 'the embedded devnet runs the DB-chain');
+  assert.equal(parseServeConfig(['--protocol', 'v1'], {}).protocol, 'v1');
+  assert.equal(parseServeConfig(['--rpc', 'http://127.0.0.1:9'], {}).protocol, 'auto', 'auto with --rpc');
   for (const [args, pattern] of [
-    [['--chain', 'mainnet'], /--chain must be one of braga, kaolin, localhost/],
+    [['--chain', 'mainnet'], /--chain must be one of tiramisu, braga, kaolin, localhost/],
+    [['--protocol', 'gen-b'], /--protocol must be one of v1, dbchain, auto/],
+    [['--protocol', 'auto'], /--protocol auto needs --rpc or --chain/],
     [['--http', 'nope'], /--http must be HOST:PORT/],
     [['--confirmations=-1'], /--confirmations must be at least 0/],
     [['--embedder', 'http://127.0.0.1:1'], /--embedder needs --embedder-model/],

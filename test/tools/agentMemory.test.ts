@@ -241,7 +241,7 @@ describe('agent memory over stdio, from an empty chain', () => {
   test('the first node restarts on its kept chain: the memory is still there', async () => {
     await first!.client.close();
     first = undefined;
-    assert.ok(existsSync(join(dir, 'devnet.json')), 'the embedded devnet keeps its chain in --data-dir');
+    assert.ok(existsSync(join(dir, 'devnet-dbchain.json')), 'the embedded devnet keeps its chain in --data-dir');
     first = await startNode(memoryArgs, { ARKIVECTOR_PRIVATE_KEY: KEY });
     const { client } = first;
     const listed = ok<{ collections: { name: string; stats: { live_entities: number } }[] }>(

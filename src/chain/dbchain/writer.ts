@@ -1,0 +1,150 @@
+// The DB-chain ChainWriter: a batch becomes one `execute` call to the registry, through the shared signer
+// (ordered queue, nonces, receipts). Creates get random salts and keys predicted from the entity nonce
+// (`entityNonce(address)`), so `wait: none` knows its keys. An update (full replace) is a patch setting
+// the payload, content type and every attribute and tombstoning the ones that went (the entity read at the
+// tip says which), plus an extend to the new lifetime unless that would shorten it (the node never
+// shortens); an extend by n blocks is an absolute expiry (current + n). Everything the chain forbids is
+// refused before signing; a revert is reported with the custom error it names.
+import type { Address, Hex } from 'viem';
+import { InvalidArgumentError } from '../../collections/index.ts';
+import type { EntityBatch, UpdateOp } from '../operations.ts';
+import { createTransactionSender } from '../signer.ts';
+import { createHttpTransport, type RpcTransport } from '../transport.ts';
+import type { ChainWriter } from '../writer.ts';
+import { REGISTRY_ADDRESS } from './abi.ts';
+import { MAX_CELLS_PER_OP, createCells, type Cell } from './attributes.ts';
+import { encodeExecute, type RegistryOperation } from './calldata.ts';
+import { DbChainCodecError, decodeRegistryError, describeRegistryError } from './errors.ts';
+import { predictKeys, randomSalt } from './keys.ts';
+import { getBlockNumber } from '../v1/reads.ts';
+import { getEntity, getEntityNonce, type EntityData } from './reads.ts';
+import { checkSchemaContent, contentCells } from './schema.ts';
+
+const OWN_TRANSPORT_ATTEMPTS = 3;
+
+export interface DbChainWriterOptions {
+  rpcUrl: string;
+  chainId: number;
+  /** The signer key (never logged). */
+  privateKey: Hex;
+  transport?: RpcTransport;
+}
+
+/** The revert data's custom error as one line, for tx_failed. */
+export const explainRegistryRevert = (data: Hex): string | undefined => {
+  const revert = decodeRegistryError(data);
+  return revert && describeRegistryError(revert);
+};
+
+/** Sorted by raw name, then cut into patches of at most MAX_CELLS_PER_OP cells (a patch applies in order). */
+function patches(entityKey: Hex, cells: Cell[]): RegistryOperation[] {
+  const sorted = [...cells].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const out: RegistryOperation[] = [];
+  for (let i = 0; i < sorted.length; i += MAX_CELLS_PER_OP)
+    out.push({ op: 'patch', entityKey, mutations: sorted.slice(i, i + MAX_CELLS_PER_OP) });
+  return out;
+}
+
+/** `$`-names sort before letters and lowercase names compare like their bytes: a plain sort is the node's. */
+const byName = (a: Cell, b: Cell) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * @example const writer = createDbChainWriter({ rpcUrl, chainId: 7738577, privateKey, transport })
+ */
+export function createDbChainWriter(options: DbChainWriterOptions): ChainWriter {
+  const transport = options.transport ?? createHttpTransport({ url: options.rpcUrl, attempts: OWN_TRANSPORT_ATTEMPTS });
+  const sender = createTransactionSender({
+    transport,
+    chainId: options.chainId,
+    privateKey: options.privateKey,
+    to: REGISTRY_ADDRESS,
+    explainRevert: explainRegistryRevert,
+  });
+  const owner = sender.address as Address;
+  /**
+   * The entity nonce after the last accepted send: a send before that one is mined must not reuse its
+   * nonces. Forgotten when a write reverts (the node did not advance it).
+   */
+  let nextNonce: bigint | undefined;
+
+  async function encode(batch: EntityBatch): Promise<{ data: Hex; keys: Hex[]; nonceAfter: bigint | undefined }> {
+    for (const content of [...batch.creates, ...batch.updates]) checkSchemaContent(content);
+    const chainNonce = batch.creates.length ? await getEntityNonce(transport, owner) : 0n;
+    const nonce = nextNonce !== undefined && nextNonce > chainNonce ? nextNonce : chainNonce;
+    const salts = batch.creates.map(() => randomSalt());
+    const current = new Map<Hex, EntityData | undefined>();
+    const needed = [...new Set([...batch.updates.map((u) => u.entityKey), ...batch.extends.map((e) => e.entityKey)])];
+    for (const key of needed) current.set(key, await getEntity(transport, key));
+    const head = batch.updates.length ? BigInt(await getBlockNumber(transport)) : 0n;
+    const ops: RegistryOperation[] = [
+      ...batch.creates.map(
+        (c, i): RegistryOperation => ({
+          op: 'create',
+          salt: salts[i] ?? 0n,
+          expiresAt: 0n,
+          minLifetime: c.btl,
+          creationFlags: 0,
+          attributes: createCells({ payload: c.payload, contentType: c.contentType, attributes: contentCells(c) }).sort(
+            byName,
+          ),
+        }),
+      ),
+      ...batch.updates.flatMap((u) => update(u, current.get(u.entityKey), head)),
+      ...batch.deletes.map((entityKey): RegistryOperation => ({ op: 'delete', entityKey })),
+      ...batch.extends.map((e): RegistryOperation => {
+        const expiresAt = current.get(e.entityKey)?.expiresAt;
+        // Not live: the node refuses it with EntityNotFound or EntityExpired, which tx_failed then names.
+        return expiresAt === undefined
+          ? { op: 'extend', entityKey: e.entityKey, expiresAt: 0n, minLifetime: e.numberOfBlocks }
+          : { op: 'extend', entityKey: e.entityKey, expiresAt: BigInt(expiresAt) + e.numberOfBlocks, minLifetime: 0n };
+      }),
+      ...batch.ownerChanges.map(
+        (o): RegistryOperation => ({ op: 'transfer', entityKey: o.entityKey, newOwner: o.newOwner }),
+      ),
+    ];
+    let data: Hex;
+    try {
+      data = encodeExecute(ops);
+    } catch (error) {
+      if (error instanceof DbChainCodecError)
+        throw new InvalidArgumentError(`the DB-chain refuses this write: ${error.message}`);
+      throw error;
+    }
+    const keys = predictKeys(options.chainId, owner, nonce, salts);
+    return { data, keys, nonceAfter: batch.creates.length ? nonce + BigInt(salts.length) : nextNonce };
+  }
+
+  return {
+    address: sender.address,
+    balance: () => sender.balance(),
+    async send(batch) {
+      const { hash, extra } = await sender.send(async () => {
+        const { data, keys, nonceAfter } = await encode(typeof batch === 'function' ? batch() : batch);
+        return { data, extra: { keys, nonceAfter } };
+      });
+      nextNonce = extra.nonceAfter;
+      return { hash, keys: extra.keys };
+    },
+    async waitForReceipt(hash, timeoutMs) {
+      const outcome = await sender.waitForReceipt(hash, timeoutMs);
+      if (outcome.status === 'reverted') nextNonce = undefined;
+      return outcome;
+    },
+  };
+}
+
+/** The patch (and extend) replacing an entity's whole content; `current` is the entity at the tip. */
+function update(u: UpdateOp, current: EntityData | undefined, head: bigint): RegistryOperation[] {
+  const cells = createCells({ payload: u.payload, contentType: u.contentType, attributes: contentCells(u) });
+  const kept = new Set(cells.map((c) => c.name));
+  const gone = (current?.attributes ?? [])
+    .map((a) => a.name)
+    .filter((name) => !kept.has(name))
+    .map((name): Cell => ({ name, type: 'tombstone' }));
+  const ops = patches(u.entityKey, [...cells, ...gone]);
+  // v1 sets the expiry to block + btl; the DB-chain only lengthens, so a longer remaining life stays.
+  const expiresAt = current?.expiresAt === undefined ? undefined : BigInt(current.expiresAt);
+  if (expiresAt === undefined || expiresAt <= head + 1n + u.btl)
+    ops.push({ op: 'extend', entityKey: u.entityKey, expiresAt: 0n, minLifetime: u.btl });
+  return ops;
+}

@@ -1,0 +1,68 @@
+// Both Arkiv generations side by side for suites that must hold on each (issue 20, item 5): a devnet of
+// the protocol, its driver's ChainSource and ChainWriter over one transport, a real indexer and the
+// service context a node would build around them.
+import assert from 'node:assert/strict';
+import {
+  createArkivV1Source,
+  createArkivV1Writer,
+  createDbChainSource,
+  createDbChainWriter,
+  createHttpTransport,
+} from '../../src/chain/index.ts';
+import type { Devnet, DevnetProtocolName } from '../../src/devnet/index.ts';
+import type { CollectionStore } from '../../src/engine/index.ts';
+import { engineStores } from '../../src/engine/storeFactory.ts';
+import type { ServiceContext } from '../../src/service/index.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
+import { defined } from './defined.ts';
+import { startTestDevnet } from './devnet.ts';
+import { stateReached } from './writes.ts';
+
+export const PROTOCOLS: readonly DevnetProtocolName[] = ['v1', 'dbchain'];
+
+const DRIVERS = {
+  v1: { source: createArkivV1Source, writer: createArkivV1Writer },
+  dbchain: { source: createDbChainSource, writer: createDbChainWriter },
+} as const;
+
+export interface Generation {
+  protocol: DevnetProtocolName;
+  devnet: Devnet;
+  indexer: ChainIndexer<CollectionStore>;
+  /** A writing node's context: the indexer, and dev account `accountIndex` as its signer. */
+  ctx: ServiceContext;
+  close(): Promise<void>;
+}
+
+/** A devnet of `protocol` with a live indexer and a writing service context over that protocol's driver. */
+export async function startGeneration(protocol: DevnetProtocolName, accountIndex = 0): Promise<Generation> {
+  const devnet = await startTestDevnet({ protocol });
+  const transport = createHttpTransport({ url: devnet.url, attempts: 2, backoffMs: 20 });
+  const driver = DRIVERS[protocol];
+  const indexer = new ChainIndexer({
+    source: driver.source(transport),
+    stores: engineStores,
+    chainId: devnet.chainId,
+    blockTimeSeconds: 0.2,
+  });
+  const writer = driver.writer({
+    rpcUrl: devnet.url,
+    chainId: devnet.chainId,
+    privateKey: defined(devnet.accounts[accountIndex], `dev account ${accountIndex}`).privateKey,
+    transport,
+  });
+  indexer.start();
+  await stateReached(indexer, 'live');
+  assert.equal(indexer.syncState, 'live');
+  return {
+    protocol,
+    devnet,
+    indexer,
+    ctx: { indexer, chain: { chainId: devnet.chainId, rpc: devnet.url, protocol }, minBlockTimeoutMs: 30_000, writer },
+    async close() {
+      await indexer.stop();
+      await transport.close();
+      await devnet.stop();
+    },
+  };
+}
