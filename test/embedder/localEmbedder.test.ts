@@ -1,0 +1,215 @@
+// The local embedder's real loading code, offline: the tiny model generated here (test/helpers/tinyModel.ts)
+// served by a loopback fake hub, with this process refusing every other host. A fetch lands in the cache
+// whole or not at all (404, 500, a stalled transfer, a wrong hash, a redirect elsewhere: each the
+// documented error, no file left), the cached folder is used without the hub, a folder path loads with no
+// fetch, and the vectors are the model's mean-pooled, normalised token embeddings.
+import assert from 'node:assert/strict';
+import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { CatalogModel } from '../../src/localEmbedder/catalog.ts';
+import {
+  createLocalEmbedder,
+  ensureModel,
+  ModelFetchError,
+  modelFolder,
+  parseLocalModel,
+} from '../../src/localEmbedder/index.ts';
+import { recordedHashes } from '../../src/localEmbedder/modelCache.ts';
+import { type FakeHub, refuseOtherHosts, startFakeHub } from '../helpers/fakeHub.ts';
+import { TINY_DIM, tinyExpectedVector, tinyModelFiles, tinyModelHashes, writeTinyModel } from '../helpers/tinyModel.ts';
+
+const REVISION = '0123456789abcdef0123456789abcdef01234567';
+const files = tinyModelFiles();
+const tiny: CatalogModel = {
+  name: 'tiny',
+  repo: 'arkivector-test/tiny',
+  revision: REVISION,
+  files: tinyModelHashes(files),
+  dim: TINY_DIM,
+  maxTokens: 512,
+  queryPrefix: '',
+  passagePrefix: '',
+};
+
+const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * (b[i] ?? 0), 0);
+
+describe('local embedder: fetching the model from a hub', () => {
+  let hub: FakeHub;
+  let root: string;
+  let undo: () => void;
+
+  before(async () => {
+    undo = refuseOtherHosts();
+    hub = await startFakeHub(tiny.repo, REVISION, files);
+  });
+  after(async () => {
+    await hub?.close();
+    undo?.();
+  });
+
+  const fresh = async () => {
+    root = await mkdtemp(join(tmpdir(), 'arkivector-models-'));
+    return root;
+  };
+  /** Everything under the cache root, as relative paths. */
+  const cacheContents = async () => (await readdir(root, { recursive: true })).map(String).sort();
+
+  for (const [name, fault, expected] of [
+    ['404', { status: 404 }, /tokenizer\.json from http:\/\/127\.0\.0\.1:\d+\/\S+: HTTP 404/],
+    ['500', { status: 500 }, /HTTP 500/],
+    ['a stalled transfer', { silent: true }, /no data for 300 ms/],
+    [
+      'a wrong hash',
+      { body: Buffer.from('{"not": "the pinned file"}') },
+      /sha256 [0-9a-f]{64}, expected [0-9a-f]{64}: refused/,
+    ],
+    [
+      'a redirect to another host',
+      { redirect: 'http://hub.example.invalid/x' },
+      /the test refuses hub\.example\.invalid/,
+    ],
+  ] as const) {
+    test(`${name}: the documented error, and nothing of the model stays in the cache`, async () => {
+      await fresh();
+      hub.faults.set('tokenizer.json', fault);
+      try {
+        await assert.rejects(ensureModel(tiny, { root, hub: hub.url, idleTimeoutMs: 300 }), (error: Error) => {
+          assert.ok(error instanceof ModelFetchError, error.stack);
+          assert.match(error.message, expected);
+          return true;
+        });
+        assert.deepEqual(await cacheContents(), ['arkivector-test--tiny'], 'no model folder, no partial files');
+        // The embedder says why in its embedder_unavailable answer.
+        const embedder = createLocalEmbedder(
+          { kind: 'hub', model: tiny },
+          {
+            hub: hub.url,
+            cacheRoot: root,
+            idleTimeoutMs: 300,
+          },
+        );
+        await assert.rejects(embedder.embed('a cat'), (error: Error & { code?: string }) => {
+          assert.equal(error.code, 'embedder_unavailable');
+          assert.match(error.message, /cannot load tiny: /);
+          assert.match(error.message, expected);
+          return true;
+        });
+        assert.equal(embedder.state().state, 'failed');
+        await embedder.close();
+      } finally {
+        hub.faults.clear();
+        await rm(root, { recursive: true, force: true });
+      }
+    });
+  }
+
+  test('a whole fetch lands in the cache, reports progress, and later starts need no hub', async () => {
+    await fresh();
+    try {
+      const progress: string[] = [];
+      const before = hub.requests.length;
+      const embedder = createLocalEmbedder(
+        { kind: 'hub', model: tiny },
+        { hub: hub.url, cacheRoot: root, onProgress: (p) => progress.push(p.file) },
+      );
+      assert.equal(embedder.state().state, 'idle', 'nothing is fetched before the first text call');
+      assert.equal(await embedder.dimension?.(), TINY_DIM, 'the catalog knows the dimension before the fetch');
+      assert.equal(hub.requests.length, before);
+      const vector = await embedder.embed('cat');
+      assert.deepEqual(
+        vector.map((x) => x.toFixed(5)),
+        tinyExpectedVector(['cat']).map((x) => x.toFixed(5)),
+      );
+      assert.deepEqual(embedder.state(), {
+        state: 'ready',
+        source: `${tiny.repo}@${REVISION.slice(0, 12)} from ${hub.url}`,
+        dim: TINY_DIM,
+      });
+      assert.deepEqual([...new Set(progress)].sort(), Object.keys(files).sort());
+      const folder = modelFolder(root, tiny);
+      for (const [path, body] of Object.entries(files))
+        assert.deepEqual(await readFile(join(folder, path)), body, path);
+      await embedder.close();
+
+      const requested = hub.requests.length;
+      const again = createLocalEmbedder({ kind: 'hub', model: tiny }, { hub: 'off', cacheRoot: root });
+      assert.equal((await again.embed('cat')).length, TINY_DIM);
+      assert.equal(hub.requests.length, requested, 'the cached folder is used without the hub');
+      await again.close();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  test('a model not in the catalog is fetched at main and its hashes are recorded', async () => {
+    await fresh();
+    const mainHub = await startFakeHub('someone/tiny-e5-small', 'main', files);
+    try {
+      const ref = parseLocalModel('someone/tiny-e5-small');
+      assert.equal(ref.kind, 'hub');
+      if (ref.kind !== 'hub') return;
+      assert.deepEqual([ref.model.queryPrefix, ref.model.passagePrefix], ['query: ', 'passage: ']);
+      const folder = await ensureModel(ref.model, { root, hub: mainHub.url });
+      const { 'special_tokens_map.json': _, ...required } = tinyModelHashes(files);
+      assert.deepEqual(await recordedHashes(folder), required);
+    } finally {
+      await mainHub.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  test('fetching off: a model not in the cache is unavailable, saying how to get it', async () => {
+    await fresh();
+    try {
+      const requested = hub.requests.length;
+      const embedder = createLocalEmbedder({ kind: 'hub', model: tiny }, { hub: 'off', cacheRoot: root });
+      await assert.rejects(embedder.embed('cat'), /not in the cache .* fetching is off .*arkivector model pull tiny/);
+      assert.equal(hub.requests.length, requested, 'nothing was asked of a hub');
+      assert.deepEqual(await cacheContents(), []);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('local embedder: a model folder by path', () => {
+  let dir: string;
+  before(async () => {
+    dir = await writeTinyModel(await mkdtemp(join(tmpdir(), 'arkivector-tiny-model-')));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  test('loads with no fetch; related texts are near, vectors are normalised, batches keep input order', async () => {
+    const embedder = createLocalEmbedder(parseLocalModel(dir, 'tiny-test-model'), { hub: 'off', maxBatch: 2 });
+    try {
+      assert.equal(embedder.model, 'tiny-test-model');
+      const texts = [
+        'The user has a cat called Miso.',
+        'Water the fern every Sunday.',
+        'The user works as a translator.',
+      ];
+      const stored = await embedder.embedMany(texts);
+      assert.equal(stored.length, 3);
+      for (const v of stored) assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-6);
+      const query = await embedder.embed("What is my cat's name?");
+      const ranked = stored.map((v, i) => [i, cosine(query, v)] as const).sort((a, b) => b[1] - a[1]);
+      assert.equal(ranked[0]?.[0], 0, JSON.stringify(ranked));
+      // One batch or three: the same vectors, in input order.
+      const one = await Promise.all(texts.map((t) => embedder.embedMany([t])));
+      assert.deepEqual(
+        one.map(([v]) => v),
+        stored,
+      );
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  test('a folder without the model files is unavailable, naming what is missing', async () => {
+    const embedder = createLocalEmbedder(parseLocalModel(join(dir, 'onnx')), { hub: 'off' });
+    await assert.rejects(embedder.embed('cat'), /is not a model folder \(it needs onnx\/model\.onnx/);
+    await embedder.close();
+  });
+});
