@@ -4,6 +4,9 @@
 import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 
+/** The hub models come from unless --model-hub (ARKIVECTOR_MODEL_HUB) says otherwise. */
+export const MODEL_HUB_DEFAULT = 'https://huggingface.co';
+
 /** The model a node without `--embedder` runs: the name the peers (Qdrant MCP, Chroma) record too. */
 export const DEFAULT_LOCAL_MODEL = 'all-MiniLM-L6-v2';
 

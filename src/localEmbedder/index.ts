@@ -11,8 +11,15 @@ import { type LocalModelRef, modelName } from './catalog.ts';
 import type { EmbedReply, EmbedWorkerData } from './embedWorker.ts';
 import { ensureModel, type FetchProgress, hasModelFiles, modelCacheRoot, modelFolder } from './modelCache.ts';
 
-export { catalogNames, DEFAULT_LOCAL_MODEL, type LocalModelRef, modelName, parseLocalModel } from './catalog.ts';
-export { MODEL_HUB_DEFAULT, ModelFetchError, ensureModel, modelCacheRoot, modelFolder } from './modelCache.ts';
+export {
+  catalogNames,
+  DEFAULT_LOCAL_MODEL,
+  type LocalModelRef,
+  MODEL_HUB_DEFAULT,
+  modelName,
+  parseLocalModel,
+} from './catalog.ts';
+export { ModelFetchError, ensureModel, type FetchProgress, modelCacheRoot, modelFolder } from './modelCache.ts';
 
 /** Texts per model run: one padded batch (longer batches pad more and block the worker longer). */
 export const LOCAL_EMBED_BATCH = 32;
@@ -39,6 +46,8 @@ export interface LocalEmbedder extends Embedder {
   readonly kind: 'local';
   embedMany(texts: readonly string[]): Promise<number[][]>;
   state(): EmbedderState;
+  /** Whether the model is on disk (a folder, or in the cache): loading it fetches nothing. */
+  onDisk(): boolean;
   /** Fetches and loads now; resolves once ready, rejects with the failure. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -210,6 +219,7 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
   }
 
   const known = ref.kind === 'hub' ? ref.model.dim : undefined;
+  const onDisk = () => hasModelFiles(ref.kind === 'path' ? ref.path : modelFolder(root, ref.model));
   return {
     model: modelName(ref),
     kind: 'local',
@@ -219,12 +229,14 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
       return vector;
     },
     embedMany: (texts) => run(texts, prefixes.passagePrefix),
+    // The loaded model's own width wins (a folder put in the cache by hand may hold another model); the
+    // catalog's lets a collection be created while the model is still being fetched.
     async dimension() {
-      if (known !== undefined) return known;
-      await whenReady();
-      return state.dim ?? 0;
+      if (state.state !== 'ready' && (known === undefined || onDisk())) await whenReady();
+      return state.dim ?? known ?? 0;
     },
     state: () => ({ ...state }),
+    onDisk,
     ready: () => start(),
     async close() {
       const w = worker;

@@ -12,8 +12,6 @@ import { fetch } from 'undici';
 import { redactUrl } from '../redactUrl.ts';
 import { type CatalogModel, MODEL_FILES } from './catalog.ts';
 
-/** The hub the models come from unless --model-hub (ARKIVECTOR_MODEL_HUB) says otherwise. */
-export const MODEL_HUB_DEFAULT = 'https://huggingface.co';
 /** A fetch with no byte for this long is abandoned. */
 export const MODEL_FETCH_IDLE_TIMEOUT_MS = 30_000;
 /** Hashes of files the catalog does not pin, written at the first fetch. */

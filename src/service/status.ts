@@ -1,5 +1,5 @@
 // status: chain, sync and signer facts for operators (REST GET /v1/status).
-import type { ServiceContext } from './context.ts';
+import type { EmbedderState, ServiceContext } from './context.ts';
 
 export interface StatusResult {
   chain_id: number;
@@ -15,6 +15,8 @@ export interface StatusResult {
   /** Collections whose name this node saw pass to another owner. */
   owner_changes: { collection: string; previous_owner: string; owner: string; at_block: number }[];
   signer: { address: string; balance_wei: string } | null;
+  /** The embedder and, for the local one, what it is doing (fetching with progress, ready, failed). */
+  embedder: ({ model: string; kind: 'local' | 'http' } & Partial<EmbedderState>) | null;
 }
 
 export async function status(ctx: ServiceContext): Promise<StatusResult> {
@@ -47,5 +49,8 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
         : [],
     ),
     signer,
+    embedder: ctx.embedder
+      ? { model: ctx.embedder.model, kind: ctx.embedder.kind ?? 'http', ...ctx.embedder.state?.() }
+      : null,
   };
 }

@@ -74,7 +74,7 @@ describe('REST: collections and text writes', () => {
         createLogger('silent'),
       );
     withEmbedder = await node(['--embedder', embedder.url, '--embedder-model', 'memory-model']);
-    without = await node([]);
+    without = await node(['--embedder', 'none']);
     for (const gateway of [withEmbedder, without])
       assert.equal((await call(gateway, `/v1/collections?min_block=${devnet.headNumber}`)).status, 200);
   });
