@@ -36,18 +36,20 @@ type Tokenizer = {
 };
 
 const port = parentPort;
-const data = workerData as EmbedWorkerData;
+const OPTIONAL = { runtime: 'onnxruntime-node', tokenizers: '@huggingface/tokenizers' };
 
-async function load(): Promise<(texts: string[]) => Promise<{ vectors: Float32Array; dim: number }>> {
+/** Loads the model of `data.folder`: a function embedding one padded batch. */
+export async function loadEmbedder(
+  data: EmbedWorkerData,
+): Promise<(texts: string[]) => Promise<{ vectors: Float32Array; dim: number }>> {
   let ort: Ort;
   let TokenizerClass: new (json: object, config: object) => Tokenizer;
   try {
-    // CommonJS: its exports are the namespace itself under some loaders, `default` under others.
-    const mod = (await import('onnxruntime-node')) as unknown as Ort & { default?: Ort };
+    // Named by a variable: the type checker must not need them either (npm install --omit=optional).
+    // CommonJS: the runtime's exports are the namespace itself under some loaders, `default` under others.
+    const mod = (await import(OPTIONAL.runtime)) as Ort & { default?: Ort };
     ort = mod.default?.InferenceSession ? mod.default : mod;
-    ({ Tokenizer: TokenizerClass } = (await import('@huggingface/tokenizers')) as unknown as {
-      Tokenizer: typeof TokenizerClass;
-    });
+    ({ Tokenizer: TokenizerClass } = (await import(OPTIONAL.tokenizers)) as { Tokenizer: typeof TokenizerClass });
   } catch (error) {
     throw new Error(
       `the local embedder needs the optional dependencies onnxruntime-node and @huggingface/tokenizers (${(error as Error).message}); install them, or run with --embedder URL or --embedder none`,
@@ -132,7 +134,7 @@ function pool(result: Tensor, mask: BigInt64Array, rows: number, cols: number) {
 }
 
 if (port) {
-  load().then(
+  loadEmbedder(workerData as EmbedWorkerData).then(
     async (embed) => {
       // The dimension, from one embedding (config.json's hidden_size is not always the output's size).
       const probe = await embed(['arkivector']);

@@ -4,9 +4,11 @@
 // documented error, no file left), the cached folder is used without the hub, a folder path loads with no
 // fetch, and the vectors are the model's mean-pooled, normalised token embeddings.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { CatalogModel } from '../../src/localEmbedder/catalog.ts';
 import {
@@ -18,7 +20,14 @@ import {
 } from '../../src/localEmbedder/index.ts';
 import { recordedHashes } from '../../src/localEmbedder/modelCache.ts';
 import { type FakeHub, refuseOtherHosts, startFakeHub } from '../helpers/fakeHub.ts';
-import { TINY_DIM, tinyExpectedVector, tinyModelFiles, tinyModelHashes, writeTinyModel } from '../helpers/tinyModel.ts';
+import {
+  TINY_DIM,
+  TINY_TOPICS,
+  tinyExpectedVector,
+  tinyModelFiles,
+  tinyModelHashes,
+  writeTinyModel,
+} from '../helpers/tinyModel.ts';
 
 const REVISION = '0123456789abcdef0123456789abcdef01234567';
 const files = tinyModelFiles();
@@ -33,6 +42,7 @@ const tiny: CatalogModel = {
   passagePrefix: '',
 };
 
+const execFileAsync = promisify(execFile);
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * (b[i] ?? 0), 0);
 
 describe('local embedder: fetching the model from a hub', () => {
@@ -160,6 +170,39 @@ describe('local embedder: fetching the model from a hub', () => {
     }
   });
 
+  test('arkivector model pull: the folder on stdout, progress on stderr; a failed pull leaves nothing', async () => {
+    await fresh();
+    const pullHub = await startFakeHub('someone/tiny-pull', 'main', files);
+    // The child's only host is the loopback hub: the model is not in the catalog, no other URL is built.
+    const pull = (name: string) =>
+      execFileAsync(process.execPath, ['bin/arkivector.js', 'model', 'pull', name], {
+        env: { ...process.env, XDG_CACHE_HOME: root, ARKIVECTOR_MODEL_HUB: pullHub.url },
+      });
+    try {
+      const { stdout, stderr } = await pull('someone/tiny-pull');
+      const folder = join(root, 'arkivector', 'models', 'someone--tiny-pull', 'main');
+      assert.equal(stdout, `${folder}\n`);
+      assert.match(stderr, /someone\/tiny-pull: onnx\/model\.onnx [\d.]+ of [\d.]+ MB/);
+      assert.deepEqual(await readFile(join(folder, 'tokenizer.json')), files['tokenizer.json']);
+      // A repository the hub does not have: 404 on its first file.
+      await assert.rejects(pull('someone/tiny-missing'), (error: Error & { code?: number; stderr?: string }) => {
+        assert.equal(error.code, 1);
+        assert.match(
+          error.stderr ?? '',
+          /someone\/tiny-missing\/onnx\/model\.onnx from http:\/\/127\.0\.0\.1:\d+\/\S+: HTTP 404/,
+        );
+        return true;
+      });
+      assert.deepEqual(
+        (await cacheContents()).filter((p) => p.includes('tiny-missing')),
+        ['arkivector/models/someone--tiny-missing'],
+      );
+    } finally {
+      await pullHub.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   test('fetching off: a model not in the cache is unavailable, saying how to get it', async () => {
     await fresh();
     try {
@@ -201,6 +244,42 @@ describe('local embedder: a model folder by path', () => {
       assert.deepEqual(
         one.map(([v]) => v),
         stored,
+      );
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  test('the event loop stays responsive while a large batch embeds (the model runs in a worker)', async (t) => {
+    // One model run of 1,000 texts of 200 words: on the event loop's thread it would block it for the whole
+    // batch; the longest gap between 1 ms timer ticks is compared with the batch's own time, not with a
+    // fixed number of ms, so a loaded machine slows both alike.
+    const words = Object.values(TINY_TOPICS).flat();
+    const texts = Array.from({ length: 1000 }, (_, i) =>
+      Array.from({ length: 200 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' '),
+    );
+    const embedder = createLocalEmbedder(parseLocalModel(dir), { hub: 'off', maxBatch: texts.length });
+    try {
+      await embedder.embed('warm up');
+      let last = performance.now();
+      let longest = 0;
+      const tick = () => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+      };
+      const timer = setInterval(tick, 1);
+      const started = performance.now();
+      const vectors = await embedder.embedMany(texts);
+      const total = performance.now() - started;
+      tick();
+      clearInterval(timer);
+      t.diagnostic(`batch ${total.toFixed(0)} ms, longest event-loop delay ${longest.toFixed(0)} ms`);
+      assert.equal(vectors.length, texts.length);
+      assert.ok(total > 100, `the batch took ${total.toFixed(0)} ms: too little work to measure anything`);
+      assert.ok(
+        longest < total / 4,
+        `the longest event-loop delay was ${longest.toFixed(0)} ms while the batch took ${total.toFixed(0)} ms`,
       );
     } finally {
       await embedder.close();
