@@ -110,12 +110,12 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
       eval: isEval,
       workerData: { folder: path, maxTokens, threads: options.threads ?? 1 } satisfies EmbedWorkerData,
     });
-    // An idle node may exit: only calls in flight keep the worker referenced.
-    w.unref();
+    // Referenced while it loads and while calls are in flight; an idle worker does not keep a process alive.
     worker = w;
     return new Promise<void>((resolve, reject) => {
       w.on('message', (msg: EmbedReply) => {
         if ('ready' in msg) {
+          if (pending.size === 0) w.unref();
           set({ state: 'ready', source, dim: msg.ready.dim });
           resolve();
         } else if ('fatal' in msg) reject(new Error(msg.fatal));
@@ -140,7 +140,11 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
         if (worker === w) worker = undefined;
         for (const call of pending.values()) call.reject(new EmbedderUnavailableError(error.message));
         pending.clear();
-        if (state.state === 'ready') set({ state: 'failed', source, error: error.message });
+        if (state.state === 'ready') {
+          // A crash after loading: the next text call starts a new worker.
+          starting = undefined;
+          set({ state: 'failed', source, error: error.message });
+        }
       });
     });
   }

@@ -217,6 +217,11 @@ describe('REST: collections and text writes', () => {
     assert.deepEqual(answer.results, []);
   });
 
+  test('GET /v1/status names the embedder: the endpoint model, or null with --embedder none', async () => {
+    assert.deepEqual((await call(withEmbedder, '/v1/status')).body.embedder, { model: 'memory-model', kind: 'http' });
+    assert.equal((await call(without, '/v1/status')).body.embedder, null);
+  });
+
   test('without an embedder: dim is required, and a text write is embedder_not_configured', async () => {
     const noDim = await call(without, '/v1/collections', { name: 'nodim', metric: 'l2' });
     assert.deepEqual([noDim.status, noDim.body.code], [400, 'invalid_argument']);

@@ -23,7 +23,7 @@ describe('agent memory with the default local embedder, over stdio', () => {
   let args: string[];
   let node: StdioNode | undefined;
   let written: number;
-  const port = 0;
+  let port: number | undefined;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'arkivector-local-memory-'));
@@ -33,15 +33,8 @@ describe('agent memory with the default local embedder, over stdio', () => {
     if (ref.kind === 'hub') await writeTinyModel(modelFolder(join(cache, 'arkivector', 'models'), ref.model));
     // The cache is this test's; a fetch would go to a port nothing listens on (and is never needed).
     env = { ARKIVECTOR_PRIVATE_KEY: KEY, XDG_CACHE_HOME: cache, ARKIVECTOR_MODEL_HUB: 'http://127.0.0.1:9' };
-    args = [
-      '--no-demo',
-      '--data-dir',
-      join(dir, 'data'),
-      '--devnet-port',
-      String(await freePort()),
-      '--block-time',
-      '1',
-    ];
+    port = await freePort();
+    args = ['--no-demo', '--data-dir', join(dir, 'data'), '--devnet-port', String(port), '--block-time', '1'];
     node = await startStdioNode(args, env);
   });
   after(async () => {
