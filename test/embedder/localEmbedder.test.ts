@@ -43,6 +43,9 @@ const tiny: CatalogModel = {
 };
 
 const execFileAsync = promisify(execFile);
+// How long a transfer may be silent in these tests: long beside a loopback file of 34 KB on a loaded machine
+// (300 ms could stall the files before the faulty one under load), short enough for the stall case.
+const STALL_MS = 2000;
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * (b[i] ?? 0), 0);
 
 describe('local embedder: fetching the model from a hub', () => {
@@ -69,7 +72,7 @@ describe('local embedder: fetching the model from a hub', () => {
   for (const [name, fault, expected] of [
     ['404', { status: 404 }, /tokenizer\.json from http:\/\/127\.0\.0\.1:\d+\/\S+: HTTP 404/],
     ['500', { status: 500 }, /HTTP 500/],
-    ['a stalled transfer', { silent: true }, /no data for 300 ms/],
+    ['a stalled transfer', { silent: true }, /no data for 2000 ms/],
     [
       'a wrong hash',
       { body: Buffer.from('{"not": "the pinned file"}') },
@@ -85,7 +88,7 @@ describe('local embedder: fetching the model from a hub', () => {
       await fresh();
       hub.faults.set('tokenizer.json', fault);
       try {
-        await assert.rejects(ensureModel(tiny, { root, hub: hub.url, idleTimeoutMs: 300 }), (error: Error) => {
+        await assert.rejects(ensureModel(tiny, { root, hub: hub.url, idleTimeoutMs: STALL_MS }), (error: Error) => {
           assert.ok(error instanceof ModelFetchError, error.stack);
           assert.match(error.message, expected);
           return true;
@@ -97,7 +100,7 @@ describe('local embedder: fetching the model from a hub', () => {
           {
             hub: hub.url,
             cacheRoot: root,
-            idleTimeoutMs: 300,
+            idleTimeoutMs: STALL_MS,
           },
         );
         await assert.rejects(embedder.embed('a cat'), (error: Error & { code?: string }) => {
