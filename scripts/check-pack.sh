@@ -2,7 +2,8 @@
 # `npm run check:pack` (CI runs it from .ci/run): the package installs like a real command. Packs the
 # checkout, installs the tarball into a temporary global prefix offline from npm's cache (`npm ci` has
 # just filled it; the network is not used), then runs the installed `arkivector`: --version, help,
-# --help of each command, `devnet` until it listens, and `serve` until /healthz and the console answer.
+# --help of each command, `devnet` until it listens, `serve` until /healthz and the console answer, and
+# `serve` with the local embedder on a generated model folder until it has embedded text once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,7 +51,8 @@ bash -c "${install_lines[0]} --silent" >/dev/null
 contents="$(tar -tzf "$tarball")"
 # rebuildWorker.js is started by path (new Worker), never imported: make sure the package has it.
 for file in package/bin/arkivector.js package/dist/src/cli.js package/dist/src/console/public/index.html \
-  package/dist/src/console/public/app.js package/dist/src/engine/rebuildWorker.js package/LICENSE \
+  package/dist/src/console/public/app.js package/dist/src/engine/rebuildWorker.js \
+  package/dist/src/localEmbedder/embedWorker.js package/LICENSE \
   package/CHANGELOG.md package/README.md; do
   grep -qx "$file" <<<"$contents" || fail "$file is missing from the package"
 done
@@ -58,8 +60,9 @@ if grep -qE '^package/(src|test)/|\.ts$' <<<"$contents"; then fail "TypeScript s
 
 echo "check-pack: ${install_lines[1]} (offline, into a temporary prefix)"
 # The README's line as written; npm reads the prefix and the cache mode from its environment.
+# onnxruntime-node's install script would fetch a CUDA provider from outside the npm registry: skip it.
 install() {
-  env npm_config_prefix="$tmp/prefix" npm_config_audit=false npm_config_fund=false "$1"=true \
+  env ONNXRUNTIME_NODE_INSTALL=skip npm_config_prefix="$tmp/prefix" npm_config_audit=false npm_config_fund=false "$1"=true \
     bash -c "${install_lines[1]}" >"$tmp/install.log" 2>&1
 }
 if ! install npm_config_offline; then
@@ -109,5 +112,31 @@ node --input-type=module -e '
   const node = await (await fetch(base + "/console/node.json")).json();
   if (node.install.join("\n") !== process.argv[2]) throw new Error(`the console shows ${JSON.stringify(node.install)}`);
 ' "$base" "$(printf '%s\n' "${install_lines[@]}" | head -c -1)" || fail "the installed serve did not answer on $base"
+kill "${pids[-1]}"
+
+echo "check-pack: arkivector serve --embedder local:PATH (the generated test model)"
+node --import tsx --input-type=module -e '
+  const { writeTinyModel } = await import("./test/helpers/tinyModel.ts");
+  await writeTinyModel(process.argv[1]);
+' "$tmp/tiny-model"
+XDG_CACHE_HOME="$tmp/cache" "$bin" serve --http 127.0.0.1:0 --block-time 1 --log-level warn --no-demo \
+  --devnet-port 0 --embedder "local:$tmp/tiny-model" --model-hub off >"$tmp/serve-local.log" 2>&1 &
+pids+=($!)
+line="$(wait_for_line "$tmp/serve-local.log" '^REST: ' "${pids[-1]}")"
+base="$(sed -E 's#^REST: +(http://127\.0\.0\.1:[0-9]+)/.*#\1#' <<<"$line")"
+node --input-type=module -e '
+  const base = process.argv[1];
+  const post = async (path, body) => {
+    const response = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const answer = await response.json();
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const created = await post("/v1/collections", { name: "pack", metric: "cosine" });
+  if (created.dim !== 8) throw new Error(`created with dim ${created.dim}, not the 8 of the test model`);
+  const written = await post("/v1/collections/pack/entities", { entities: [{ id: "pet", document: "a cat called Miso" }] });
+  const found = await post("/v1/collections/pack/search", { text: "my cat", k: 1, min_block: written.block_number });
+  if (found.results[0]?.id !== "pet") throw new Error(`text search answered ${JSON.stringify(found)}`);
+' "$base" || fail "the installed serve did not embed with the local model: $(cat "$tmp/serve-local.log")"
 kill "${pids[-1]}"
 echo "check-pack: ok ($tarball)"

@@ -93,6 +93,43 @@ async function runDevnet(args: string[]): Promise<void> {
   process.once('SIGTERM', shutdown);
 }
 
+/** `arkivector model pull [NAME]`: the model's folder on stdout, progress on stderr. */
+async function runModel(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { 'model-hub': { type: 'string', default: process.env.ARKIVECTOR_MODEL_HUB } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const [action, name, ...extra] = positionals;
+  if (action !== 'pull' || extra.length > 0) throw new UsageError('usage: arkivector model pull [NAME]');
+  const { ensureModel, MODEL_HUB_DEFAULT, modelCacheRoot, parseLocalModel } = await import('./localEmbedder/index.ts');
+  let ref: ReturnType<typeof parseLocalModel>;
+  try {
+    ref = parseLocalModel(name ?? '');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (ref.kind === 'path') throw new UsageError(`${ref.path} is a folder: it is used as it is, nothing to pull`);
+  const hub = values['model-hub'] ?? MODEL_HUB_DEFAULT;
+  if (hub === 'off') throw new UsageError('--model-hub off: fetching is off');
+  let lastFile = '';
+  let lastShown = 0;
+  const folder = await ensureModel(ref.model, {
+    root: modelCacheRoot(),
+    hub,
+    onProgress({ file, receivedBytes, totalBytes }) {
+      const now = Date.now();
+      if (file === lastFile && now - lastShown < 1000 && receivedBytes !== totalBytes) return;
+      lastFile = file;
+      lastShown = now;
+      const of = totalBytes ? ` of ${(totalBytes / 1e6).toFixed(1)}` : '';
+      process.stderr.write(`${ref.model.repo}: ${file} ${(receivedBytes / 1e6).toFixed(1)}${of} MB\n`);
+    },
+  });
+  process.stdout.write(`${folder}\n`);
+}
+
 async function runServe(args: string[]): Promise<void> {
   const { ConfigError, parseServeConfig } = await import('./config.ts');
   const { connectionBanner, createLogger, startGateway } = await import('./gateway.ts');
@@ -127,7 +164,10 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await runClientCommand(command, rest);
     return;
   }
-  if ((command === 'serve' || command === 'devnet') && (rest.includes('--help') || rest.includes('-h'))) {
+  if (
+    (command === 'serve' || command === 'devnet' || command === 'model') &&
+    (rest.includes('--help') || rest.includes('-h'))
+  ) {
     process.stdout.write(`${await helpFor([command])}\n`);
     return;
   }
@@ -135,6 +175,8 @@ async function main(argv: string[]): Promise<void> {
     case 'devnet':
     case 'serve':
       return runNodeCommand(command, rest);
+    case 'model':
+      return runModel(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -11,6 +11,7 @@ import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
 import { DEVNET_DEFAULTS } from './devnet/index.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';
 import { KURADB_ENDPOINT_DEFAULT } from './kuradbEndpoint.ts';
+import { type LocalModelRef, MODEL_HUB_DEFAULT, parseLocalModel } from './localEmbedder/catalog.ts';
 import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
 
 /** The two generations a node can follow (DESIGN.md §3); `auto` detects it from the node. */
@@ -86,6 +87,7 @@ const OPTIONS = {
   'start-block': { type: 'string' },
   embedder: { type: 'string' },
   'embedder-model': { type: 'string' },
+  'model-hub': { type: 'string' },
   tokens: { type: 'string' },
   'public-read': { type: 'boolean' },
   compat: { type: 'string' },
@@ -126,7 +128,12 @@ export interface ServeConfig {
   confirmations: number;
   liveLag: number;
   startBlock?: number;
+  /** --embedder URL: an OpenAI-compatible embeddings endpoint. */
   embedder?: { url: string; model: string };
+  /** --embedder local[:MODEL|:PATH], the default: a model run in this process. Neither: --embedder none. */
+  localEmbedder?: LocalModelRef;
+  /** Where local models are fetched from (--model-hub); `off`: never fetch. */
+  modelHub: string;
   tokensFile?: string;
   /** ARKIVECTOR_TOKENS: `scope:secret,…` (parsed by src/http/auth.ts; never echoed). */
   tokensEnv?: string;
@@ -263,10 +270,29 @@ export function parseServeConfig(
     ?.split(',')
     .map((c) => c.trim())
     .filter(Boolean);
-  const embedderUrl = str('embedder');
+  const embedderFlag = str('embedder') ?? 'local';
   const embedderModel = str('embedder-model');
+  const isLocal = embedderFlag === 'local' || embedderFlag.startsWith('local:');
+  const embedderUrl = embedderFlag !== 'none' && !isLocal ? embedderFlag : undefined;
+  if (embedderUrl !== undefined && !/^https?:\/\//i.test(embedderUrl))
+    throw new ConfigError(
+      `--embedder must be local, local:MODEL, local:PATH, none or an http(s) URL, not ${JSON.stringify(embedderUrl)}`,
+    );
   if (embedderUrl && !embedderModel)
     throw new ConfigError('--embedder needs --embedder-model (the model name sent to the /embeddings endpoint)');
+  if (embedderFlag === 'none' && embedderModel)
+    throw new ConfigError('--embedder-model names the model of --embedder URL or local, not of --embedder none');
+  let localEmbedder: LocalModelRef | undefined;
+  if (isLocal) {
+    try {
+      localEmbedder = parseLocalModel(embedderFlag.slice('local:'.length), embedderModel);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+  }
+  const modelHub = str('model-hub') ?? MODEL_HUB_DEFAULT;
+  if (modelHub !== 'off' && !/^https?:\/\/[^/]/i.test(modelHub))
+    throw new ConfigError(`--model-hub must be an http(s) URL or off, not ${JSON.stringify(modelHub)}`);
   const compat = str('compat');
   if (compat !== undefined && compat !== 'kuradb')
     throw new ConfigError(`--compat must be kuradb, not ${JSON.stringify(compat)}`);
@@ -315,6 +341,8 @@ export function parseServeConfig(
     startBlock:
       startBlock === undefined ? undefined : check(intFlag('start-block', 0, Number.MAX_SAFE_INTEGER), startBlock),
     embedder: embedderUrl && embedderModel ? { url: embedderUrl, model: embedderModel } : undefined,
+    localEmbedder,
+    modelHub,
     tokensFile: str('tokens'),
     tokensEnv: env.ARKIVECTOR_TOKENS === '' ? undefined : env.ARKIVECTOR_TOKENS,
     publicRead: get('public-read') === true,

@@ -49,6 +49,7 @@ export function createEmbedder(options: EmbedderOptions): BatchEmbedder {
   };
   return {
     model: options.model,
+    kind: 'http',
     embedMany,
     async embed(text) {
       const [vector] = await embedMany([text]);
@@ -67,7 +68,9 @@ const dimensions = new WeakMap<Embedder, Promise<number>>();
 export function embedderDimension(embedder: Embedder): Promise<number> {
   let known = dimensions.get(embedder);
   if (!known) {
-    known = embedder.embed(EMBEDDER_PROBE_TEXT).then((vector) => vector.length);
+    known = embedder.dimension
+      ? embedder.dimension()
+      : embedder.embed(EMBEDDER_PROBE_TEXT).then((vector) => vector.length);
     known.catch(() => dimensions.delete(embedder));
     dimensions.set(embedder, known);
   }

@@ -22,6 +22,7 @@ import { CHAINS, type ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
+import { createLocalEmbedder, type FetchProgress } from './localEmbedder/index.ts';
 import { BIN_PATH } from './packageInfo.ts';
 import { type StdioFacts, stdioServerEntry } from './stdioSnippet.ts';
 import { assertPortFree } from './portCheck.ts';
@@ -235,16 +236,9 @@ export async function startGateway(
       minBlockTimeoutMs: config.minBlockTimeoutMs,
       writer,
       blockTimestamp: blockTimestamps(source),
-      embedder: config.embedder
-        ? createEmbedder({
-            ...config.embedder,
-            apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY,
-            onRetry: ({ attempt, delayMs, reason }) =>
-              logger.debug({ attempt, delay_ms: Math.round(delayMs), reason }, 'embedder retry'),
-          })
-        : undefined,
+      embedder: textEmbedder(config, logger, closers),
     };
-    if (ctx.embedder) {
+    if (ctx.embedder?.kind === 'http') {
       // Tell the operator now, not at the first text search, whether the embedder answers (and its dimension).
       const { model } = ctx.embedder;
       embedderDimension(ctx.embedder).then(
@@ -347,6 +341,69 @@ const DRIVERS: Record<
   dbchain: { source: createDbChainSource, writer: createDbChainWriter },
 };
 
+/**
+ * The node's embedder: an endpoint (--embedder URL), none (--embedder none), or the local model (the
+ * default). A local model already on disk loads now, in the background; one that is not is fetched at the
+ * first text call, so a node never reaches the hub unless someone embeds text.
+ */
+function textEmbedder(
+  config: ServeConfig,
+  logger: Logger,
+  closers: (() => Promise<void>)[],
+): ServiceContext['embedder'] {
+  if (config.embedder)
+    return createEmbedder({
+      ...config.embedder,
+      apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY,
+      onRetry: ({ attempt, delayMs, reason }) =>
+        logger.debug({ attempt, delay_ms: Math.round(delayMs), reason }, 'embedder retry'),
+    });
+  if (!config.localEmbedder) return undefined;
+  const embedder = createLocalEmbedder(config.localEmbedder, {
+    hub: config.modelHub,
+    onProgress: fetchProgressLog(logger),
+    onState: (state) => {
+      const fields = { model: embedder.model, source: state.source };
+      if (state.state === 'ready') logger.info({ ...fields, dim: state.dim }, 'local embedder ready');
+      else if (state.state === 'failed') logger.warn({ ...fields, error: state.error }, 'local embedder unavailable');
+      else if (state.state === 'fetching') logger.info(fields, 'local embedder: fetching the model');
+    },
+  });
+  closers.push(() => embedder.close());
+  if (embedder.onDisk()) embedder.ready().catch(() => {});
+  else
+    logger.info(
+      { model: embedder.model, hub: config.modelHub },
+      config.modelHub === 'off'
+        ? 'local embedder: the model is not in the cache and fetching is off; text calls answer embedder_unavailable'
+        : 'local embedder: the model is fetched at the first text call (or ahead of time: arkivector model pull)',
+    );
+  return embedder;
+}
+
+/** Progress of a model fetch on stderr (the log): each file's start and end, and every 10 % between. */
+function fetchProgressLog(logger: Logger): (progress: FetchProgress) => void {
+  let file = '';
+  let shown = -1;
+  return ({ file: current, receivedBytes, totalBytes }) => {
+    if (current !== file) {
+      file = current;
+      shown = -1;
+    }
+    const tenths = totalBytes ? Math.floor((receivedBytes / totalBytes) * 10) : -1;
+    if (tenths === shown) return;
+    shown = tenths;
+    logger.info(
+      {
+        file,
+        received_mb: +(receivedBytes / 1e6).toFixed(1),
+        total_mb: totalBytes ? +(totalBytes / 1e6).toFixed(1) : null,
+      },
+      'model fetch',
+    );
+  };
+}
+
 /** The embedded devnet on its stable port, reloading its state file when there is one. */
 async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
   if (config.devnetState) await mkdir(dirname(config.devnetState), { recursive: true });
@@ -438,6 +495,15 @@ function blockTimestamps(source: ChainSource): (block: number) => Promise<number
 
 const PROTOCOL_NAMES: Record<ChainProtocol, string> = { v1: 'Arkiv v1', dbchain: 'DB-chain' };
 
+/** The banner's line on text: which embedder, and what that means for writes and searches. */
+function embedderLine(embedder: ServiceContext['embedder']): string {
+  if (!embedder) return 'none (--embedder none): vectors and keyword search only';
+  if (embedder.kind !== 'local') return `${embedder.model} through an embeddings endpoint: text writes and text search`;
+  const state = embedder.state?.();
+  const when = state?.state === 'idle' ? `; fetched from the hub at the first text call (${state.source})` : '';
+  return `${embedder.model} in this process: text writes and text search${when}`;
+}
+
 /** What `npm start` prints: where the gateway is and how to connect an MCP client. */
 export function connectionBanner(gateway: Gateway): string {
   const lines = ['arkivector is running.', ''];
@@ -452,6 +518,7 @@ export function connectionBanner(gateway: Gateway): string {
     lines.push(
       `Chain:    ${redactUrl(gateway.rpc)} (chain id ${gateway.chainId}, ${PROTOCOL_NAMES[gateway.protocol]}${gateway.protocolSource === 'detected' || gateway.protocolSource === 'remembered' ? `, ${gateway.protocolSource}` : ''})`,
     );
+  lines.push(`Embedder: ${embedderLine(gateway.ctx.embedder)}`);
   if (gateway.httpUrl) {
     const writes = gateway.stdio.signer;
     // Security: the header names the variable, never a token.

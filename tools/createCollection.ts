@@ -25,7 +25,8 @@ export function renderCreateCollection(answer: CreateCollectionResult): string {
 export const createCollectionTool = defineTool({
   name: 'arkivector_create_collection',
   title: 'Create a collection',
-  description: `Creates a vector collection on chain, owned by this node's wallet: name, metric, declared attributes, who may write. dim (1-${DIM_MAX}) may be omitted when this node has an embedder: the collection then takes the embedder's dimension and records its model, so entities can be written as text (document only) and searched by text. Creating the same collection again answers the existing one (created: false); a different definition under a taken name is a conflict.`,
+  description: ({ model }) =>
+    `Creates a vector collection on chain, owned by this node's wallet: name, metric, declared attributes, who may write. ${model ? `Omit dim (1-${DIM_MAX}) to take the dimension of this node's embedder, ${model}, and record it, so entities can be written as text (document only) and searched by text.` : `dim (1-${DIM_MAX}) is required: this node has no embedder.`} Creating the same collection again answers the existing one (created: false); a different definition under a taken name is a conflict.`,
   input: createCollectionArgs,
   output: createCollectionResultShape,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

@@ -4,6 +4,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ProgressReporter, ServiceContext } from '../src/service/index.ts';
+import type { TextFacts } from './nodeFacts.ts';
 
 export interface ToolCallExtra {
   /** Set when the caller sent a progressToken (writes report sent -> receipt -> indexed). */
@@ -13,7 +14,8 @@ export interface ToolCallExtra {
 export interface ToolDefinition<R extends object = object> {
   readonly name: string;
   readonly title?: string;
-  readonly description: string;
+  /** A function when the text depends on what the node can do with text (tools/nodeFacts.ts). */
+  readonly description: string | ((facts: TextFacts) => string);
   /** Argument shape, for tools/list only: the service operation validates the raw arguments itself. */
   readonly input: z.ZodRawShape;
   readonly output: z.ZodRawShape;

@@ -1,5 +1,5 @@
 // MCP surface of arkivector: the server builder, the tool table, transports and text renderers.
-export { buildServer, INSTRUCTIONS, SERVER_NAME, SERVER_VERSION, type BuildServerDeps } from './server.ts';
+export { buildServer, instructionsFor, SERVER_NAME, SERVER_VERSION, type BuildServerDeps } from './server.ts';
 export { defineTool, type ToolCallExtra, type ToolDefinition } from './defineTool.ts';
 export { TOOLS } from './table.ts';
 export { serveStdio } from './stdio.ts';

@@ -24,7 +24,8 @@ export function renderSearch(answer: SearchResult): string {
 export const searchTool = defineTool({
   name: 'arkivector_search',
   title: 'Search a vector collection',
-  description: `Finds the k nearest entities (k 1-${SEARCH_K_MAX}, default 10) of a collection to a query vector (with the collection's dimension), or to text (mode "keyword" is BM25 over documents and needs no embedder; "semantic" and "hybrid" need one). Filter with where (Arkiv syntax, e.g. topic = str('pets') && stars >= 4, $owner = 0x...) and/or filter (JSON). Filtered searches never return fewer than k results when k entities pass the filter. The answer carries as_of_block; pass min_block to wait until a block you wrote in is indexed.`,
+  description: ({ model }) =>
+    `Finds the k nearest entities (k 1-${SEARCH_K_MAX}, default 10) of a collection to a query vector (with the collection's dimension), or to text: ${model ? `this node embeds text with ${model} (mode "semantic", the default for text; "hybrid" adds word matches; "keyword" is BM25 over documents)` : 'this node has no embedder, so text needs mode "keyword" (BM25 over documents); "semantic" and "hybrid" answer embedder_not_configured'}. Filter with where (Arkiv syntax, e.g. topic = str('pets') && stars >= 4, $owner = 0x...) and/or filter (JSON). Filtered searches never return fewer than k results when k entities pass the filter. The answer carries as_of_block; pass min_block to wait until a block you wrote in is indexed.`,
   input: searchArgs,
   output: searchResultShape,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

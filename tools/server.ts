@@ -18,19 +18,48 @@ import type { ToolDefinition } from './defineTool.ts';
 import { portableSchema } from './portableSchema.ts';
 import { progressReporter } from './progress.ts';
 import { failure, success, type Logger } from './result.ts';
+import { embedderSentence, factsKey, textFacts } from './nodeFacts.ts';
 import { TOOLS } from './table.ts';
 
 export const SERVER_NAME = 'arkivector';
 export const SERVER_VERSION = '0.1.0';
 
-export const INSTRUCTIONS = `arkivector serves vector collections stored on the Arkiv chain; with a signer and an embedder it is an agent's durable memory.
-- Start with arkivector_list_collections: it gives each collection's dimension, metric, declared attributes and recorded embedder.
-- Memory flow: if the collection you need is missing, create it with arkivector_create_collection (omit dim when this node has an embedder: it takes the embedder's dimension; creating it again is harmless). Remember with arkivector_upsert, entities with an id and a document only (this node embeds the text). Recall with arkivector_search and text (mode semantic by default; keyword or hybrid also match words).
-- Browse and forget: arkivector_list_entities pages through a collection newest first (pass next_cursor back as cursor; every page answers from the first page's block); arkivector_delete takes refs or a where/filter and is a dry run unless dry_run is false, so check its count first.
-- Every answer carries as_of_block (the chain block it reflects) and sync_state (starting, catching_up, live, stalled). Two nodes at the same as_of_block give the same answer.
-- Read after write: a write answers block_number. Pass it as min_block to any read, on this node or another one following the same chain: the node waits until that block is indexed, or answers not_yet_indexed (try again later).
-- Filters: where uses Arkiv syntax over declared attributes (=, !=, <, <=, >, >=, ~ glob, IN (...), &&, ||, !(...)) with typed literals like str('x'), i32(-5), f32(0.5), bool(true), and $owner / $creator / $key; filter takes JSON ({"gte": {"stars": 4}}). != only matches entities that have the attribute.
-- Errors come back as a problem object with a stable code (e.g. dimension_mismatch, invalid_filter, collection_not_found; embedder_mismatch: the collection was embedded with another model than this node's, so text writes and text searches are refused there).`;
+/**
+ * The server instructions for this node: the memory flow as far as it works here (a signer to write, an
+ * embedder to write and search text), generated from the context.
+ */
+export function instructionsFor(ctx: Pick<ServiceContext, 'embedder' | 'writer'>): string {
+  const facts = textFacts(ctx.embedder);
+  const writes = ctx.writer !== undefined;
+  const role =
+    writes && facts.model
+      ? "with its signer and embedder it is an agent's durable memory."
+      : writes
+        ? 'it has a signer, so it writes, but no embedder: entities are written and searched by vector, or by keyword over their documents.'
+        : 'it has no signer, so it only reads (the write tools are not listed).';
+  const flow = facts.model
+    ? writes
+      ? `- Memory flow: if the collection you need is missing, create it with arkivector_create_collection (omit dim: it takes ${facts.model}'s dimension; creating it again is harmless). Remember with arkivector_upsert, entities with an id and a document only (this node embeds the text). Recall with arkivector_search and text (mode semantic by default; keyword or hybrid also match words).`
+      : '- Recall with arkivector_search and text (mode semantic by default; keyword or hybrid also match words).'
+    : writes
+      ? '- Create a collection with arkivector_create_collection and a dim; write entities with arkivector_upsert, each with a vector of that dim (and a document to find it by keyword); search with a vector, or with text and mode "keyword".'
+      : '- Search with a vector of the collection\'s dimension, or with text and mode "keyword".';
+  return [
+    `arkivector serves vector collections stored on the Arkiv chain; ${role}`,
+    `- ${embedderSentence(facts)}`,
+    "- Start with arkivector_list_collections: it gives each collection's dimension, metric, declared attributes and recorded embedder.",
+    flow,
+    ...INSTRUCTION_RULES,
+  ].join('\n');
+}
+
+const INSTRUCTION_RULES = [
+  "- Browse and forget: arkivector_list_entities pages through a collection newest first (pass next_cursor back as cursor; every page answers from the first page's block); arkivector_delete takes refs or a where/filter and is a dry run unless dry_run is false, so check its count first.",
+  '- Every answer carries as_of_block (the chain block it reflects) and sync_state (starting, catching_up, live, stalled). Two nodes at the same as_of_block give the same answer.',
+  '- Read after write: a write answers block_number. Pass it as min_block to any read, on this node or another one following the same chain: the node waits until that block is indexed, or answers not_yet_indexed (try again later).',
+  '- Filters: where uses Arkiv syntax over declared attributes (=, !=, <, <=, >, >=, ~ glob, IN (...), &&, ||, !(...)) with typed literals like str(\'x\'), i32(-5), f32(0.5), bool(true), and $owner / $creator / $key; filter takes JSON ({"gte": {"stars": 4}}). != only matches entities that have the attribute.',
+  "- Errors come back as a problem object with a stable code (e.g. dimension_mismatch, invalid_filter, collection_not_found; embedder_mismatch: the collection was embedded with another model than this node's, so text writes and text searches are refused there; embedder_unavailable: the embedder cannot answer now, the detail says why).",
+];
 
 export interface BuildServerDeps {
   ctx: ServiceContext;
@@ -46,20 +75,22 @@ export interface BuildServerDeps {
 // JSON Schemas are derived once per tool, not per request (HTTP builds a server per request). The
 // options are the ones the SDK's McpServer used, so the listed surface is unchanged.
 const listings = new Map<string, Tool>();
-function listing(tool: ToolDefinition): Tool {
-  let entry = listings.get(tool.name);
+function listing(tool: ToolDefinition, ctx: ServiceContext): Tool {
+  const facts = textFacts(ctx.embedder);
+  const key = `${tool.name}|${typeof tool.description === 'function' ? factsKey(facts) : ''}`;
+  let entry = listings.get(key);
   if (!entry) {
     const schema = (shape: z.ZodRawShape, io: 'input' | 'output') =>
       portableSchema(z.toJSONSchema(z.object(shape), { target: 'draft-7', io })) as Tool['inputSchema'];
     entry = {
       name: tool.name,
       ...(tool.title !== undefined ? { title: tool.title } : {}),
-      description: tool.description,
+      description: typeof tool.description === 'function' ? tool.description(facts) : tool.description,
       inputSchema: schema(tool.input, 'input'),
       outputSchema: schema(tool.output, 'output'),
       annotations: tool.annotations,
     };
-    listings.set(tool.name, entry);
+    listings.set(key, entry);
   }
   return entry;
 }
@@ -76,7 +107,7 @@ export function buildServer({ ctx, logger, observe, canWrite = true, compat }: B
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: true } },
-      instructions: INSTRUCTIONS,
+      instructions: instructionsFor(ctx),
       jsonSchemaValidator: (jsonSchemaValidator ??= new AjvJsonSchemaValidator()),
     },
   );
@@ -85,7 +116,9 @@ export function buildServer({ ctx, logger, observe, canWrite = true, compat }: B
   const listed = (tool: ToolDefinition) =>
     exists(tool) && (tool.needs === 'read' || (ctx.writer !== undefined && canWrite));
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.filter(listed).map(listing) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: TOOLS.filter(listed).map((tool) => listing(tool, ctx)),
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = BY_NAME.get(request.params.name);
     // A name this node never serves is a protocol error, as the SDK's own server answers it.

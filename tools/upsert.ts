@@ -21,7 +21,8 @@ export function renderUpsert(answer: UpsertResult): string {
 export const upsertTool = defineTool({
   name: 'arkivector_upsert',
   title: 'Write vectors',
-  description: `Writes 1-${UPSERT_MAX_ENTITIES} entities (id, vector with the collection's dimension or, on a node with an embedder, a document alone that the node embeds; optional document, declared attributes and ttl) to a collection in one on-chain transaction paid by this node's wallet. An id this node already wrote is updated; an id owned by another writer is refused (conflict). wait: indexed (default, returns once searchable here), receipt or none. The answer's block_number works as min_block on any node.`,
+  description: ({ model }) =>
+    `Writes 1-${UPSERT_MAX_ENTITIES} entities (id, ${model ? `a document alone, which this node embeds with ${model}, or a vector with the collection's dimension` : "a vector with the collection's dimension (this node has no embedder, so a document alone is refused)"}; optional document, declared attributes and ttl) to a collection in one on-chain transaction paid by this node's wallet. An id this node already wrote is updated; an id owned by another writer is refused (conflict). wait: indexed (default, returns once searchable here), receipt or none. The answer's block_number works as min_block on any node.`,
   input: upsertArgs,
   output: upsertResultShape,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

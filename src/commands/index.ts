@@ -53,8 +53,12 @@ const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
   confirmations: ['N', 'follow head - N (default 0)'],
   'live-lag': ['N', 'more than N blocks behind is catching_up (default 5)'],
   'start-block': ['N', 'bootstrap at block N'],
-  embedder: ['URL', 'OpenAI-compatible embeddings endpoint (key: env ARKIVECTOR_EMBEDDER_KEY)'],
-  'embedder-model': ['NAME', 'model sent to the embedder (required with --embedder)'],
+  embedder: [
+    'SPEC',
+    'local (default: all-MiniLM-L6-v2 in this process), local:ORG/NAME, local:PATH, none, or an OpenAI-compatible endpoint URL (key: env ARKIVECTOR_EMBEDDER_KEY)',
+  ],
+  'embedder-model': ['NAME', 'model sent to an --embedder URL (required there); with local: the name recorded'],
+  'model-hub': ['URL', 'where local models are fetched from (default https://huggingface.co; off: never fetch)'],
   tokens: ['FILE', 'bearer tokens (JSON list of {name, sha256, scopes})'],
   'public-read': ['', 'reads without a token; writes then always need a write token'],
   compat: ['kuradb', "also list KuraDB's list_rag and search_rag tools and serve KuraDB's REST API (/api/…)"],
@@ -106,11 +110,21 @@ options:
   --block-time S       seconds between interval blocks; 0: only on transactions (default 2) [ARKIVECTOR_BLOCK_TIME]
   --state FILE         keep the chain in FILE across restarts [ARKIVECTOR_STATE]`;
 
+export const MODEL_HELP = `usage: arkivector model pull [NAME] [options]
+
+Fetch a local embedding model (--embedder local:NAME) into the cache ahead of time, so the node embeds
+from its first text call, offline. NAME: all-MiniLM-L6-v2 (default), multilingual-e5-small or ORG/NAME.
+Progress goes to stderr; the model's folder is printed on stdout.
+
+options:
+  --model-hub URL      where models are fetched from (default https://huggingface.co) [ARKIVECTOR_MODEL_HUB]`;
+
 export const USAGE = `usage: arkivector COMMAND [options]   (arkivector COMMAND --help for its flags)
 
 run a node:
   serve                 the gateway (MCP + REST) on a chain or the embedded devnet (npm start)
   devnet                a local Arkiv node alone (v1 or DB-chain)
+  model pull [NAME]     fetch a local embedding model into the cache (default all-MiniLM-L6-v2)
 
 talk to a running gateway (REST; --url, default ${DEFAULT_GATEWAY_URL}; token from ARKIVECTOR_TOKEN):
   collection list       list collections
@@ -136,6 +150,7 @@ export async function helpFor(words: string[]): Promise<string | undefined> {
   if (command === undefined) return USAGE;
   if (command === 'serve') return serveHelp();
   if (command === 'devnet') return DEVNET_HELP;
+  if (command === 'model') return MODEL_HELP;
   if (!(command in CLIENT_COMMANDS)) return undefined;
   const specs: Record<string, CommandSpec> = {
     put: putSpec,

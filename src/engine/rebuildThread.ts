@@ -3,23 +3,18 @@
 // fresh temporary directory, and the caller reads it back and calls `dispose`. Every running build is
 // registered, so shutdown (`stopGraphRebuilds`) terminates them and removes their files, and a process
 // that exits without shutdown still removes them.
-//
-// The worker module is found next to this one: `.ts` under tsx (tests, a checkout), `.js` in dist/ (the
-// package). Node 20 does not apply the parent's `--import tsx` hooks to a worker's entry module (and a
-// checkout's `bin/arkivector.js` registers tsx through its API, which a worker does not inherit), so a
-// `.ts` worker is started by a two-line bootstrap that registers tsx in the worker, then imports it.
+// The worker module is found next to this one (src/workerEntry.ts says how a worker starts).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { siblingModule, workerEntry } from '../workerEntry.ts';
 import type { RebuildDone, RebuildTask } from './rebuildWorker.ts';
 
-const SELF_EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-
 /** The worker module of this build (sources or dist/). */
-export const REBUILD_WORKER_URL = new URL(`./rebuildWorker${SELF_EXT}`, import.meta.url);
+export const REBUILD_WORKER_URL = siblingModule('rebuildWorker', import.meta.url);
 
 /** Thrown by a build's `done` when it was stopped (store closed, shutdown): not a failure. */
 export class RebuildCancelledError extends Error {
@@ -48,16 +43,6 @@ function installExitHook(): void {
   });
 }
 
-/** A `.ts` worker's bootstrap (CommonJS eval code, hence the dynamic imports); a `.js` one starts as is. */
-function entryOf(url: URL): { entry: URL | string; eval: boolean } {
-  if (!url.pathname.endsWith('.ts')) return { entry: url, eval: false };
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  return {
-    entry: `import(${tsx}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`,
-    eval: true,
-  };
-}
-
 /**
  * Starts a build in a worker thread.
  * @param task build parameters and vectors (its `path` is filled in here)
@@ -84,7 +69,7 @@ export function buildInWorker(
       else resolve(path);
     };
     try {
-      const { entry, eval: isEval } = entryOf(workerUrl);
+      const { entry, eval: isEval } = workerEntry(workerUrl);
       worker = new Worker(entry, {
         eval: isEval,
         workerData: { ...task, path } satisfies RebuildTask,

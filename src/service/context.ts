@@ -47,11 +47,32 @@ export interface IndexerView {
   poke?(): void;
 }
 
+/** What an embedder is doing, for /v1/status and the instructions (the local embedder reports it). */
+export interface EmbedderState {
+  /** `idle`: the model is fetched and loaded at the first text call. */
+  state: 'idle' | 'fetching' | 'loading' | 'ready' | 'failed';
+  /** Where it comes from: the hub repository and revision, a folder, or the endpoint. */
+  source: string;
+  /** Fetching: the file, bytes so far and in all (when the hub said). */
+  file?: string;
+  received_bytes?: number;
+  total_bytes?: number | null;
+  dim?: number;
+  /** Failed: why; the next text call tries again. */
+  error?: string;
+}
+
 export interface Embedder {
   readonly model: string;
+  /** `local` (in-process) or `http` (an embeddings endpoint). */
+  readonly kind?: 'local' | 'http';
+  /** Embeds a search text (a query: e5 models get their "query: " prefix). */
   embed(text: string): Promise<number[]>;
-  /** Embeds many texts in input order, batched for the endpoint (the HTTP client has it). */
+  /** Embeds documents to store, in input order, batched (e5: "passage: " prefix). */
   embedMany?(texts: readonly string[]): Promise<number[][]>;
+  /** The model's dimension, when known without embedding (the local catalog knows it before the fetch). */
+  dimension?(): Promise<number>;
+  state?(): EmbedderState;
 }
 
 export interface ServiceContext {

@@ -2,7 +2,7 @@
 // holds: the signer's balance comes from a cache refreshed in the background, so a hanging RPC cannot
 // hold a status call (the console polls it every 2 s).
 import type { ChainWriter } from '../chain/index.ts';
-import type { ServiceContext } from './context.ts';
+import type { EmbedderState, ServiceContext } from './context.ts';
 import { STATUS_BALANCE_MAX_AGE_MS, STATUS_BALANCE_WAIT_MS } from './limits.ts';
 
 export interface StatusResult {
@@ -29,6 +29,8 @@ export interface StatusResult {
   owner_changes: { collection: string; previous_owner: string; owner: string; at_block: number }[];
   /** `balance_wei` is "-1" until a balance was read; `balance_age_seconds` says how old it is (null: never read). */
   signer: { address: string; balance_wei: string; balance_age_seconds: number | null } | null;
+  /** The embedder and, for the local one, what it is doing (fetching with progress, ready, failed). */
+  embedder: ({ model: string; kind: 'local' | 'http' } & Partial<EmbedderState>) | null;
 }
 
 interface BalanceCache {
@@ -119,5 +121,8 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
         : [],
     ),
     signer,
+    embedder: ctx.embedder
+      ? { model: ctx.embedder.model, kind: ctx.embedder.kind ?? 'http', ...ctx.embedder.state?.() }
+      : null,
   };
 }

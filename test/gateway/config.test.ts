@@ -58,6 +58,52 @@ test("config: --kuradb-endpoint-file takes an optional path (default KuraDB's), 
     );
 });
 
+test('config: --embedder is local by default; local:NAME, local:ORG/NAME, local:PATH, none, URL; --model-hub', () => {
+  const local = (args: string[], env: NodeJS.ProcessEnv = {}) => parseServeConfig(args, env).localEmbedder;
+  const byDefault = parseServeConfig([], {});
+  assert.deepEqual(
+    [byDefault.embedder, byDefault.localEmbedder?.kind, byDefault.modelHub],
+    [undefined, 'hub', 'https://huggingface.co'],
+  );
+  const hubModel = (ref: ReturnType<typeof local>) => (ref?.kind === 'hub' ? ref.model : undefined);
+  assert.equal(hubModel(byDefault.localEmbedder)?.name, 'all-MiniLM-L6-v2');
+  assert.equal(hubModel(local(['--embedder', 'local']))?.repo, 'sentence-transformers/all-MiniLM-L6-v2');
+  assert.equal(
+    hubModel(local(['--embedder', 'local:sentence-transformers/all-MiniLM-L6-v2']))?.name,
+    'all-MiniLM-L6-v2',
+  );
+  assert.deepEqual(
+    [hubModel(local([], { ARKIVECTOR_EMBEDDER: 'local:multilingual-e5-small' }))?.queryPrefix],
+    ['query: '],
+  );
+  const other = hubModel(local(['--embedder', 'local:someone/model']));
+  assert.deepEqual([other?.name, other?.revision], ['someone/model', 'main']);
+  for (const path of ['/models/mini', './mini', '~/mini']) {
+    const ref = local(['--embedder', `local:${path}`, '--embedder-model', 'mini-recorded']);
+    assert.deepEqual([ref?.kind, ref?.kind === 'path' && ref.name], ['path', 'mini-recorded'], path);
+  }
+  const none = parseServeConfig(['--embedder', 'none'], {});
+  assert.deepEqual([none.embedder, none.localEmbedder], [undefined, undefined]);
+  const http = parseServeConfig(['--embedder', 'http://127.0.0.1:11434/v1', '--embedder-model', 'nomic'], {});
+  assert.deepEqual(
+    [http.embedder, http.localEmbedder],
+    [{ url: 'http://127.0.0.1:11434/v1', model: 'nomic' }, undefined],
+  );
+  assert.equal(parseServeConfig([], { ARKIVECTOR_MODEL_HUB: 'off' }).modelHub, 'off');
+  for (const [args, pattern] of [
+    [['--embedder', 'ollama'], /--embedder must be local, local:MODEL, local:PATH, none or an http\(s\) URL/],
+    [['--embedder', 'local:not a model'], /a model is ORG\/NAME on the hub/],
+    [['--embedder', 'http://127.0.0.1:1/v1'], /--embedder needs --embedder-model/],
+    [['--embedder', 'none', '--embedder-model', 'x'], /not of --embedder none/],
+    [['--model-hub', 'ftp://mirror'], /--model-hub must be an http\(s\) URL or off/],
+  ] as const)
+    assert.throws(
+      () => parseServeConfig([...args], {}),
+      (e: Error) => e instanceof ConfigError && pattern.test(e.message),
+      args.join(' '),
+    );
+});
+
 test('prettyLine: time, level, message and fields of a pino line', () => {
   const line = JSON.stringify({ level: 40, time: '2026-11-30T12:00:01.000Z', msg: 'chain step failed', failures: 2 });
   assert.equal(prettyLine(line), '12:00:01 WARN  chain step failed failures=2\n');

@@ -74,7 +74,7 @@ describe('REST: collections and text writes', () => {
         createLogger('silent'),
       );
     withEmbedder = await node(['--embedder', embedder.url, '--embedder-model', 'memory-model']);
-    without = await node([]);
+    without = await node(['--embedder', 'none']);
     for (const gateway of [withEmbedder, without])
       assert.equal((await call(gateway, `/v1/collections?min_block=${devnet.headNumber}`)).status, 200);
   });
@@ -215,6 +215,11 @@ describe('REST: collections and text writes', () => {
     }
     const answer = (await pending) as { results: unknown[]; as_of_block: number };
     assert.deepEqual(answer.results, []);
+  });
+
+  test('GET /v1/status names the embedder: the endpoint model, or null with --embedder none', async () => {
+    assert.deepEqual((await call(withEmbedder, '/v1/status')).body.embedder, { model: 'memory-model', kind: 'http' });
+    assert.equal((await call(without, '/v1/status')).body.embedder, null);
   });
 
   test('without an embedder: dim is required, and a text write is embedder_not_configured', async () => {

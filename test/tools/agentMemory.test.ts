@@ -7,57 +7,14 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { devAccounts } from '../../src/devnet/accounts.ts';
 import { type EmbedderFixture, startEmbedder, wordEmbedding } from '../helpers/embedder.ts';
 import { defined } from '../helpers/defined.ts';
-
-type Problem = { code: string; status: number; detail: string; [k: string]: unknown };
-const ok = <T>(result: unknown) => {
-  const r = result as CallToolResult;
-  assert.notEqual(r.isError, true, JSON.stringify(r.content));
-  return r.structuredContent as T;
-};
-const problem = (result: unknown): Problem => {
-  const r = result as CallToolResult;
-  assert.equal(r.isError, true, JSON.stringify(r.structuredContent));
-  return JSON.parse((r.content[0] as { text: string }).text) as Problem;
-};
-
-/** A port free right now, for the embedded devnet's stable --devnet-port across restarts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-interface Node {
-  client: Client;
-  stderr: () => string;
-}
-
-async function startNode(args: string[], env: Record<string, string> = {}): Promise<Node> {
-  let stderr = '';
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['bin/arkivector.js', 'serve', '--stdio', '--log-level', 'warn', '--min-block-timeout', '60', ...args],
-    // Only what is given here (and the SDK's safe defaults): no signer leaks in from the test's environment.
-    env,
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'agent-memory-test', version: '1.0.0' });
-  await client.connect(transport);
-  return { client, stderr: () => stderr };
-}
+import { freePort, ok, problem, startStdioNode as startNode, type StdioNode as Node } from '../helpers/stdioNode.ts';
 
 const KEY = defined(devAccounts(1)[0], 'devAccounts(1)[0]').privateKey;
 

@@ -300,7 +300,17 @@ describe('MCP over stdio: no embedder configured', () => {
       await client.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: ['bin/arkivector.js', 'serve', '--stdio', '--rpc', devnet.url, '--log-level', 'warn'],
+          args: [
+            'bin/arkivector.js',
+            'serve',
+            '--stdio',
+            '--rpc',
+            devnet.url,
+            '--embedder',
+            'none',
+            '--log-level',
+            'warn',
+          ],
           stderr: 'ignore',
         }),
       );

@@ -272,6 +272,19 @@ function chart() {
   );
 }
 
+/** What the node does with text: the model, where it runs, and (local) whether it is ready. */
+function embedderFact(e) {
+  if (!e) return 'none (keyword and vector searches only)';
+  if (e.kind !== 'local') return `${e.model} (embeddings endpoint)`;
+  const fetching =
+    e.state === 'fetching'
+      ? `: fetching ${e.file ?? ''} ${(e.received_bytes / 1e6).toFixed(1)}${e.total_bytes ? ` of ${(e.total_bytes / 1e6).toFixed(1)}` : ''} MB`
+      : e.state === 'failed'
+        ? `: ${e.error}`
+        : '';
+  return `${e.model} (in this process, ${e.state}${fetching})`;
+}
+
 function renderOverview() {
   const s = lastStatus;
   if (!s) return show(h('p', { class: 'muted' }, 'Waiting for /v1/status…'));
@@ -313,7 +326,7 @@ function renderOverview() {
             'signer',
           ],
           ['access', access, 'access'],
-          ['embedder', node.embedder ? node.embedder.model : 'none (keyword and vector searches only)', 'embedder'],
+          ['embedder', embedderFact(s.embedder), 'embedder'],
           ['collections', link(['collections'], String(s.collections)), 'collections'],
         ]),
       ),

@@ -1,0 +1,251 @@
+// The local embedder (`--embedder local[:…]`, the default): a sentence-embedding model run in this
+// process, in a worker thread (embedWorker.ts). The model comes from the cache, fetched from the hub at
+// the first text call (or ahead of time by `arkivector model pull`), or from a folder given by path.
+// Until it is ready every text call answers embedder_unavailable saying what is being fetched or why it
+// failed; the rest of the node never waits for it.
+import { Worker } from 'node:worker_threads';
+import type { Embedder, EmbedderState } from '../service/context.ts';
+import { EmbedderUnavailableError } from '../service/errors.ts';
+import { siblingModule, workerEntry } from '../workerEntry.ts';
+import { type LocalModelRef, modelName } from './catalog.ts';
+import type { EmbedReply, EmbedWorkerData } from './embedWorker.ts';
+import { ensureModel, type FetchProgress, hasModelFiles, modelCacheRoot, modelFolder } from './modelCache.ts';
+
+export {
+  catalogNames,
+  DEFAULT_LOCAL_MODEL,
+  type LocalModelRef,
+  MODEL_HUB_DEFAULT,
+  modelName,
+  parseLocalModel,
+} from './catalog.ts';
+export { ModelFetchError, ensureModel, type FetchProgress, modelCacheRoot, modelFolder } from './modelCache.ts';
+
+/** Texts per model run: one padded batch (longer batches pad more and block the worker longer). */
+export const LOCAL_EMBED_BATCH = 32;
+/** How long a text call waits for a model that is being fetched or loaded before it answers unavailable. */
+export const LOCAL_READY_WAIT_MS = 15_000;
+/** After a failed fetch or load, the next attempt starts no sooner than this. */
+export const LOCAL_RETRY_AFTER_MS = 30_000;
+
+export interface LocalEmbedderOptions {
+  /** Hub base URL; `off`: never fetch (a model must be in the cache or given by path). */
+  hub: string;
+  cacheRoot?: string;
+  idleTimeoutMs?: number;
+  readyWaitMs?: number;
+  retryAfterMs?: number;
+  /** Threads the model may use in its worker (default 1: the node's own work keeps a core). */
+  threads?: number;
+  maxBatch?: number;
+  onProgress?(progress: FetchProgress): void;
+  onState?(state: EmbedderState): void;
+}
+
+export interface LocalEmbedder extends Embedder {
+  readonly kind: 'local';
+  embedMany(texts: readonly string[]): Promise<number[][]>;
+  state(): EmbedderState;
+  /** Whether the model is on disk (a folder, or in the cache): loading it fetches nothing. */
+  onDisk(): boolean;
+  /** Fetches and loads now; resolves once ready, rejects with the failure. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOptions): LocalEmbedder {
+  const root = options.cacheRoot ?? modelCacheRoot();
+  const source =
+    ref.kind === 'path' ? ref.path : `${ref.model.repo}@${ref.model.revision.slice(0, 12)} from ${options.hub}`;
+  const prefixes = ref.kind === 'hub' ? ref.model : ref;
+  const maxTokens = ref.kind === 'hub' ? ref.model.maxTokens : ref.maxTokens;
+  const maxBatch = Math.max(1, options.maxBatch ?? LOCAL_EMBED_BATCH);
+  let state: EmbedderState = { state: 'idle', source };
+  let starting: Promise<void> | undefined;
+  let failedAt = 0;
+  let worker: Worker | undefined;
+  let nextId = 0;
+  const pending = new Map<number, { resolve(v: number[][]): void; reject(e: Error): void }>();
+  const set = (next: EmbedderState) => {
+    state = next;
+    options.onState?.(next);
+  };
+
+  async function folder(): Promise<string> {
+    if (ref.kind === 'path') {
+      if (!hasModelFiles(ref.path))
+        throw new Error(
+          `${ref.path} is not a model folder (it needs onnx/model.onnx, tokenizer.json, tokenizer_config.json, config.json)`,
+        );
+      return ref.path;
+    }
+    const cached = modelFolder(root, ref.model);
+    if (hasModelFiles(cached)) return cached;
+    if (options.hub === 'off')
+      throw new Error(
+        `${ref.model.name} is not in the cache (${cached}) and fetching is off (--model-hub off): run arkivector model pull ${ref.model.name} where the hub is reachable, or copy the folder there`,
+      );
+    set({ state: 'fetching', source, received_bytes: 0, total_bytes: null });
+    return ensureModel(ref.model, {
+      root,
+      hub: options.hub,
+      idleTimeoutMs: options.idleTimeoutMs,
+      onProgress(progress) {
+        state = {
+          state: 'fetching',
+          source,
+          file: progress.file,
+          received_bytes: progress.receivedBytes,
+          total_bytes: progress.totalBytes ?? null,
+        };
+        options.onProgress?.(progress);
+      },
+    });
+  }
+
+  function startWorker(path: string): Promise<void> {
+    set({ state: 'loading', source });
+    const { entry, eval: isEval } = workerEntry(siblingModule('embedWorker', import.meta.url));
+    const w = new Worker(entry, {
+      eval: isEval,
+      workerData: { folder: path, maxTokens, threads: options.threads ?? 1 } satisfies EmbedWorkerData,
+    });
+    // Referenced while it loads and while calls are in flight; an idle worker does not keep a process alive.
+    worker = w;
+    return new Promise<void>((resolve, reject) => {
+      w.on('message', (msg: EmbedReply) => {
+        if ('ready' in msg) {
+          if (pending.size === 0) w.unref();
+          set({ state: 'ready', source, dim: msg.ready.dim });
+          resolve();
+        } else if ('fatal' in msg) reject(new Error(msg.fatal));
+        else {
+          const call = pending.get(msg.id);
+          pending.delete(msg.id);
+          if (pending.size === 0) w.unref();
+          if (!call) return;
+          if ('error' in msg) call.reject(new EmbedderUnavailableError(`the local embedder failed: ${msg.error}`));
+          else {
+            const out: number[][] = [];
+            for (let i = 0; i < msg.vectors.length; i += msg.dim)
+              out.push(Array.from(msg.vectors.subarray(i, i + msg.dim)));
+            call.resolve(out);
+          }
+        }
+      });
+      w.once('error', reject);
+      w.once('exit', (code) => {
+        const error = new Error(`the local embedder's worker exited (code ${code})`);
+        reject(error);
+        if (worker === w) worker = undefined;
+        for (const call of pending.values()) call.reject(new EmbedderUnavailableError(error.message));
+        pending.clear();
+        if (state.state === 'ready') {
+          // A crash after loading: the next text call starts a new worker.
+          starting = undefined;
+          set({ state: 'failed', source, error: error.message });
+        }
+      });
+    });
+  }
+
+  function start(): Promise<void> {
+    if (starting) return starting;
+    const attempt = (async () => {
+      try {
+        await startWorker(await folder());
+      } catch (error) {
+        failedAt = Date.now();
+        await worker?.terminate();
+        worker = undefined;
+        set({ state: 'failed', source, error: (error as Error).message });
+        throw error;
+      }
+    })();
+    starting = attempt;
+    attempt.catch(() => {
+      // Tried again at a later call, not at once: a hub that is down is not hammered.
+      const retryIn = Math.max(0, (options.retryAfterMs ?? LOCAL_RETRY_AFTER_MS) - (Date.now() - failedAt));
+      setTimeout(() => {
+        if (starting === attempt) starting = undefined;
+      }, retryIn).unref();
+    });
+    return attempt;
+  }
+
+  function unavailable(): EmbedderUnavailableError {
+    const s = state;
+    const name = modelName(ref);
+    if (s.state === 'fetching') {
+      const of = s.total_bytes ? ` of ${(s.total_bytes / 1e6).toFixed(1)} MB` : '';
+      return new EmbedderUnavailableError(
+        `the local embedder is fetching ${name} (${s.file ?? 'starting'}: ${((s.received_bytes ?? 0) / 1e6).toFixed(1)} MB${of}) from ${source}; try again shortly`,
+      );
+    }
+    if (s.state === 'failed') return new EmbedderUnavailableError(`the local embedder cannot load ${name}: ${s.error}`);
+    return new EmbedderUnavailableError(`the local embedder is loading ${name}; try again shortly`);
+  }
+
+  async function whenReady(): Promise<Worker> {
+    if (state.state !== 'ready' || !worker) {
+      const waiting = start();
+      const waitMs = options.readyWaitMs ?? LOCAL_READY_WAIT_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), waitMs);
+      });
+      const outcome = await Promise.race([
+        waiting.then(
+          () => 'ready' as const,
+          () => 'failed' as const,
+        ),
+        timeout,
+      ]);
+      clearTimeout(timer);
+      if (outcome !== 'ready' || !worker) throw unavailable();
+    }
+    return worker;
+  }
+
+  async function run(texts: readonly string[], prefix: string): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const w = await whenReady();
+    const out: number[][] = [];
+    for (let startAt = 0; startAt < texts.length; startAt += maxBatch) {
+      const id = nextId++;
+      const batch = texts.slice(startAt, startAt + maxBatch).map((t) => prefix + t);
+      const vectors = new Promise<number[][]>((resolve, reject) => pending.set(id, { resolve, reject }));
+      w.ref();
+      w.postMessage({ id, texts: batch });
+      out.push(...(await vectors));
+    }
+    return out;
+  }
+
+  const known = ref.kind === 'hub' ? ref.model.dim : undefined;
+  const onDisk = () => hasModelFiles(ref.kind === 'path' ? ref.path : modelFolder(root, ref.model));
+  return {
+    model: modelName(ref),
+    kind: 'local',
+    async embed(text) {
+      const [vector] = await run([text], prefixes.queryPrefix);
+      if (!vector) throw new EmbedderUnavailableError('the local embedder answered no embedding');
+      return vector;
+    },
+    embedMany: (texts) => run(texts, prefixes.passagePrefix),
+    // The loaded model's own width wins (a folder put in the cache by hand may hold another model); the
+    // catalog's lets a collection be created while the model is still being fetched.
+    async dimension() {
+      if (state.state !== 'ready' && (known === undefined || onDisk())) await whenReady();
+      return state.dim ?? known ?? 0;
+    },
+    state: () => ({ ...state }),
+    onDisk,
+    ready: () => start(),
+    async close() {
+      const w = worker;
+      worker = undefined;
+      await w?.terminate();
+    },
+  };
+}

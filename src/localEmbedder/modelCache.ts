@@ -1,0 +1,137 @@
+// The model cache: `${XDG_CACHE_HOME:-~/.cache}/arkivector/models/ORG--NAME/REVISION/`. A model is
+// fetched from the hub (`${hub}/ORG/NAME/resolve/REVISION/PATH`) into a staging folder beside it, each
+// file hashed while it streams and checked against the catalog's sha256, and the folder renamed into
+// place only once every file is there: a failed fetch (404, 5xx, silence, wrong hash) leaves nothing
+// behind. A folder put there by hand is used as it is (offline), without a hash check.
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fetch } from 'undici';
+import { redactUrl } from '../redactUrl.ts';
+import { type CatalogModel, MODEL_FILES } from './catalog.ts';
+
+/** A fetch with no byte for this long is abandoned. */
+export const MODEL_FETCH_IDLE_TIMEOUT_MS = 30_000;
+/** Hashes of files the catalog does not pin, written at the first fetch. */
+const RECORDED_HASHES = 'arkivector-hashes.json';
+
+export function modelCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'arkivector', 'models');
+}
+
+export const modelFolder = (root: string, model: CatalogModel): string =>
+  join(root, model.repo.replace('/', '--'), model.revision);
+
+/** A folder holds a model when every required file is there. */
+export const hasModelFiles = (folder: string): boolean => MODEL_FILES.every((f) => existsSync(join(folder, f)));
+
+export interface FetchProgress {
+  file: string;
+  receivedBytes: number;
+  /** From content-length; undefined when the hub did not say. */
+  totalBytes: number | undefined;
+}
+
+export interface FetchOptions {
+  root: string;
+  hub: string;
+  idleTimeoutMs?: number;
+  onProgress?(progress: FetchProgress): void;
+}
+
+/** A fetch that failed: the message says which file, from where, and why. */
+export class ModelFetchError extends Error {
+  override name = 'ModelFetchError';
+}
+
+/**
+ * The model's folder in the cache, fetched first when it is not there.
+ * @throws ModelFetchError
+ */
+export async function ensureModel(model: CatalogModel, options: FetchOptions): Promise<string> {
+  const folder = modelFolder(options.root, model);
+  if (hasModelFiles(folder)) return folder;
+  await mkdir(dirname(folder), { recursive: true });
+  const staging = `${folder}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const recorded: Record<string, string> = {};
+    for (const [file, sha256] of Object.entries(model.files)) {
+      const digest = await fetchFile(model, file, join(staging, file), options);
+      if (sha256 !== undefined && digest !== sha256)
+        throw new ModelFetchError(
+          `${model.repo}/${file} at ${model.revision} has sha256 ${digest}, expected ${sha256}: refused (a changed or corrupted file)`,
+        );
+      if (sha256 === undefined) recorded[file] = digest;
+    }
+    if (Object.keys(recorded).length > 0)
+      await writeFile(join(staging, RECORDED_HASHES), `${JSON.stringify(recorded, null, 2)}\n`);
+    await rm(folder, { recursive: true, force: true });
+    await rename(staging, folder);
+    return folder;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The hashes recorded at the first fetch of files the catalog does not pin. */
+export async function recordedHashes(folder: string): Promise<Record<string, string>> {
+  try {
+    return JSON.parse(await readFile(join(folder, RECORDED_HASHES), 'utf8')) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+async function fetchFile(model: CatalogModel, file: string, dest: string, options: FetchOptions): Promise<string> {
+  const url = `${options.hub.replace(/\/$/, '')}/${model.repo}/resolve/${model.revision}/${file}`;
+  const where = `${model.repo}/${file} from ${redactUrl(url)}`;
+  const idleMs = options.idleTimeoutMs ?? MODEL_FETCH_IDLE_TIMEOUT_MS;
+  const controller = new AbortController();
+  let timer = setTimeout(() => controller.abort(), idleMs);
+  const touch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(), idleMs);
+  };
+  await mkdir(dirname(dest), { recursive: true });
+  try {
+    const response = await fetch(url, { signal: controller.signal, redirect: 'follow' });
+    if (!response.ok || !response.body) {
+      await response.body?.cancel();
+      throw new ModelFetchError(`${where}: HTTP ${response.status}`);
+    }
+    const length = Number(response.headers.get('content-length'));
+    const totalBytes = Number.isFinite(length) && length > 0 ? length : undefined;
+    const hash = createHash('sha256');
+    const out = createWriteStream(dest);
+    const closed = new Promise<void>((resolve, reject) => {
+      out.once('close', resolve);
+      out.once('error', reject);
+    });
+    let receivedBytes = 0;
+    try {
+      for await (const chunk of response.body) {
+        touch();
+        hash.update(chunk);
+        receivedBytes += chunk.byteLength;
+        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+        options.onProgress?.({ file, receivedBytes, totalBytes });
+      }
+    } finally {
+      out.end();
+      await closed;
+    }
+    if (totalBytes !== undefined && receivedBytes !== totalBytes)
+      throw new ModelFetchError(`${where}: ${receivedBytes} of ${totalBytes} bytes arrived`);
+    return hash.digest('hex');
+  } catch (error) {
+    if (error instanceof ModelFetchError) throw error;
+    if (controller.signal.aborted) throw new ModelFetchError(`${where}: no data for ${idleMs} ms`);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new ModelFetchError(`${where}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
