@@ -95,7 +95,7 @@ echo "check-pack: arkivector serve"
 XDG_DATA_HOME="$tmp/data" "$bin" serve --http 127.0.0.1:0 --devnet-port 0 --block-time 1 --log-level warn >"$tmp/serve.log" 2>&1 &
 pids+=($!)
 line="$(wait_for_line "$tmp/serve.log" '^REST: ' "${pids[-1]}")"
-grep -qF "Memory:   kept in $tmp/data/arkivector/devnet.json" "$tmp/serve.log" ||
+grep -qF "Memory:   kept in $tmp/data/arkivector/devnet-dbchain.json" "$tmp/serve.log" ||
   fail "the installed serve does not keep its chain in \$XDG_DATA_HOME/arkivector: $(grep '^Memory:' "$tmp/serve.log")"
 base="$(sed -E 's#^REST: +(http://127\.0\.0\.1:[0-9]+)/.*#\1#' <<<"$line")"
 node --input-type=module -e '

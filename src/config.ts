@@ -151,7 +151,7 @@ export interface ServeConfig {
   /** Block time of the embedded devnet, in seconds. */
   blockTime: number;
   demo: boolean;
-  /** Where the embedded devnet keeps its chain (default DATA_DIR/devnet.json); none: forgotten on exit. */
+  /** Where the embedded devnet keeps its chain (default DATA_DIR/devnet-dbchain.json, or devnet.json for v1); none: forgotten on exit. */
   devnetState?: string;
   /** Port of the embedded devnet; 0 picks a free one. */
   devnetPort: number;

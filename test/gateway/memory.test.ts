@@ -91,11 +91,11 @@ test('config: devnet state defaults under --data-dir, the stable port, environme
   const home = parseServeConfig([], { HOME: '/home/ann' });
   assert.deepEqual(
     [home.dataDir, home.devnetState, home.devnetPort],
-    ['/home/ann/.local/share/arkivector', '/home/ann/.local/share/arkivector/devnet.json', 8545],
+    ['/home/ann/.local/share/arkivector', '/home/ann/.local/share/arkivector/devnet-dbchain.json', 8545],
   );
   assert.equal(
     parseServeConfig([], { HOME: '/home/ann', XDG_DATA_HOME: '/data/ann' }).devnetState,
-    '/data/ann/arkivector/devnet.json',
+    '/data/ann/arkivector/devnet-dbchain.json',
   );
   const none = parseServeConfig(['--no-data-dir'], {});
   assert.deepEqual([none.dataDir, none.devnetState], [undefined, undefined]);

@@ -17,7 +17,7 @@ import { defined } from '../helpers/defined.ts';
 test('serve without --rpc: demo collections over REST and MCP at the printed URLs, clean exit on SIGTERM; the chain is kept in the per-user data directory', async () => {
   // The installed command keeps its memory like `npm start` does, in ${XDG_DATA_HOME:-~/.local/share}/arkivector.
   const xdg = await mkdtemp(join(tmpdir(), 'arkivector-xdg-'));
-  const kept = join(xdg, 'arkivector', 'devnet.json');
+  const kept = join(xdg, 'arkivector', 'devnet-dbchain.json');
   const child = spawn(
     process.execPath,
     [
