@@ -48,7 +48,18 @@ describe('MCP over stdio: the first call after start', () => {
     relay = await heldRelay(devnet.url);
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['bin/arkivector.js', 'serve', '--stdio', '--rpc', relay.url, '--min-block-timeout', '60'],
+      // --protocol: `auto` would ask the node at start, and this relay holds every chain read but eth_chainId.
+      args: [
+        'bin/arkivector.js',
+        'serve',
+        '--stdio',
+        '--rpc',
+        relay.url,
+        '--protocol',
+        'v1',
+        '--min-block-timeout',
+        '60',
+      ],
       stderr: 'pipe',
     });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
