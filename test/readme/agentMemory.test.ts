@@ -24,7 +24,7 @@ function tryItEntry(): Entry {
     }
   ).mcpServers.arkivector;
   const [, from, to] = defined(
-    /To try it on your machine first, replace `([^`]+)` with\s+`([^`]+)` and drop `env`/.exec(section) ?? undefined,
+    /To try it on your machine first, replace\s+`([^`]+)` with\s+`([^`]+)` and drop `env`/.exec(section) ?? undefined,
     'the try-it sentence',
   );
   const list = (text: string | undefined) => JSON.parse(`[${defined(text, 'arguments')}]`) as string[];
@@ -45,15 +45,18 @@ describe('README: Agent memory, tried on your machine', () => {
     dir = await mkdtemp(join(tmpdir(), 'arkivector-readme-memory-'));
     embedder = await startEmbedder({ models: { 'nomic-embed-text': wordEmbedding } });
     const entry = tryItEntry();
-    assert.equal(entry.command, 'node');
-    const args = entry.args
-      .map((arg) => (arg === '/path/to/arkivector/bin/arkivector.js' ? resolve('bin/arkivector.js') : arg))
-      .map((arg) => (arg === '/path/to/memory' ? dir : arg))
-      .map((arg) => (arg === 'http://127.0.0.1:11434/v1' ? embedder.url : arg));
+    // The installed command is this checkout's bin/arkivector.js (the README's "From a checkout" line).
+    assert.equal(entry.command, 'arkivector');
+    const args = [resolve('bin/arkivector.js'), ...entry.args.map((arg) => (arg === '/path/to/memory' ? dir : arg))];
     // Not the README's 8545: other suites and nodes may hold it on a shared machine (README: --devnet-port).
+    // This test's own embedder instead of the default local model, which a test machine cannot fetch.
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [...args, '--devnet-port', '0', '--log-level', 'warn'],
+      args: [
+        ...args,
+        ...['--embedder', embedder.url, '--embedder-model', 'nomic-embed-text'],
+        ...['--devnet-port', '0', '--log-level', 'warn'],
+      ],
       env: {},
       stderr: 'pipe',
     });
