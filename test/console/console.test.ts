@@ -303,7 +303,9 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     assert.equal(await shown(row.locator('[data-field=document]')), HOSTILE.document);
     assert.match(await shown(row), /topic="<b onmouseover/);
     await row.locator('a').click();
-    await page.locator('[data-field=document]').waitFor(WAIT);
+    // The collection page (its results and entity list have document cells too) stays until the entity
+    // page has rendered: wait for that page, not for any document cell.
+    await page.locator('body[data-page=entity] [data-field=document]').waitFor(WAIT);
     assert.equal(await text(page, '[data-field=document]'), HOSTILE.document);
     assert.equal(await text(page, 'h1'), HOSTILE.id);
     assert.equal(await page.locator('main img, main script, main b').count(), 0);
