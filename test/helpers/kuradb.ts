@@ -2,6 +2,9 @@
 // the fake embedder's 4-d space (cats near [1,0,0,0], plants near the fern), one chunk without a source,
 // and one without content right next to the cats (it must never be answered).
 import type { CollectionDefinition } from '../../src/collections/index.ts';
+import type { Devnet } from '../../src/devnet/index.ts';
+import { walletClient } from './devnet.ts';
+import { definitionArgs, vectorArgs } from './writes.ts';
 
 export const kb: CollectionDefinition = {
   dim: 4,
@@ -35,3 +38,10 @@ export const chunks = [
   // Nearer to "cats" than c2, but nothing to show.
   { id: 'blank', vector: [1, 0.01, 0, 0], document: '', attributes: { source: '/notes/cats.md', chunk: 3 } },
 ];
+
+/** Writes the database `agenvoy` (its definition, then every chunk) with the devnet's first account. */
+export async function writeAgenvoyDb(devnet: Devnet): Promise<void> {
+  const alice = walletClient(devnet);
+  await alice.createEntity(definitionArgs('agenvoy', kb));
+  await alice.mutateEntities({ creates: chunks.map((c) => vectorArgs('agenvoy', c, kb)) });
+}

@@ -14,11 +14,10 @@ import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { writeEndpointFile } from '../../src/kuradbEndpoint.ts';
-import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import { startTestDevnet } from '../helpers/devnet.ts';
 import { startEmbedder } from '../helpers/embedder.ts';
 import { type GatewayProcess, spawnGateway } from '../helpers/gatewayProcess.ts';
-import { chunks, kb } from '../helpers/kuradb.ts';
-import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
+import { writeAgenvoyDb } from '../helpers/kuradb.ts';
 
 /** Go's url.QueryEscape: only A-Z a-z 0-9 - _ . ~ stay; a space is `+`. */
 const queryEscape = (s: string) =>
@@ -150,9 +149,7 @@ describe('KuraDB REST API (--compat kuradb), as Agenvoy calls it', () => {
   before(async () => {
     devnet = await startTestDevnet();
     embedder = await startEmbedder();
-    const alice = walletClient(devnet);
-    await alice.createEntity(definitionArgs('agenvoy', kb));
-    await alice.mutateEntities({ creates: chunks.map((c) => vectorArgs('agenvoy', c, kb)) });
+    await writeAgenvoyDb(devnet);
     // The flag without a value: KuraDB's own place under the home directory.
     home = mkdtempSync(join(tmpdir(), 'arkivector-kuradb-'));
     endpointFile = join(home, '.config', 'kuradb', 'endpoint');

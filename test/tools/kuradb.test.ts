@@ -11,7 +11,7 @@ import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.t
 import { startEmbedder } from '../helpers/embedder.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
-import { chunks, kb } from '../helpers/kuradb.ts';
+import { chunks, kb, writeAgenvoyDb } from '../helpers/kuradb.ts';
 
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
@@ -23,9 +23,7 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
   before(async () => {
     devnet = await startTestDevnet();
     embedder = await startEmbedder();
-    const alice = walletClient(devnet);
-    await alice.createEntity(definitionArgs('agenvoy', kb));
-    await alice.mutateEntities({ creates: chunks.map((c) => vectorArgs('agenvoy', c, kb)) });
+    await writeAgenvoyDb(devnet);
     client = new Client({ name: 'agenvoy-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
       command: process.execPath,
