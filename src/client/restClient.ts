@@ -64,8 +64,9 @@ export class RestClient {
     return this.#call('GET', 'v1/status');
   }
 
-  listCollections(minBlock?: number): Promise<Json> {
-    return this.#call('GET', `v1/collections${query({ min_block: minBlock })}`);
+  /** One page of `GET /v1/collections` (by name; `cursor` is the previous page's `next_cursor`). */
+  listCollections(minBlock?: number, page: { limit?: number; cursor?: string } = {}): Promise<Json> {
+    return this.#call('GET', `v1/collections${query({ min_block: minBlock, ...page })}`);
   }
 
   getCollection(name: string, minBlock?: number): Promise<Json> {

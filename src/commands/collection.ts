@@ -1,4 +1,6 @@
 // `arkivector collection list|show|create`: collections of a running gateway.
+import type { RestClient } from '../client/restClient.ts';
+import { COLLECTIONS_LIMIT_MAX } from '../service/limits.ts';
 import {
   type CommandSpec,
   commandHelp,
@@ -101,14 +103,40 @@ interface CollectionView {
 const summary = (c: CollectionView) =>
   `${c.name}: ${c.column ?? `dim ${c.dim}`}, ${c.metric}, ${c.stats.live_entities} live entities${c.embedder ? `, embedder ${c.embedder.model}` : ''}`;
 
+/** Pages `collection list` reads at most: 500,000 collections, far above what a node tracks by default. */
+const LIST_PAGES_MAX = 1_000;
+
+/**
+ * Every page of the listing, as one answer: the later pages are asked for at least the first page's block,
+ * and the answer reports the last page's block and state (the newest the list reflects).
+ */
+async function listAll(client: RestClient, minBlock: number | undefined) {
+  const collections: CollectionView[] = [];
+  let page = await client.listCollections(minBlock, { limit: COLLECTIONS_LIMIT_MAX });
+  for (let pages = 1; ; pages++) {
+    collections.push(...(page.collections as CollectionView[]));
+    if (!page.next_cursor) break;
+    if (pages >= LIST_PAGES_MAX) throw new Error(`collection list: more than ${LIST_PAGES_MAX} pages; stopped`);
+    page = await client.listCollections(Math.max(minBlock ?? 0, page.as_of_block as number), {
+      limit: COLLECTIONS_LIMIT_MAX,
+      cursor: page.next_cursor as string,
+    });
+  }
+  return { ...page, collections, next_cursor: null } as {
+    collections: CollectionView[];
+    as_of_block: number;
+    sync_state: string;
+  };
+}
+
 export function runCollection(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'list')
     return runCommand(listSpec, rest, io, async ({ client, values, positionals, json }) => {
       if (positionals.length) throw new UsageError('collection list takes no operands');
-      const answer = await client.listCollections(parseInteger(values['min-block'] as string, 'min-block', 0, 2 ** 53));
+      const answer = await listAll(client, parseInteger(values['min-block'] as string, 'min-block', 0, 2 ** 53));
       if (json) return void io.stdout.write(`${JSON.stringify(answer)}\n`);
-      const lines = (answer.collections as CollectionView[]).map((c) => `- ${summary(c)}`);
+      const lines = answer.collections.map((c) => `- ${summary(c)}`);
       io.stdout.write(
         `${answer.collections.length} collection(s) at block ${answer.as_of_block} (${answer.sync_state})\n${lines.join('\n')}${lines.length ? '\n' : ''}`,
       );

@@ -18,7 +18,10 @@ import { searchSpec } from '../../src/commands/search.ts';
 import { FLAG_NAMES, parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
-import { startTestDevnet } from '../helpers/devnet.ts';
+import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import { NOTES } from '../http/fixture.ts';
+import { definitionArgs } from '../helpers/writes.ts';
+import { COLLECTIONS_LIMIT_MAX } from '../../src/service/limits.ts';
 import { type EmbedderFixture, startEmbedder } from '../helpers/embedder.ts';
 import { defined } from '../helpers/defined.ts';
 
@@ -276,5 +279,29 @@ describe('arkivector collection / put / search against a gateway', () => {
     });
     expectExit(forbidden, 1);
     for (const run of [refused, allowed, forbidden]) assert.ok(!`${run.stdout}${run.stderr}`.includes(secret));
+  });
+
+  test('collection list reads every page of the listing, not just the first', async () => {
+    // One page holds at most COLLECTIONS_LIMIT_MAX; two transactions of definitions from another owner.
+    const bob = walletClient(devnet, 2);
+    const names = Array.from({ length: COLLECTIONS_LIMIT_MAX + 20 }, (_, i) => `many-${String(i).padStart(4, '0')}`);
+    for (const part of [names.slice(0, 260), names.slice(260)])
+      await bob.mutateEntities({ creates: part.map((name) => definitionArgs(name, NOTES)) });
+    assert.ok(await gateway.indexer.waitForBlock(devnet.headNumber, 30_000));
+    const listed = await arkivector(['collection', 'list', '--json', ...url]);
+    expectExit(listed, 0);
+    const body = JSON.parse(listed.stdout) as { collections: { name: string }[]; total: number; next_cursor: null };
+    const listedNames = body.collections.map((c) => c.name);
+    assert.ok(listedNames.length > COLLECTIONS_LIMIT_MAX);
+    assert.equal(listedNames.length, body.total);
+    assert.deepEqual(
+      listedNames.filter((n) => n.startsWith('many-')),
+      names,
+    );
+    assert.equal(body.next_cursor, null);
+    const text = await arkivector(['collection', 'list', ...url]);
+    expectExit(text, 0);
+    assert.match(text.stdout, new RegExp(`^${body.total} collection\\(s\\) at block \\d+`));
+    assert.equal(text.stdout.trim().split('\n').length, body.total + 1);
   });
 });

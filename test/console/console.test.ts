@@ -262,6 +262,35 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     await page.close();
   });
 
+  test('the collection list shows a page at a time, and More appends the next page as the API answers it', async () => {
+    // Names after "notes", so the first page still shows it; 100 definitions in one transaction.
+    await walletClient(chain.devnet, 2).mutateEntities({
+      creates: Array.from({ length: 100 }, (_, i) => definitionArgs(`page-${String(i).padStart(3, '0')}`, NOTES)),
+    });
+    assert.ok(await chain.indexer.waitForBlock(chain.devnet.headNumber, 30_000));
+    const first = (await call(`${local.url}/v1/collections?limit=100`)).body;
+    assert.ok(first.next_cursor, 'more than one page on the node');
+    const second = (await call(`${local.url}/v1/collections?limit=100&cursor=${first.next_cursor}`)).body;
+    const names = [...first.collections, ...second.collections].map((c: { name: string }) => c.name);
+    assert.equal(names.length, first.total);
+
+    const { page, problems } = await open(browser, `${local.url}/#/collections`);
+    const rows = page.locator('tr[data-collection]');
+    await page.locator('tr[data-collection=notes]').waitFor(WAIT);
+    assert.equal(await rows.count(), first.collections.length);
+    assert.match(
+      await text(page, '[data-field=collections-meta]'),
+      new RegExp(`^${first.collections.length} of ${first.total} `),
+    );
+    await page.click('[data-field=collections-more]');
+    await page.locator(`tr[data-collection="${names.at(-1)}"]`).waitFor(WAIT);
+    assert.deepEqual(await rows.evaluateAll((list) => list.map((r) => r.getAttribute('data-collection'))), names);
+    assert.ok(await page.locator('[data-field=collections-more]').isHidden());
+    assert.match(await text(page, '[data-field=collections-meta]'), new RegExp(`^${first.total} of ${first.total} `));
+    await assertClean(problems);
+    await page.close();
+  });
+
   test('at 390 px (a phone) no page is wider than the screen: the header wraps', async () => {
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });

@@ -349,32 +349,53 @@ function renderOverview() {
 
 // ---------- collections ----------
 
+/** Collections per page of the list (the API's default). */
+const COLLECTION_PAGE = 100;
+
+const collectionRow = (c) =>
+  h(
+    'tr',
+    { 'data-collection': c.name },
+    h('td', {}, link(['collections', c.name], c.name)),
+    h('td', {}, c.column),
+    h('td', {}, c.metric),
+    h('td', {}, `${c.index.type} ${c.index.opclass}`),
+    h('td', { class: 'num' }, c.stats.live_entities),
+    h('td', { class: 'num' }, c.stats.rejected),
+    h('td', { class: 'num' }, c.stats.shadowed),
+    h('td', {}, c.open ? 'open' : c.writers.length ? `owner + ${c.writers.length}` : 'owner only'),
+  );
+
+// A page at a time, by name (GET /v1/collections and its next_cursor): a public node may track thousands.
 async function renderCollections() {
   const seq = renderSeq;
-  const answer = await api('/v1/collections');
+  const answer = await api(`/v1/collections?limit=${COLLECTION_PAGE}`);
   if (seq !== renderSeq) return;
+  const body = h('tbody', {}, answer.collections.map(collectionRow));
+  const more = h('button', { type: 'button', hidden: !answer.next_cursor, 'data-field': 'collections-more' }, 'More');
+  const meta = h('p', { class: 'muted', 'data-field': 'collections-meta' });
+  let shown = answer.collections.length;
+  let cursor = answer.next_cursor;
+  const describe = (page) => {
+    meta.textContent = `${shown} of ${page.total} · as_of_block ${page.as_of_block} · ${page.sync_state}`;
+  };
+  describe(answer);
+  more.addEventListener('click', async () => {
+    const page = await api(
+      `/v1/collections?${new URLSearchParams({ limit: String(COLLECTION_PAGE), cursor: cursor ?? '' })}`,
+    );
+    append(body, page.collections.map(collectionRow));
+    shown += page.collections.length;
+    cursor = page.next_cursor;
+    more.hidden = !cursor;
+    describe(page);
+  });
   show(
     h('h1', {}, 'Collections'),
-    h('p', { class: 'muted' }, `as_of_block ${answer.as_of_block} · ${answer.sync_state}`),
+    meta,
     answer.collections.length === 0
       ? h('p', {}, 'No collections on this chain yet.')
-      : listTable(
-          ['name', 'column', 'metric', 'index', 'live', 'rejected', 'shadowed', 'writers'],
-          answer.collections.map((c) =>
-            h(
-              'tr',
-              { 'data-collection': c.name },
-              h('td', {}, link(['collections', c.name], c.name)),
-              h('td', {}, c.column),
-              h('td', {}, c.metric),
-              h('td', {}, `${c.index.type} ${c.index.opclass}`),
-              h('td', { class: 'num' }, c.stats.live_entities),
-              h('td', { class: 'num' }, c.stats.rejected),
-              h('td', { class: 'num' }, c.stats.shadowed),
-              h('td', {}, c.open ? 'open' : c.writers.length ? `owner + ${c.writers.length}` : 'owner only'),
-            ),
-          ),
-        ),
+      : [listTable(['name', 'column', 'metric', 'index', 'live', 'rejected', 'shadowed', 'writers'], body), more],
   );
 }
 
