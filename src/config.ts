@@ -153,6 +153,11 @@ export interface ServeConfig {
   demo: boolean;
   /** Where the embedded devnet keeps its chain (default DATA_DIR/devnet-dbchain.json, or devnet.json for v1); none: forgotten on exit. */
   devnetState?: string;
+  /**
+   * DATA_DIR/devnet.json when neither --protocol nor --devnet-state is given: a v1 chain kept by a version
+   * from before the DB-chain default, which the start follows instead of a new chain beside it.
+   */
+  keptV1DevnetState?: string;
   /** Port of the embedded devnet; 0 picks a free one. */
   devnetPort: number;
 }
@@ -359,6 +364,10 @@ export function parseServeConfig(
     devnetState:
       rpc === undefined
         ? (devnetState ?? (dataDir ? join(dataDir, DEVNET_STATE_FILES[protocol as Protocol]) : undefined))
+        : undefined,
+    keptV1DevnetState:
+      rpc === undefined && protocolFlag === undefined && devnetState === undefined && dataDir
+        ? join(dataDir, DEVNET_STATE_FILES.v1)
         : undefined,
     devnetPort: check(intFlag('devnet-port', 0, 65535), devnetPort ?? DEVNET_DEFAULTS.port),
   };

@@ -1,6 +1,7 @@
 // `arkivector serve`: assembles the node from its configuration: the chain (an --rpc URL, or the
 // embedded devnet seeded with demo data), the indexer with engine stores, the service context, and the
 // transports (MCP over stdio; REST + MCP streamable HTTP on one HTTP server).
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -122,6 +123,7 @@ export async function startGateway(
   logger: Logger = createLogger(config.logLevel),
 ): Promise<Gateway> {
   let devnet: Devnet | undefined;
+  let devnetState: string | undefined;
   let rpc = config.rpc;
   let demo = false;
   let tokens = false;
@@ -141,12 +143,13 @@ export async function startGateway(
   if (config.http) await assertPortFree(config.http.host, config.http.port);
   try {
     if (!rpc) {
-      const started = await startEmbeddedDevnet(config);
+      const { devnet: started, stateFile } = await startEmbeddedDevnet(config, logger);
       devnet = started;
+      devnetState = stateFile;
       closers.push(() => started.stop());
       rpc = devnet.url;
       logger.info(
-        { rpc, chain_id: devnet.chainId, state: config.devnetState, head: devnet.headNumber },
+        { rpc, chain_id: devnet.chainId, state: devnetState, head: devnet.headNumber },
         'embedded devnet started',
       );
       // A kept chain already holds what the first start seeded (and whatever agents wrote since).
@@ -308,7 +311,7 @@ export async function startGateway(
       chainId,
       httpUrl,
       devnet,
-      devnetState: devnet ? config.devnetState : undefined,
+      devnetState,
       seededDemo,
       demo,
       tokens,
@@ -404,17 +407,36 @@ function fetchProgressLog(logger: Logger): (progress: FetchProgress) => void {
   };
 }
 
-/** The embedded devnet on its stable port, reloading its state file when there is one. */
-async function startEmbeddedDevnet(config: ServeConfig): Promise<Devnet> {
-  if (config.devnetState) await mkdir(dirname(config.devnetState), { recursive: true });
+/**
+ * The embedded devnet on its stable port, reloading its state file when there is one. A data directory
+ * that holds only a v1 chain (kept before the DB-chain became the default) keeps following it: that chain
+ * is the user's memory, and a new empty chain beside it would look like a loss.
+ */
+async function startEmbeddedDevnet(
+  config: ServeConfig,
+  logger: Logger,
+): Promise<{ devnet: Devnet; stateFile?: string }> {
+  const keptV1 =
+    config.keptV1DevnetState !== undefined &&
+    config.devnetState !== undefined &&
+    !existsSync(config.devnetState) &&
+    existsSync(config.keptV1DevnetState);
+  const stateFile = keptV1 ? config.keptV1DevnetState : config.devnetState;
+  if (keptV1)
+    logger.warn(
+      { state: stateFile },
+      'following the v1 devnet chain kept in the data directory (pass --protocol dbchain to start a DB-chain devnet beside it)',
+    );
+  if (stateFile) await mkdir(dirname(stateFile), { recursive: true });
   try {
-    return await startDevnet({
+    const devnet = await startDevnet({
       host: '127.0.0.1',
       port: config.devnetPort,
       blockTime: config.blockTime,
-      stateFile: config.devnetState,
-      protocol: config.protocol === 'v1' ? 'v1' : 'dbchain',
+      stateFile,
+      protocol: keptV1 || config.protocol === 'v1' ? 'v1' : 'dbchain',
     });
+    return { devnet, stateFile };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
       throw new Error(

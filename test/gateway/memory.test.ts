@@ -86,6 +86,41 @@ test('the embedded chain kept in --data-dir: written memory survives a restart; 
   }
 });
 
+test('a data directory that holds only a v1 chain (kept before the DB-chain default) keeps following it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'arkivector-memory-v1-'));
+  const args = ['--http', '127.0.0.1:0', '--devnet-port', '0', '--data-dir', dir, '--block-time', '1', '--no-demo'];
+  try {
+    const old = await spawnGateway([...args, '--protocol', 'v1']);
+    let created: { block_number: number };
+    try {
+      const answer = await json(`${old.url}/v1/collections`, {
+        method: 'POST',
+        body: JSON.stringify({ name: 'kept', dim: 4, metric: 'cosine', open: true }),
+      });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      created = answer.body as unknown as { block_number: number };
+    } finally {
+      const { code, stderr } = await old.stop();
+      assert.equal(code, 0, stderr);
+    }
+    assert.ok(existsSync(join(dir, 'devnet.json')));
+
+    const upgraded = await spawnGateway(args);
+    try {
+      assert.ok(upgraded.banner.includes(`Memory:   kept in ${join(dir, 'devnet.json')}`), upgraded.banner);
+      const got = await json(`${upgraded.url}/v1/collections/kept?min_block=${created.block_number}`);
+      assert.equal(got.status, 200, JSON.stringify(got.body));
+      assert.equal((await json(`${upgraded.url}/v1/status`)).body.protocol, 'v1');
+    } finally {
+      const { code, stderr } = await upgraded.stop();
+      assert.equal(code, 0, stderr);
+    }
+    assert.ok(!existsSync(join(dir, 'devnet-dbchain.json')), 'no second chain beside the kept one');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('config: devnet state defaults under --data-dir, the stable port, environment twins, refusals', () => {
   // Without --data-dir the embedded devnet's chain is kept in the per-user data directory (XDG).
   const home = parseServeConfig([], { HOME: '/home/ann' });
