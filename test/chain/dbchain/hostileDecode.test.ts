@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { bytesToHex, type Address, type Hex } from 'viem';
 import { decodeRegistryTransactions } from '../../../src/chain/dbchain/blockOps.ts';
+import { RegistryEventError, decodeRegistryEvent } from '../../../src/chain/dbchain/events.ts';
 import {
   DbChainCodecError,
   REGISTRY_ADDRESS,
@@ -184,7 +185,10 @@ function txWithLogs(index: number, ops: readonly RegistryOperation[], keys: read
 const logEdit = fc.tuple(
   fc.nat(5),
   fc.nat(),
-  fc.oneof(hex32, fc.constantFrom('0x', '0xzz', '0x1', `0x${'f'.repeat(130)}`)),
+  fc.oneof(
+    hex32,
+    fc.constantFrom('0x', '0xzz', '0x1', `0x${'f'.repeat(130)}`, `0x${'z'.repeat(64)}`, `0x${'z'.repeat(128)}`),
+  ),
 );
 function hostileLogs(logs: RegistryLog[], changes: readonly [number, number, string][]): RegistryLog[] {
   const out = logs.map((l) => ({ ...l, topics: [...l.topics] }));
@@ -257,4 +261,14 @@ test('a uintN field with bits above N is NonCanonicalOperationData, not viem Int
   );
   // viem refuses the outer tag itself (not a safe integer): still the codec's own error.
   assert.throws(() => decodeExecute(highTag), DbChainCodecError);
+});
+
+test('a registry log whose data words are not hex is a RegistryEventError (skipped), not a SyntaxError', () => {
+  const log = encodeRegistryEvent({
+    event: 'extended',
+    entityKey: `0x${'1'.repeat(64)}`,
+    owner: SENDER,
+    expiresAt: 5n,
+  });
+  assert.throws(() => decodeRegistryEvent({ ...log, data: `0x${'z'.repeat(64)}` }), RegistryEventError);
 });
