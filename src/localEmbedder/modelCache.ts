@@ -2,7 +2,8 @@
 // fetched from the hub (`${hub}/ORG/NAME/resolve/REVISION/PATH`) into a staging folder beside it, each
 // file hashed while it streams and checked against the catalog's sha256, and the folder renamed into
 // place only once every file is there: a failed fetch (404, 5xx, silence, wrong hash) leaves nothing
-// behind. A folder put there by hand is used as it is (offline), without a hash check.
+// behind. A folder put there by hand is used as it is (offline), without a hash check. Nodes sharing a
+// cache each fetch into their own staging folder; the first complete folder in place is the one kept.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -68,8 +69,19 @@ export async function ensureModel(model: CatalogModel, options: FetchOptions): P
     }
     if (Object.keys(recorded).length > 0)
       await writeFile(join(staging, RECORDED_HASHES), `${JSON.stringify(recorded, null, 2)}\n`);
-    await rm(folder, { recursive: true, force: true });
-    await rename(staging, folder);
+    // Another node sharing the cache may have finished first and be loading its folder: keep it (the
+    // same files, by hash). A broken folder in the way is moved aside first, never removed in place.
+    if (hasModelFiles(folder)) return folder;
+    if (existsSync(folder)) {
+      const stale = `${folder}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+      await rename(folder, stale).catch(() => undefined);
+      await rm(stale, { recursive: true, force: true });
+    }
+    try {
+      await rename(staging, folder);
+    } catch (error) {
+      if (!hasModelFiles(folder)) throw error;
+    }
     return folder;
   } finally {
     await rm(staging, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 // fetch, and the vectors are the model's mean-pooled, normalised token embeddings.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
+import { readdir, readFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,6 +19,7 @@ import {
   parseLocalModel,
 } from '../../src/localEmbedder/index.ts';
 import { recordedHashes } from '../../src/localEmbedder/modelCache.ts';
+import { defined } from '../helpers/defined.ts';
 import { type FakeHub, refuseOtherHosts, startFakeHub } from '../helpers/fakeHub.ts';
 import {
   TINY_DIM,
@@ -156,6 +157,35 @@ describe('local embedder: fetching the model from a hub', () => {
     }
   });
 
+  test("two nodes sharing a cache: the one that finishes second keeps the first one's folder (it may be loading it)", async () => {
+    await fresh();
+    const slow = await startFakeHub(tiny.repo, REVISION, files);
+    const last = defined(Object.keys(tiny.files).at(-1), 'the last model file');
+    let release = () => {};
+    let reached = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    slow.faults.set(last, { hold: { until: new Promise<void>((resolve) => (release = resolve)), reached } });
+    try {
+      const second = ensureModel(tiny, { root, hub: slow.url, idleTimeoutMs: STALL_MS * 10 });
+      await arrived;
+      const folder = await ensureModel(tiny, { root, hub: hub.url });
+      const first = await stat(join(folder, 'onnx', 'model.onnx'));
+      release();
+      assert.equal(await second, folder);
+      assert.equal(
+        (await stat(join(folder, 'onnx', 'model.onnx'))).ino,
+        first.ino,
+        'the folder was replaced under its reader',
+      );
+      assert.ok(!(await cacheContents()).some((p) => p.includes('.partial-')), 'a staging folder stayed behind');
+    } finally {
+      release();
+      await slow.close();
+    }
+  });
+
   test('a model not in the catalog is fetched at main and its hashes are recorded', async () => {
     await fresh();
     const mainHub = await startFakeHub('someone/tiny-e5-small', 'main', files);
@@ -284,6 +314,28 @@ describe('local embedder: a model folder by path', () => {
         longest < total / 4,
         `the longest event-loop delay was ${longest.toFixed(0)} ms while the batch took ${total.toFixed(0)} ms`,
       );
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  test('a worker that dies after loading fails only the calls in flight; the next call runs on a new worker', async () => {
+    // The worker's heap is capped so one oversized text kills it (V8 ends a worker past its cap, not the
+    // process): the crash is real, in the real worker.
+    const embedder = createLocalEmbedder(parseLocalModel(dir), { hub: 'off', workerHeapMb: 16 });
+    try {
+      const before = await embedder.embed('cat');
+      assert.equal(embedder.state().state, 'ready');
+      const words = Object.values(TINY_TOPICS).flat();
+      const huge = Array.from({ length: 1_000_000 }, (_, i) => words[i % words.length]).join(' ');
+      await assert.rejects(embedder.embedMany([huge]), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'embedder_unavailable');
+        assert.match(error.message, /worker exited/);
+        return true;
+      });
+      assert.equal(embedder.state().state, 'failed');
+      assert.deepEqual(await embedder.embed('cat'), before);
+      assert.equal(embedder.state().state, 'ready');
     } finally {
       await embedder.close();
     }
