@@ -15,6 +15,11 @@ import { type CatalogModel, MODEL_FILES } from './catalog.ts';
 
 /** A fetch with no byte for this long is abandoned. */
 export const MODEL_FETCH_IDLE_TIMEOUT_MS = 30_000;
+/**
+ * A model file larger than this is refused (the largest model named here, multilingual-e5-small's ONNX
+ * file, is ~470 MB): a hub or mirror sending without end must not fill the disk.
+ */
+export const MODEL_FILE_MAX_BYTES = 2 * 1024 ** 3;
 /** Hashes of files the catalog does not pin, written at the first fetch. */
 const RECORDED_HASHES = 'arkivector-hashes.json';
 
@@ -40,6 +45,8 @@ export interface FetchOptions {
   root: string;
   hub: string;
   idleTimeoutMs?: number;
+  /** Default MODEL_FILE_MAX_BYTES. */
+  maxFileBytes?: number;
   onProgress?(progress: FetchProgress): void;
 }
 
@@ -116,6 +123,13 @@ async function fetchFile(model: CatalogModel, file: string, dest: string, option
     }
     const length = Number(response.headers.get('content-length'));
     const totalBytes = Number.isFinite(length) && length > 0 ? length : undefined;
+    const maxBytes = options.maxFileBytes ?? MODEL_FILE_MAX_BYTES;
+    const tooLarge = (bytes: number) =>
+      new ModelFetchError(`${where}: ${bytes} bytes, more than the ${maxBytes} a model file may have`);
+    if (totalBytes !== undefined && totalBytes > maxBytes) {
+      await response.body.cancel();
+      throw tooLarge(totalBytes);
+    }
     const hash = createHash('sha256');
     const out = createWriteStream(dest);
     const closed = new Promise<void>((resolve, reject) => {
@@ -128,6 +142,7 @@ async function fetchFile(model: CatalogModel, file: string, dest: string, option
         touch();
         hash.update(chunk);
         receivedBytes += chunk.byteLength;
+        if (receivedBytes > maxBytes) throw tooLarge(receivedBytes);
         if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
         options.onProgress?.({ file, receivedBytes, totalBytes });
       }

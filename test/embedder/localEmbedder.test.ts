@@ -186,6 +186,20 @@ describe('local embedder: fetching the model from a hub', () => {
     }
   });
 
+  test('a file over the size cap is refused while it streams, and nothing stays in the cache', async () => {
+    await fresh();
+    hub.faults.set('tokenizer.json', { body: Buffer.alloc(300_000, 0x20) });
+    try {
+      await assert.rejects(
+        ensureModel(tiny, { root, hub: hub.url, maxFileBytes: 100_000 }),
+        /tokenizer\.json from \S+: 300000 bytes, more than the 100000 a model file may have/,
+      );
+      assert.deepEqual(await cacheContents(), ['arkivector-test--tiny'], 'no model folder, no partial files');
+    } finally {
+      hub.faults.delete('tokenizer.json');
+    }
+  });
+
   test('a model not in the catalog is fetched at main and its hashes are recorded', async () => {
     await fresh();
     const mainHub = await startFakeHub('someone/tiny-e5-small', 'main', files);
