@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readdir, readFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import type { CatalogModel } from '../../src/localEmbedder/catalog.ts';
 import {
   createLocalEmbedder,
@@ -262,6 +263,31 @@ describe('local embedder: fetching the model from a hub', () => {
       await rm(root, { recursive: true, force: true });
     }
   });
+});
+
+test('local:SPEC names a folder inside the cache and a file route of its own repository, or is refused', () => {
+  const root = join(tmpdir(), 'arkivector-models-root');
+  const spec = fc.oneof(
+    fc.constantFrom('a/..', 'a/.', '../a', './a', '..', 'a/...', '.a/b', 'a/b/c', '~', '~/m', 'org/name', '/abs'),
+    fc.stringMatching(/^[a-z./~_-]{1,8}$/),
+  );
+  fc.assert(
+    fc.property(spec, (s) => {
+      let ref: ReturnType<typeof parseLocalModel>;
+      try {
+        ref = parseLocalModel(s);
+      } catch {
+        return;
+      }
+      if (ref.kind === 'path') return; // the user's own folder, by design
+      const folder = modelFolder(root, ref.model);
+      const inside = relative(root, folder).split('/');
+      assert.ok(inside[0] !== '..' && inside[0] !== '' && folder.startsWith(`${root}/`), `${s} → ${folder}`);
+      const route = new URL(`http://127.0.0.1/${ref.model.repo}/resolve/${ref.model.revision}/config.json`).pathname;
+      assert.equal(route, `/${ref.model.repo}/resolve/${ref.model.revision}/config.json`, `${s} fetches ${route}`);
+    }),
+    { numRuns: 500 },
+  );
 });
 
 describe('local embedder: a model folder by path', () => {
