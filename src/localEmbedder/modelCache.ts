@@ -6,9 +6,9 @@
 // cache each fetch into their own staging folder; the first complete folder in place is the one kept.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fetch } from 'undici';
 import { redactUrl } from '../redactUrl.ts';
 import { type CatalogModel, MODEL_FILES } from './catalog.ts';
@@ -63,6 +63,7 @@ export async function ensureModel(model: CatalogModel, options: FetchOptions): P
   const folder = modelFolder(options.root, model);
   if (hasModelFiles(folder)) return folder;
   await mkdir(dirname(folder), { recursive: true });
+  await removeDeadStaging(folder);
   const staging = `${folder}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     const recorded: Record<string, string> = {};
@@ -92,6 +93,31 @@ export async function ensureModel(model: CatalogModel, options: FetchOptions): P
     return folder;
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Staging folders of fetches whose process is gone (killed mid-fetch: ~91 MB each for the default model),
+ * and folders moved aside. A live process's staging, this node's or another's on this host, is left alone.
+ */
+async function removeDeadStaging(folder: string): Promise<void> {
+  const prefix = `${basename(folder)}.`;
+  const names = await readdir(dirname(folder)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const match = /^(partial|stale)-(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
+    if (!match || processAlive(Number(match[2]))) continue;
+    await rm(join(dirname(folder), name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

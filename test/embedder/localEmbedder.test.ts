@@ -4,10 +4,10 @@
 // documented error, no file left), the cached folder is used without the hub, a folder path loads with no
 // fetch, and the vectors are the model's mean-pooled, normalised token embeddings.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readdir, readFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
@@ -185,6 +185,22 @@ describe('local embedder: fetching the model from a hub', () => {
       release();
       await slow.close();
     }
+  });
+
+  test("staging left by a node killed mid-fetch is removed at the next fetch; a live node's is kept", async () => {
+    await fresh();
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    const folder = modelFolder(root, tiny);
+    const killed = `${folder}.partial-${dead}-0badf00d`;
+    const live = `${folder}.partial-${process.pid}-00c0ffee`;
+    await mkdir(join(killed, 'onnx'), { recursive: true });
+    await writeFile(join(killed, 'onnx', 'model.onnx'), 'half a model');
+    await mkdir(live, { recursive: true });
+    await ensureModel(tiny, { root, hub: hub.url });
+    const left = await readdir(dirname(folder));
+    assert.ok(!left.includes(basename(killed)), `the dead fetch's staging stayed: ${left.join(', ')}`);
+    assert.ok(left.includes(basename(live)), 'a live fetch lost its staging folder');
+    await rm(live, { recursive: true });
   });
 
   test('a file over the size cap is refused while it streams, and nothing stays in the cache', async () => {
