@@ -104,7 +104,8 @@ export function parseLocalModel(spec: string, name?: string): LocalModelRef {
   }
   const known = CATALOG.find((m) => m.name === wanted || m.repo === wanted);
   if (known) return { kind: 'hub', model: name ? { ...known, name } : known };
-  if (!/^[\w.-]+\/[\w.-]+$/.test(wanted))
+  // Dot-only segments are refused: `ORG/..` would fetch another path of the hub (URLs resolve them).
+  if (!/^[\w.-]+\/[\w.-]+$/.test(wanted) || wanted.split('/').some((segment) => /^\.+$/.test(segment)))
     throw new Error(
       `local:${spec}: a model is ORG/NAME on the hub, one of ${catalogNames().join(', ')}, or a folder path (starting with /, ./ or ~)`,
     );

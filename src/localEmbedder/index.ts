@@ -38,6 +38,11 @@ export interface LocalEmbedderOptions {
   /** Threads the model may use in its worker (default 1: the node's own work keeps a core). */
   threads?: number;
   maxBatch?: number;
+  /**
+   * The worker's JS heap cap in MB (unset: V8's default). Past it only the worker dies; the node answers
+   * embedder_unavailable for the calls in flight and starts a new worker at the next text call.
+   */
+  workerHeapMb?: number;
   onProgress?(progress: FetchProgress): void;
   onState?(state: EmbedderState): void;
 }
@@ -109,6 +114,7 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
     const w = new Worker(entry, {
       eval: isEval,
       workerData: { folder: path, maxTokens, threads: options.threads ?? 1 } satisfies EmbedWorkerData,
+      ...(options.workerHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.workerHeapMb } } : {}),
     });
     // Referenced while it loads and while calls are in flight; an idle worker does not keep a process alive.
     worker = w;

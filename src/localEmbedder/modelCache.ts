@@ -2,18 +2,24 @@
 // fetched from the hub (`${hub}/ORG/NAME/resolve/REVISION/PATH`) into a staging folder beside it, each
 // file hashed while it streams and checked against the catalog's sha256, and the folder renamed into
 // place only once every file is there: a failed fetch (404, 5xx, silence, wrong hash) leaves nothing
-// behind. A folder put there by hand is used as it is (offline), without a hash check.
+// behind. A folder put there by hand is used as it is (offline), without a hash check. Nodes sharing a
+// cache each fetch into their own staging folder; the first complete folder in place is the one kept.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fetch } from 'undici';
 import { redactUrl } from '../redactUrl.ts';
 import { type CatalogModel, MODEL_FILES } from './catalog.ts';
 
 /** A fetch with no byte for this long is abandoned. */
 export const MODEL_FETCH_IDLE_TIMEOUT_MS = 30_000;
+/**
+ * A model file larger than this is refused (the largest model named here, multilingual-e5-small's ONNX
+ * file, is ~470 MB): a hub or mirror sending without end must not fill the disk.
+ */
+export const MODEL_FILE_MAX_BYTES = 2 * 1024 ** 3;
 /** Hashes of files the catalog does not pin, written at the first fetch. */
 const RECORDED_HASHES = 'arkivector-hashes.json';
 
@@ -39,6 +45,8 @@ export interface FetchOptions {
   root: string;
   hub: string;
   idleTimeoutMs?: number;
+  /** Default MODEL_FILE_MAX_BYTES. */
+  maxFileBytes?: number;
   onProgress?(progress: FetchProgress): void;
 }
 
@@ -55,6 +63,7 @@ export async function ensureModel(model: CatalogModel, options: FetchOptions): P
   const folder = modelFolder(options.root, model);
   if (hasModelFiles(folder)) return folder;
   await mkdir(dirname(folder), { recursive: true });
+  await removeDeadStaging(folder);
   const staging = `${folder}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     const recorded: Record<string, string> = {};
@@ -68,11 +77,47 @@ export async function ensureModel(model: CatalogModel, options: FetchOptions): P
     }
     if (Object.keys(recorded).length > 0)
       await writeFile(join(staging, RECORDED_HASHES), `${JSON.stringify(recorded, null, 2)}\n`);
-    await rm(folder, { recursive: true, force: true });
-    await rename(staging, folder);
+    // Another node sharing the cache may have finished first and be loading its folder: keep it (the
+    // same files, by hash). A broken folder in the way is moved aside first, never removed in place.
+    if (hasModelFiles(folder)) return folder;
+    if (existsSync(folder)) {
+      const stale = `${folder}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+      await rename(folder, stale).catch(() => undefined);
+      await rm(stale, { recursive: true, force: true });
+    }
+    try {
+      await rename(staging, folder);
+    } catch (error) {
+      if (!hasModelFiles(folder)) throw error;
+    }
     return folder;
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Staging folders of fetches whose process is gone (killed mid-fetch: ~91 MB each for the default model),
+ * and folders moved aside. A live process's staging, this node's or another's on this host, is left alone.
+ */
+async function removeDeadStaging(folder: string): Promise<void> {
+  const prefix = `${basename(folder)}.`;
+  const names = await readdir(dirname(folder)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const match = /^(partial|stale)-(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
+    if (!match || processAlive(Number(match[2]))) continue;
+    await rm(join(dirname(folder), name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -104,6 +149,13 @@ async function fetchFile(model: CatalogModel, file: string, dest: string, option
     }
     const length = Number(response.headers.get('content-length'));
     const totalBytes = Number.isFinite(length) && length > 0 ? length : undefined;
+    const maxBytes = options.maxFileBytes ?? MODEL_FILE_MAX_BYTES;
+    const tooLarge = (bytes: number) =>
+      new ModelFetchError(`${where}: ${bytes} bytes, more than the ${maxBytes} a model file may have`);
+    if (totalBytes !== undefined && totalBytes > maxBytes) {
+      await response.body.cancel();
+      throw tooLarge(totalBytes);
+    }
     const hash = createHash('sha256');
     const out = createWriteStream(dest);
     const closed = new Promise<void>((resolve, reject) => {
@@ -116,6 +168,7 @@ async function fetchFile(model: CatalogModel, file: string, dest: string, option
         touch();
         hash.update(chunk);
         receivedBytes += chunk.byteLength;
+        if (receivedBytes > maxBytes) throw tooLarge(receivedBytes);
         if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
         options.onProgress?.({ file, receivedBytes, totalBytes });
       }

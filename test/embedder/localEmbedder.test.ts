@@ -4,12 +4,13 @@
 // documented error, no file left), the cached folder is used without the hub, a folder path loads with no
 // fetch, and the vectors are the model's mean-pooled, normalised token embeddings.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import type { CatalogModel } from '../../src/localEmbedder/catalog.ts';
 import {
   createLocalEmbedder,
@@ -19,6 +20,7 @@ import {
   parseLocalModel,
 } from '../../src/localEmbedder/index.ts';
 import { recordedHashes } from '../../src/localEmbedder/modelCache.ts';
+import { defined } from '../helpers/defined.ts';
 import { type FakeHub, refuseOtherHosts, startFakeHub } from '../helpers/fakeHub.ts';
 import {
   TINY_DIM,
@@ -156,6 +158,65 @@ describe('local embedder: fetching the model from a hub', () => {
     }
   });
 
+  test("two nodes sharing a cache: the one that finishes second keeps the first one's folder (it may be loading it)", async () => {
+    await fresh();
+    const slow = await startFakeHub(tiny.repo, REVISION, files);
+    const last = defined(Object.keys(tiny.files).at(-1), 'the last model file');
+    let release = () => {};
+    let reached = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    slow.faults.set(last, { hold: { until: new Promise<void>((resolve) => (release = resolve)), reached } });
+    try {
+      const second = ensureModel(tiny, { root, hub: slow.url, idleTimeoutMs: STALL_MS * 10 });
+      await arrived;
+      const folder = await ensureModel(tiny, { root, hub: hub.url });
+      const first = await stat(join(folder, 'onnx', 'model.onnx'));
+      release();
+      assert.equal(await second, folder);
+      assert.equal(
+        (await stat(join(folder, 'onnx', 'model.onnx'))).ino,
+        first.ino,
+        'the folder was replaced under its reader',
+      );
+      assert.ok(!(await cacheContents()).some((p) => p.includes('.partial-')), 'a staging folder stayed behind');
+    } finally {
+      release();
+      await slow.close();
+    }
+  });
+
+  test("staging left by a node killed mid-fetch is removed at the next fetch; a live node's is kept", async () => {
+    await fresh();
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    const folder = modelFolder(root, tiny);
+    const killed = `${folder}.partial-${dead}-0badf00d`;
+    const live = `${folder}.partial-${process.pid}-00c0ffee`;
+    await mkdir(join(killed, 'onnx'), { recursive: true });
+    await writeFile(join(killed, 'onnx', 'model.onnx'), 'half a model');
+    await mkdir(live, { recursive: true });
+    await ensureModel(tiny, { root, hub: hub.url });
+    const left = await readdir(dirname(folder));
+    assert.ok(!left.includes(basename(killed)), `the dead fetch's staging stayed: ${left.join(', ')}`);
+    assert.ok(left.includes(basename(live)), 'a live fetch lost its staging folder');
+    await rm(live, { recursive: true });
+  });
+
+  test('a file over the size cap is refused while it streams, and nothing stays in the cache', async () => {
+    await fresh();
+    hub.faults.set('tokenizer.json', { body: Buffer.alloc(300_000, 0x20) });
+    try {
+      await assert.rejects(
+        ensureModel(tiny, { root, hub: hub.url, maxFileBytes: 100_000 }),
+        /tokenizer\.json from \S+: 300000 bytes, more than the 100000 a model file may have/,
+      );
+      assert.deepEqual(await cacheContents(), ['arkivector-test--tiny'], 'no model folder, no partial files');
+    } finally {
+      hub.faults.delete('tokenizer.json');
+    }
+  });
+
   test('a model not in the catalog is fetched at main and its hashes are recorded', async () => {
     await fresh();
     const mainHub = await startFakeHub('someone/tiny-e5-small', 'main', files);
@@ -218,6 +279,31 @@ describe('local embedder: fetching the model from a hub', () => {
       await rm(root, { recursive: true, force: true });
     }
   });
+});
+
+test('local:SPEC names a folder inside the cache and a file route of its own repository, or is refused', () => {
+  const root = join(tmpdir(), 'arkivector-models-root');
+  const spec = fc.oneof(
+    fc.constantFrom('a/..', 'a/.', '../a', './a', '..', 'a/...', '.a/b', 'a/b/c', '~', '~/m', 'org/name', '/abs'),
+    fc.stringMatching(/^[a-z./~_-]{1,8}$/),
+  );
+  fc.assert(
+    fc.property(spec, (s) => {
+      let ref: ReturnType<typeof parseLocalModel>;
+      try {
+        ref = parseLocalModel(s);
+      } catch {
+        return;
+      }
+      if (ref.kind === 'path') return; // the user's own folder, by design
+      const folder = modelFolder(root, ref.model);
+      const inside = relative(root, folder).split('/');
+      assert.ok(inside[0] !== '..' && inside[0] !== '' && folder.startsWith(`${root}/`), `${s} → ${folder}`);
+      const route = new URL(`http://127.0.0.1/${ref.model.repo}/resolve/${ref.model.revision}/config.json`).pathname;
+      assert.equal(route, `/${ref.model.repo}/resolve/${ref.model.revision}/config.json`, `${s} fetches ${route}`);
+    }),
+    { numRuns: 500 },
+  );
 });
 
 describe('local embedder: a model folder by path', () => {
@@ -284,6 +370,28 @@ describe('local embedder: a model folder by path', () => {
         longest < total / 4,
         `the longest event-loop delay was ${longest.toFixed(0)} ms while the batch took ${total.toFixed(0)} ms`,
       );
+    } finally {
+      await embedder.close();
+    }
+  });
+
+  test('a worker that dies after loading fails only the calls in flight; the next call runs on a new worker', async () => {
+    // The worker's heap is capped so one oversized text kills it (V8 ends a worker past its cap, not the
+    // process): the crash is real, in the real worker.
+    const embedder = createLocalEmbedder(parseLocalModel(dir), { hub: 'off', workerHeapMb: 16 });
+    try {
+      const before = await embedder.embed('cat');
+      assert.equal(embedder.state().state, 'ready');
+      const words = Object.values(TINY_TOPICS).flat();
+      const huge = Array.from({ length: 1_000_000 }, (_, i) => words[i % words.length]).join(' ');
+      await assert.rejects(embedder.embedMany([huge]), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'embedder_unavailable');
+        assert.match(error.message, /worker exited/);
+        return true;
+      });
+      assert.equal(embedder.state().state, 'failed');
+      assert.deepEqual(await embedder.embed('cat'), before);
+      assert.equal(embedder.state().state, 'ready');
     } finally {
       await embedder.close();
     }

@@ -6,7 +6,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { Agent, buildConnector, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 
-export type HubFault = { status: number } | { silent: true } | { body: Buffer } | { redirect: string };
+export type HubFault =
+  | { status: number }
+  | { silent: true }
+  | { body: Buffer }
+  | { redirect: string }
+  /** The file is served once `until` settles; `reached` is called when the request arrives. */
+  | { hold: { until: Promise<void>; reached(): void } };
 
 export interface FakeHub {
   /** Base URL, `http://127.0.0.1:PORT`. */
@@ -31,6 +37,10 @@ export async function startFakeHub(repo: string, revision: string, files: Record
     const fault = file === undefined ? undefined : faults.get(file);
     if (fault && 'status' in fault) return res.writeHead(fault.status).end(`fault ${fault.status}`);
     if (fault && 'redirect' in fault) return res.writeHead(302, { location: fault.redirect }).end();
+    if (fault && 'hold' in fault && body) {
+      fault.hold.reached();
+      return void fault.hold.until.then(() => res.end(body));
+    }
     if (body === undefined || req.method !== 'GET') return res.writeHead(404).end('Entry not found');
     const served = fault && 'body' in fault ? fault.body : body;
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': served.length });

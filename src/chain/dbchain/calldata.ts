@@ -3,7 +3,8 @@
 // `operationData` must re-encode to exactly the bytes given (else NonCanonicalOperationData), then the
 // same cell and list rules apply. The devnet executes what `decodeExecute` returns; the block decoder
 // skips and counts what it refuses.
-import { concat, decodeAbiParameters, encodeAbiParameters, slice, type Address, type Hex } from 'viem';
+import { concat, decodeAbiParameters, encodeAbiParameters, hexToBytes, slice, type Address, type Hex } from 'viem';
+import { AbiLayoutError, checkCanonicalLayout } from './abiLayout.ts';
 import { OPERATION_KINDS, OPERATION_STRUCTS, OPERATION_TAGS, SELECTORS, type OperationKind } from './abi.ts';
 import {
   checkCellList,
@@ -126,15 +127,26 @@ export function decodeWireExecute(calldata: Hex): WireOperation[] {
     throw new DbChainCodecError('NotExecuteCalldata', 'calldata does not call execute((uint8,bytes)[])');
   let decoded: readonly (readonly [number, Hex])[];
   try {
-    [decoded] = decodeAbiParameters(OUTER, slice(input, 4)) as unknown as [readonly (readonly [number, Hex])[]];
+    const bytes = hexToBytes(slice(input, 4));
+    checkCanonicalLayout(OUTER, bytes);
+    [decoded] = decodeAbiParameters(OUTER, bytes) as unknown as [readonly (readonly [number, Hex])[]];
   } catch (error) {
+    // Laid out in full but not canonically: the node's own refusal (shared tails are never decoded).
+    if (error instanceof AbiLayoutError && !error.truncated)
+      refuse('NonCanonicalOperationData', `execute calldata is not the canonical ABI layout: ${error.message}`, [0]);
     throw new DbChainCodecError(
       'NotExecuteCalldata',
       `execute calldata does not decode: ${(error as Error).message.split('\n', 1)[0]}`,
     );
   }
   const ops = decoded.map(([operation, operationData]) => ({ operation, operationData }));
-  if (encodeWireExecute(ops) !== input) {
+  let canonical = false;
+  try {
+    canonical = encodeWireExecute(ops) === input;
+  } catch {
+    // A uint8 tag word with higher bits decodes but does not encode back: not canonical either.
+  }
+  if (!canonical) {
     // The outer array is the node's to decode too; its non-canonical form names the first op's tag.
     refuse('NonCanonicalOperationData', 'execute calldata is not the canonical ABI encoding of its operations', [
       ops[0]?.operation ?? 0,
@@ -157,12 +169,17 @@ export function decodeOperation(wire: WireOperation): RegistryOperation {
   const nonCanonical = () =>
     refuse('NonCanonicalOperationData', `${kind} operation data is not its canonical ABI encoding`, [wire.operation]);
   let raw: unknown;
+  let canonical = false;
   try {
-    [raw] = decodeAbiParameters(OPERATION_STRUCTS[kind], wire.operationData);
+    const bytes = hexToBytes(wire.operationData);
+    checkCanonicalLayout(OPERATION_STRUCTS[kind], bytes);
+    [raw] = decodeAbiParameters(OPERATION_STRUCTS[kind], bytes);
+    // Inside the try: viem decodes a uintN word with bits above N, then refuses to encode it back.
+    canonical = encodeAbiParameters(OPERATION_STRUCTS[kind], [raw] as never) === wire.operationData.toLowerCase();
   } catch {
     nonCanonical();
   }
-  if (encodeAbiParameters(OPERATION_STRUCTS[kind], [raw] as never) !== wire.operationData.toLowerCase()) nonCanonical();
+  if (!canonical) nonCanonical();
   const cells = (list: readonly WireCell[], where: 'create' | 'patch') => {
     checkCellList(list, where);
     return list.map(decodeCell);

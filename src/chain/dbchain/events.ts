@@ -57,7 +57,8 @@ function addressTopic(topic: Hex | undefined, what: string): Address {
 }
 
 function words(data: Hex, count: number, what: string): bigint[] {
-  if (data.length !== 2 + 64 * count) throw new RegistryEventError(`${what} data is not ${count} word(s)`);
+  if (data.length !== 2 + 64 * count || !/^0x[0-9a-fA-F]*$/.test(data))
+    throw new RegistryEventError(`${what} data is not ${count} word(s) of hex`);
   return Array.from({ length: count }, (_, i) => hexToBigInt(`0x${data.slice(2 + 64 * i, 66 + 64 * i)}`));
 }
 
