@@ -2,8 +2,9 @@
 // whole blocks with receipts in JSON-RPC batches, and pages of arkiv_query. `source.ts` composes them
 // into the ChainSource the indexer sees.
 import { hexToNumber, numberToHex, type Address, type Hex } from 'viem';
-import { ChainDataError, type BlockHeader, type ChainEntity } from '../source.ts';
-import { RpcAnswerTooLargeError, RpcResponseError, type RpcTransport } from '../transport.ts';
+import { readInHalves, walkPages } from '../pageWalk.ts';
+import { ChainDataError, type BlockHeader, type ChainEntity, type PageOptions } from '../source.ts';
+import { RpcResponseError, type RpcTransport } from '../transport.ts';
 import { QUERY_PAGE_LIMIT } from './protocol.ts';
 
 export interface ChainLogData {
@@ -99,22 +100,16 @@ export async function getBlocksWithReceipts(
   to: number,
 ): Promise<BlockWithReceipts[]> {
   const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-  let answers: unknown[];
-  try {
-    answers = await transport.batch(
-      numbers.flatMap((n) => [
-        { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
-        { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
-      ]),
-    );
-  } catch (error) {
-    if (!(error instanceof RpcAnswerTooLargeError) || from === to) throw error;
-    const middle = from + Math.floor((to - from) / 2);
-    return [
-      ...(await getBlocksWithReceipts(transport, from, middle)),
-      ...(await getBlocksWithReceipts(transport, middle + 1, to)),
-    ];
-  }
+  return readInHalves(numbers, (part) => blocksBatch(transport, part));
+}
+
+async function blocksBatch(transport: RpcTransport, numbers: readonly number[]): Promise<BlockWithReceipts[]> {
+  const answers = await transport.batch(
+    numbers.flatMap((n) => [
+      { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
+      { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
+    ]),
+  );
   return numbers.map((n, i) => {
     const block = answers[2 * i];
     const receipts = answers[2 * i + 1];
@@ -166,47 +161,34 @@ const FULL_INCLUDE = {
 
 /**
  * Visits every entity matching `query` as of block `atBlock`, page by page (≤ 200 each), following cursors,
- * so a caller can drop what it does not keep before the next page arrives. A page may come back short (a
- * node bounds the bytes of a page): the cursor, not the page length, says whether more follow.
- * Bounded by `maxPages`.
+ * so a caller can drop what it does not keep before the next page arrives (the walk, its bounds and its
+ * halving of pages over the answer size limit are walkPages').
  */
 export async function forEachEntityPage(
   transport: RpcTransport,
   query: string,
   atBlock: number,
   visit: (page: QueriedEntity[]) => void,
-  options: { pageSize?: number; maxPages?: number } = {},
+  options: PageOptions = {},
 ): Promise<void> {
-  let pageSize = Math.min(options.pageSize ?? QUERY_PAGE_LIMIT, QUERY_PAGE_LIMIT);
-  const maxPages = options.maxPages ?? 1_000_000;
-  let cursor: string | undefined;
-  type Page = { data: QueriedEntity[]; cursor?: string; blockNumber?: Hex };
-  const ask = (size: number) =>
-    transport.request<Page>('arkiv_query', [
-      query,
-      {
-        includeData: FULL_INCLUDE,
-        atBlock: numberToHex(atBlock),
-        resultsPerPage: numberToHex(size),
-        ...(cursor ? { cursor } : {}),
-      },
-    ]);
-  for (let page = 0; page < maxPages; page++) {
-    let result: Page | undefined;
-    // A page over the transport's size limit is asked again with half as many entities, down to one.
-    while (result === undefined) {
-      try {
-        result = await ask(pageSize);
-      } catch (error) {
-        if (!(error instanceof RpcAnswerTooLargeError) || pageSize === 1) throw error;
-        pageSize = Math.max(1, pageSize >> 1);
-      }
-    }
-    visit(result.data);
-    if (!result.cursor || result.data.length === 0 || page + 1 === options.maxPages) return;
-    cursor = result.cursor;
-  }
-  throw new ChainDataError(`arkiv_query "${query}" did not finish within ${maxPages} pages`);
+  await walkPages<QueriedEntity>(
+    {
+      what: query,
+      pageLimit: QUERY_PAGE_LIMIT,
+      ask: (size, cursor) =>
+        transport.request('arkiv_query', [
+          query,
+          {
+            includeData: FULL_INCLUDE,
+            atBlock: numberToHex(atBlock),
+            resultsPerPage: numberToHex(size),
+            ...(cursor ? { cursor } : {}),
+          },
+        ]),
+      visit,
+    },
+    options,
+  );
 }
 
 /** Every entity matching `query` as of block `atBlock` (see forEachEntityPage). */
@@ -214,7 +196,7 @@ export async function queryAllEntities(
   transport: RpcTransport,
   query: string,
   atBlock: number,
-  options: { pageSize?: number; maxPages?: number; onPage?: (count: number) => void } = {},
+  options: PageOptions & { onPage?: (count: number) => void } = {},
 ): Promise<QueriedEntity[]> {
   const entities: QueriedEntity[] = [];
   await forEachEntityPage(
