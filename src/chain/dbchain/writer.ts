@@ -14,7 +14,7 @@ import type { ChainWriter } from '../writer.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
 import { MAX_CELLS_PER_OP, createCells, type Cell } from './attributes.ts';
 import { encodeExecute, type RegistryOperation } from './calldata.ts';
-import { DbChainCodecError, decodeRegistryError, describeRegistryError } from './errors.ts';
+import { DbChainCodecError, decodeRegistryError, decodeRevertReason, describeRegistryError } from './errors.ts';
 import { predictKeys, randomSalt } from './keys.ts';
 import { getBlockNumber } from '../v1/reads.ts';
 import { getEntity, getEntityNonce, type EntityData } from './reads.ts';
@@ -33,7 +33,7 @@ export interface DbChainWriterOptions {
 /** The revert data's custom error as one line, for tx_failed. */
 export const explainRegistryRevert = (data: Hex): string | undefined => {
   const revert = decodeRegistryError(data);
-  return revert && describeRegistryError(revert);
+  return revert ? describeRegistryError(revert) : decodeRevertReason(data);
 };
 
 /** Sorted by raw name, then cut into patches of at most MAX_CELLS_PER_OP cells (a patch applies in order). */
