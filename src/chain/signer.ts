@@ -10,7 +10,7 @@
 import { createPublicClient, createWalletClient, custom, defineChain, keccak256, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { RpcUnavailableError, type RpcTransport } from './transport.ts';
-import { ChainUnreachableError, TransactionRefusedError, type TransactionOutcome } from './writer.ts';
+import { ChainUnreachableError, TransactionRefusedError, type ReceiptLog, type TransactionOutcome } from './writer.ts';
 
 /** Sends retried with a freshly read nonce when the node refuses one for its nonce. */
 export const NONCE_RETRIES = 3;
@@ -27,7 +27,8 @@ export interface TransactionSender {
    * @returns the hash and whatever `data` built alongside the calldata
    */
   send<T>(build: () => { data: Hex; extra: T } | Promise<{ data: Hex; extra: T }>): Promise<{ hash: Hex; extra: T }>;
-  waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionOutcome>;
+  /** The outcome, with the receipt's logs when it succeeded (a driver reads what the chain decided from them). */
+  waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionOutcome & { logs?: ReceiptLog[] }>;
 }
 
 /** Names the custom error in revert data, for a protocol whose reverts carry one (the DB-chain). */
@@ -161,7 +162,12 @@ export function createTransactionSender(options: {
         timeout: timeoutMs,
         pollingInterval: RECEIPT_POLL_MS,
       });
-      if (receipt.status === 'success') return { blockNumber: Number(receipt.blockNumber), status: 'success' };
+      if (receipt.status === 'success')
+        return {
+          blockNumber: Number(receipt.blockNumber),
+          status: 'success',
+          logs: receipt.logs.map((log) => ({ address: log.address, topics: [...log.topics], data: log.data })),
+        };
       let reason: string | undefined;
       const tx = await reader.getTransaction({ hash });
       await reader

@@ -10,11 +10,12 @@ import { InvalidArgumentError } from '../../collections/index.ts';
 import type { EntityBatch, UpdateOp } from '../operations.ts';
 import { createTransactionSender } from '../signer.ts';
 import { createHttpTransport, type RpcTransport } from '../transport.ts';
-import type { ChainWriter } from '../writer.ts';
+import type { ChainWriter, ReceiptLog } from '../writer.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
 import { MAX_CELLS_PER_OP, createCells, type Cell } from './attributes.ts';
 import { encodeExecute, type RegistryOperation } from './calldata.ts';
 import { DbChainCodecError, decodeRegistryError, decodeRevertReason, describeRegistryError } from './errors.ts';
+import { decodeRegistryEvent } from './events.ts';
 import { predictKeys, randomSalt } from './keys.ts';
 import { getBlockNumber } from '../v1/reads.ts';
 import { getEntity, getEntityNonce, type EntityData } from './reads.ts';
@@ -126,11 +127,27 @@ export function createDbChainWriter(options: DbChainWriterOptions): ChainWriter 
       return { hash, keys: extra.keys };
     },
     async waitForReceipt(hash, timeoutMs) {
-      const outcome = await sender.waitForReceipt(hash, timeoutMs);
+      const { logs, ...outcome } = await sender.waitForReceipt(hash, timeoutMs);
       if (outcome.status === 'reverted') nextNonce = undefined;
-      return outcome;
+      // The keys sent were predicted from the entity nonce at send time; the EntityCreated logs say which
+      // keys the node minted (arkiv-gen-d.md §7: "take keys from EntityCreated logs, in order").
+      return logs ? { ...outcome, keys: createdKeys(logs) } : outcome;
     },
   };
+}
+
+/** The keys the registry's EntityCreated logs name, in log order (a log it cannot read is not ours). */
+function createdKeys(logs: readonly ReceiptLog[]): Hex[] {
+  const keys: Hex[] = [];
+  for (const log of logs) {
+    try {
+      const event = decodeRegistryEvent(log);
+      if (event?.event === 'created') keys.push(event.entityKey);
+    } catch {
+      // A malformed registry log from a hostile node names no key.
+    }
+  }
+  return keys;
 }
 
 /** The patch (and extend) replacing an entity's whole content; `current` is the entity at the tip. */
