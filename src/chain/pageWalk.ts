@@ -2,7 +2,7 @@
 // in pages and time, and ask a page again with half as many entities when its answer is over the
 // transport's size limit. Each driver only says how one page is asked and what its entities become.
 import { ChainDataError, type PageOptions } from './source.ts';
-import { RpcAnswerTooLargeError } from './transport.ts';
+import { RpcAnswerTooLargeError, type RpcTransport } from './transport.ts';
 
 /** Pages a walk may take when the caller names no bound (a bound on hostile or runaway cursors). */
 export const PAGE_WALK_MAX_PAGES = 1_000_000;
@@ -55,6 +55,23 @@ export async function walkPages<T>(walk: PageWalk<T>, options: PageOptions = {})
     cursor = result.cursor;
   }
   throw new ChainDataError(`arkiv_query "${walk.what}" did not finish within ${maxPages} pages`);
+}
+
+/**
+ * walkPages over `arkiv_query(query, {...pageOptions(size), cursor})`: a driver names its page options
+ * (block, fields, page size in its own spelling) and the node's page limit.
+ */
+export function walkQuery<T>(
+  transport: RpcTransport,
+  query: string,
+  pageLimit: number,
+  pageOptions: (size: number) => Record<string, unknown>,
+  visit: (page: T[]) => void,
+  options?: PageOptions,
+): Promise<void> {
+  const ask = (size: number, cursor: string | undefined) =>
+    transport.request<WalkPage<T>>('arkiv_query', [query, { ...pageOptions(size), ...(cursor ? { cursor } : {}) }]);
+  return walkPages({ what: query, pageLimit, ask, visit }, options);
 }
 
 /**

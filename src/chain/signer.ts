@@ -9,8 +9,39 @@
 // chain, so a refused send never poisons the next and a gap left by a crash heals.
 import { createPublicClient, createWalletClient, custom, defineChain, keccak256, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { RpcUnavailableError, type RpcTransport } from './transport.ts';
+import { RpcUnavailableError, createHttpTransport, type RpcTransport } from './transport.ts';
 import { ChainUnreachableError, TransactionRefusedError, type ReceiptLog, type TransactionOutcome } from './writer.ts';
+
+/** Attempts per request of a writer that builds its own transport (no shared one given). */
+const OWN_TRANSPORT_ATTEMPTS = 3;
+
+/** What every driver's ChainWriter is built from. */
+export interface WriterOptions {
+  /** The node's RPC; used to build a transport when `transport` is not given (credentials become Basic auth). */
+  rpcUrl: string;
+  chainId: number;
+  /** The signer key (never logged). */
+  privateKey: Hex;
+  /** The node's one transport, shared with the ChainSource (retries, rate limits, redaction). */
+  transport?: RpcTransport;
+}
+
+/** A writer's transport (the node's, or one of its own) and its ordered sender to `to`. */
+export function createWriterSender(
+  options: WriterOptions,
+  to: Address,
+  explainRevert?: RevertExplainer,
+): { transport: RpcTransport; sender: TransactionSender } {
+  const transport = options.transport ?? createHttpTransport({ url: options.rpcUrl, attempts: OWN_TRANSPORT_ATTEMPTS });
+  const sender = createTransactionSender({
+    transport,
+    chainId: options.chainId,
+    privateKey: options.privateKey,
+    to,
+    ...(explainRevert ? { explainRevert } : {}),
+  });
+  return { transport, sender };
+}
 
 /** Sends retried with a freshly read nonce when the node refuses one for its nonce. */
 export const NONCE_RETRIES = 3;

@@ -2,7 +2,7 @@
 // transactions that emitted them, typed `arkiv_query` pages pinned to a block, `arkiv_getEntity`, and the
 // entity nonce. Entity answers (reference/arkiv-gen-d.md §4.1) become the ChainSource's ChainEntity.
 import { hexToNumber, numberToHex, type Address, type Hex } from 'viem';
-import { readInHalves, walkPages } from '../pageWalk.ts';
+import { readInHalves, walkQuery } from '../pageWalk.ts';
 import { ChainDataError, type ChainEntity, type PageOptions } from '../source.ts';
 import { RpcResponseError, type RpcTransport } from '../transport.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
@@ -104,24 +104,20 @@ export async function forEachEntityPage(
   options: PageOptions = {},
 ): Promise<void> {
   let group: { block: number | undefined; seen: number } = { block: undefined, seen: 0 };
-  await walkPages<EntityData>(
-    {
-      what: query,
-      pageLimit: QUERY_PAGE_LIMIT,
-      ask: (limit, cursor) =>
-        transport.request('arkiv_query', [
-          query,
-          { atBlock: numberToHex(atBlock), select: FULL_SELECT, limit, ...(cursor ? { cursor } : {}) },
-        ]),
-      visit: (page) =>
-        visit(
-          page.map((data) => {
-            const entity = toChainEntity(data);
-            if (entity.createdAtBlock !== group.block) group = { block: entity.createdAtBlock, seen: 0 };
-            return { ...entity, transactionIndexInBlock: 0, operationIndexInTransaction: 0xffff - group.seen++ };
-          }),
-        ),
-    },
+  const page = (limit: number) => ({ atBlock: numberToHex(atBlock), select: FULL_SELECT, limit });
+  await walkQuery<EntityData>(
+    transport,
+    query,
+    QUERY_PAGE_LIMIT,
+    page,
+    (entities) =>
+      visit(
+        entities.map((data) => {
+          const entity = toChainEntity(data);
+          if (entity.createdAtBlock !== group.block) group = { block: entity.createdAtBlock, seen: 0 };
+          return { ...entity, transactionIndexInBlock: 0, operationIndexInTransaction: 0xffff - group.seen++ };
+        }),
+      ),
     options,
   );
 }

@@ -8,8 +8,8 @@
 import type { Address, Hex } from 'viem';
 import { InvalidArgumentError } from '../../collections/index.ts';
 import type { EntityBatch, UpdateOp } from '../operations.ts';
-import { createTransactionSender } from '../signer.ts';
-import { createHttpTransport, type RpcTransport } from '../transport.ts';
+import { getBlockNumber } from '../headReads.ts';
+import { createWriterSender, type WriterOptions } from '../signer.ts';
 import type { ChainWriter, ReceiptLog } from '../writer.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
 import { MAX_CELLS_PER_OP, createCells, type Cell } from './attributes.ts';
@@ -17,19 +17,11 @@ import { encodeExecute, type RegistryOperation } from './calldata.ts';
 import { DbChainCodecError, decodeRegistryError, decodeRevertReason, describeRegistryError } from './errors.ts';
 import { decodeRegistryEvent } from './events.ts';
 import { predictKeys, randomSalt } from './keys.ts';
-import { getBlockNumber } from '../v1/reads.ts';
 import { getEntity, getEntityNonce, type EntityData } from './reads.ts';
 import { checkSchemaContent, contentCells } from './schema.ts';
 
-const OWN_TRANSPORT_ATTEMPTS = 3;
-
-export interface DbChainWriterOptions {
-  rpcUrl: string;
-  chainId: number;
-  /** The signer key (never logged). */
-  privateKey: Hex;
-  transport?: RpcTransport;
-}
+/** The node's RPC, chain, signer key and optionally its shared transport. */
+export type DbChainWriterOptions = WriterOptions;
 
 /** The revert data's custom error as one line, for tx_failed. */
 export const explainRegistryRevert = (data: Hex): string | undefined => {
@@ -39,7 +31,7 @@ export const explainRegistryRevert = (data: Hex): string | undefined => {
 
 /** Sorted by raw name, then cut into patches of at most MAX_CELLS_PER_OP cells (a patch applies in order). */
 function patches(entityKey: Hex, cells: Cell[]): RegistryOperation[] {
-  const sorted = [...cells].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sorted = [...cells].sort(byName);
   const out: RegistryOperation[] = [];
   for (let i = 0; i < sorted.length; i += MAX_CELLS_PER_OP)
     out.push({ op: 'patch', entityKey, mutations: sorted.slice(i, i + MAX_CELLS_PER_OP) });
@@ -53,14 +45,7 @@ const byName = (a: Cell, b: Cell) => (a.name < b.name ? -1 : a.name > b.name ? 1
  * @example const writer = createDbChainWriter({ rpcUrl, chainId: 7738577, privateKey, transport })
  */
 export function createDbChainWriter(options: DbChainWriterOptions): ChainWriter {
-  const transport = options.transport ?? createHttpTransport({ url: options.rpcUrl, attempts: OWN_TRANSPORT_ATTEMPTS });
-  const sender = createTransactionSender({
-    transport,
-    chainId: options.chainId,
-    privateKey: options.privateKey,
-    to: REGISTRY_ADDRESS,
-    explainRevert: explainRegistryRevert,
-  });
+  const { transport, sender } = createWriterSender(options, REGISTRY_ADDRESS, explainRegistryRevert);
   const owner = sender.address as Address;
   /**
    * The entity nonce after the last accepted send: a send before that one is mined must not reuse its

@@ -2,7 +2,8 @@
 // whole blocks with receipts in JSON-RPC batches, and pages of arkiv_query. `source.ts` composes them
 // into the ChainSource the indexer sees.
 import { hexToNumber, numberToHex, type Address, type Hex } from 'viem';
-import { readInHalves, walkPages } from '../pageWalk.ts';
+import { readInHalves, walkQuery } from '../pageWalk.ts';
+import { toHeader, type RawHeader } from '../headReads.ts';
 import { ChainDataError, type BlockHeader, type ChainEntity, type PageOptions } from '../source.ts';
 import { RpcResponseError, type RpcTransport } from '../transport.ts';
 import { QUERY_PAGE_LIMIT } from './protocol.ts';
@@ -29,12 +30,6 @@ export interface BlockWithReceipts extends BlockHeader {
   transactions: BlockTransaction[];
 }
 
-interface RawHeader {
-  number: Hex;
-  hash: Hex;
-  parentHash: Hex;
-  timestamp: Hex;
-}
 interface RawTx {
   hash: Hex;
   transactionIndex: Hex;
@@ -49,44 +44,8 @@ interface RawReceipt {
   logs: { address: Address; topics: Hex[]; data: Hex; logIndex: Hex }[];
 }
 
-const toHeader = (raw: RawHeader): BlockHeader => ({
-  number: hexToNumber(raw.number),
-  hash: raw.hash.toLowerCase() as Hex,
-  parentHash: raw.parentHash.toLowerCase() as Hex,
-  timestamp: hexToNumber(raw.timestamp),
-});
-
-export async function getBlockNumber(transport: RpcTransport): Promise<number> {
-  return hexToNumber(await transport.request<Hex>('eth_blockNumber'));
-}
-
-/** Headers of the given blocks in one batch; a missing block is undefined. */
-export async function getHeaders(
-  transport: RpcTransport,
-  numbers: readonly number[],
-): Promise<(BlockHeader | undefined)[]> {
-  const answers = await transport.batch(
-    numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(n), false] })),
-  );
-  return answers.map((answer) => {
-    if (answer instanceof RpcResponseError) throw answer;
-    return answer ? toHeader(answer as RawHeader) : undefined;
-  });
-}
-
-/** The chain head and one block's header in a single batch (the follower's per-step check). */
-export async function getHeadAndHeader(
-  transport: RpcTransport,
-  block: number,
-): Promise<{ head: number; header: BlockHeader | undefined }> {
-  const [head, header] = await transport.batch([
-    { method: 'eth_blockNumber', params: [] },
-    { method: 'eth_getBlockByNumber', params: [numberToHex(block), false] },
-  ]);
-  if (head instanceof RpcResponseError) throw head;
-  if (header instanceof RpcResponseError) throw header;
-  return { head: hexToNumber(head as Hex), header: header ? toHeader(header as RawHeader) : undefined };
-}
+// The head reads are both generations'; re-exported here for the DB-chain source's existing import.
+export { getBlockNumber, getHeadAndHeader, getHeaders } from '../headReads.ts';
 
 /**
  * Blocks `from..to` with full transactions and receipts, in one JSON-RPC batch
@@ -171,24 +130,12 @@ export async function forEachEntityPage(
   visit: (page: QueriedEntity[]) => void,
   options: PageOptions = {},
 ): Promise<void> {
-  await walkPages<QueriedEntity>(
-    {
-      what: query,
-      pageLimit: QUERY_PAGE_LIMIT,
-      ask: (size, cursor) =>
-        transport.request('arkiv_query', [
-          query,
-          {
-            includeData: FULL_INCLUDE,
-            atBlock: numberToHex(atBlock),
-            resultsPerPage: numberToHex(size),
-            ...(cursor ? { cursor } : {}),
-          },
-        ]),
-      visit,
-    },
-    options,
-  );
+  const page = (size: number) => ({
+    includeData: FULL_INCLUDE,
+    atBlock: numberToHex(atBlock),
+    resultsPerPage: numberToHex(size),
+  });
+  await walkQuery(transport, query, QUERY_PAGE_LIMIT, page, visit, options);
 }
 
 /** Every entity matching `query` as of block `atBlock` (see forEachEntityPage). */
