@@ -9,8 +9,39 @@
 // chain, so a refused send never poisons the next and a gap left by a crash heals.
 import { createPublicClient, createWalletClient, custom, defineChain, keccak256, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { RpcUnavailableError, type RpcTransport } from './transport.ts';
-import { ChainUnreachableError, TransactionRefusedError, type TransactionOutcome } from './writer.ts';
+import { RpcUnavailableError, createHttpTransport, type RpcTransport } from './transport.ts';
+import { ChainUnreachableError, TransactionRefusedError, type ReceiptLog, type TransactionOutcome } from './writer.ts';
+
+/** Attempts per request of a writer that builds its own transport (no shared one given). */
+const OWN_TRANSPORT_ATTEMPTS = 3;
+
+/** What every driver's ChainWriter is built from. */
+export interface WriterOptions {
+  /** The node's RPC; used to build a transport when `transport` is not given (credentials become Basic auth). */
+  rpcUrl: string;
+  chainId: number;
+  /** The signer key (never logged). */
+  privateKey: Hex;
+  /** The node's one transport, shared with the ChainSource (retries, rate limits, redaction). */
+  transport?: RpcTransport;
+}
+
+/** A writer's transport (the node's, or one of its own) and its ordered sender to `to`. */
+export function createWriterSender(
+  options: WriterOptions,
+  to: Address,
+  explainRevert?: RevertExplainer,
+): { transport: RpcTransport; sender: TransactionSender } {
+  const transport = options.transport ?? createHttpTransport({ url: options.rpcUrl, attempts: OWN_TRANSPORT_ATTEMPTS });
+  const sender = createTransactionSender({
+    transport,
+    chainId: options.chainId,
+    privateKey: options.privateKey,
+    to,
+    ...(explainRevert ? { explainRevert } : {}),
+  });
+  return { transport, sender };
+}
 
 /** Sends retried with a freshly read nonce when the node refuses one for its nonce. */
 export const NONCE_RETRIES = 3;
@@ -27,7 +58,8 @@ export interface TransactionSender {
    * @returns the hash and whatever `data` built alongside the calldata
    */
   send<T>(build: () => { data: Hex; extra: T } | Promise<{ data: Hex; extra: T }>): Promise<{ hash: Hex; extra: T }>;
-  waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionOutcome>;
+  /** The outcome, with the receipt's logs when it succeeded (a driver reads what the chain decided from them). */
+  waitForReceipt(hash: Hex, timeoutMs: number): Promise<TransactionOutcome & { logs?: ReceiptLog[] }>;
 }
 
 /** Names the custom error in revert data, for a protocol whose reverts carry one (the DB-chain). */
@@ -161,7 +193,12 @@ export function createTransactionSender(options: {
         timeout: timeoutMs,
         pollingInterval: RECEIPT_POLL_MS,
       });
-      if (receipt.status === 'success') return { blockNumber: Number(receipt.blockNumber), status: 'success' };
+      if (receipt.status === 'success')
+        return {
+          blockNumber: Number(receipt.blockNumber),
+          status: 'success',
+          logs: receipt.logs.map((log) => ({ address: log.address, topics: [...log.topics], data: log.data })),
+        };
       let reason: string | undefined;
       const tx = await reader.getTransaction({ hash });
       await reader

@@ -48,6 +48,8 @@ export interface PageOptions {
   pageSize?: number;
   /** Stop after this many pages (a bound on hostile or runaway cursors). */
   maxPages?: number;
+  /** Fail the walk once it has run this many milliseconds (no bound when absent). */
+  maxMs?: number;
 }
 
 export interface HeadWatch {

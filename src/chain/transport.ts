@@ -29,7 +29,7 @@ export class RpcResponseError extends Error {
  * The bytes of one JSON-RPC answer (a single call or a whole batch) read at most. The largest answer a
  * node needs is one block with its transactions and receipts: a 30M-gas block of calldata is ~1.9 MB,
  * ~3.8 MB as hex, about twice that with receipts and logs. Batches (50 blocks) and query pages (200
- * entities) can legitimately exceed it: the reads split them (`src/chain/v1/reads.ts`).
+ * entities) can legitimately exceed it: the reads split them (`src/chain/pageWalk.ts`).
  */
 export const RPC_ANSWER_MAX_BYTES = 32 * 1024 * 1024;
 

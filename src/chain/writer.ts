@@ -16,6 +16,18 @@ export interface TransactionOutcome {
   status: 'success' | 'reverted';
   /** Why it reverted, as the node explains it (eth_call replay), when available. */
   reason?: string;
+  /**
+   * The keys of the batch's creates as the mined transaction logged them, in order, for a chain whose keys
+   * at send time are a prediction (the DB-chain: another sender of the same signer can take the nonce).
+   */
+  keys?: Hex[];
+}
+
+/** A log of a mined transaction's receipt. */
+export interface ReceiptLog {
+  address: Address;
+  topics: Hex[];
+  data: Hex;
 }
 
 /** The RPC could not be reached to send or follow the transaction. */

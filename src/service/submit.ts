@@ -71,6 +71,8 @@ export async function submit(
     throw new TxFailedError('no receipt before the timeout; the transaction may still be mined', hash);
   }
   if (outcome.status === 'reverted') throw new TxFailedError(outcome.reason ?? 'reverted', hash);
+  // What the chain logged beats what was predicted at send time (the DB-chain's keys).
+  if (outcome.keys && outcome.keys.length === keys.length) keys = outcome.keys;
   onProgress?.('receipt', 2, total, `mined in block ${outcome.blockNumber}`);
   if (wait === 'receipt')
     return { hash, keys, block_number: outcome.blockNumber, settled: indexedLater(ctx, hash, outcome.blockNumber) };

@@ -1,10 +1,18 @@
 // Reads under the transport's answer size limit: a batch of blocks or a query page whose answer is over it
-// is fetched again in smaller parts, and the result is the same as with no limit.
+// is fetched again in smaller parts, and the result is the same as with no limit, on both generations (the
+// page walk is one module, src/chain/pageWalk.ts).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createArkivV1Source, createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
+import {
+  createArkivV1Source,
+  createDbChainSource,
+  createHttpTransport,
+  type ChainSource,
+  type RpcTransport,
+} from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
+import { body, cell, createEntity, dbchainClients } from '../helpers/dbchainDevnet.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 
 describe('chain reads: answers over the size limit are split', () => {
@@ -46,5 +54,69 @@ describe('chain reads: answers over the size limit are split', () => {
     const expected = await pages(all);
     assert.equal(expected.length, 6);
     assert.deepEqual(await pages(split), expected);
+  });
+});
+
+describe('DB-chain reads: a query page or a transaction batch over the size limit is asked again in halves', () => {
+  let devnet: Devnet;
+  let roomy: RpcTransport;
+  let tight: RpcTransport;
+  let asked: number[];
+  before(async () => {
+    devnet = await startTestDevnet({ protocol: 'dbchain' });
+    const alice = dbchainClients(devnet, 0);
+    // Three entities of ~40 KB of incompressible hex each, then five small ones: the node answers newest
+    // first, so a walk of 4 a page fits its first page and meets the big ones only on the second.
+    const make = (payload: string) =>
+      createEntity(devnet, alice, { attributes: body(payload, cell.str('kind', 'split')), minLifetime: 100_000n });
+    for (let i = 0; i < 3; i++) await make(randomBytes(10_000).toString('hex'));
+    for (let i = 0; i < 5; i++) await make(`small ${i}`);
+    roomy = createHttpTransport({ url: devnet.url });
+    // One big entity fits; two do not.
+    const limited = createHttpTransport({ url: devnet.url, maxAnswerBytes: 64 * 1024 });
+    asked = [];
+    tight = {
+      ...limited,
+      request: <T>(method: string, params?: unknown[]) => {
+        if (method === 'arkiv_query') asked.push(Number((params?.[1] as { limit?: number } | undefined)?.limit));
+        return limited.request<T>(method, params);
+      },
+    };
+  });
+  after(async () => {
+    await roomy.close();
+    await tight.close();
+    await devnet.stop();
+  });
+
+  const walk = async (source: ChainSource, atBlock: number) => {
+    const pages: string[][] = [];
+    await source.forEachEntityPage(
+      { strings: { kind: 'split' } },
+      atBlock,
+      (page) => pages.push(page.map((e) => `${e.key}:${e.value?.length}:${e.operationIndexInTransaction}`)),
+      { pageSize: 4 },
+    );
+    return pages;
+  };
+
+  test('the split walk returns every entity once, in the same order and with the same fields', async () => {
+    const head = devnet.headNumber;
+    const expected = (await walk(createDbChainSource(roomy), head)).flat();
+    assert.equal(expected.length, 8);
+    assert.equal(new Set(expected).size, 8);
+    const split = await walk(createDbChainSource(tight), head);
+    assert.deepEqual(split.flat(), expected);
+    // Halved after a page of 4 came back whole, and never grown again: 4, 4 (too large), 2, 2 (too large), 1….
+    assert.equal(asked[0], 4);
+    assert.ok(asked.includes(1), `asked ${asked.join(', ')}`);
+    assert.equal(split[0]?.length, 4, 'the first page was not split');
+  });
+
+  test('blocks: the batch of transactions behind the logs comes back in halves, equal to an unlimited read', async () => {
+    const head = devnet.headNumber;
+    const all = await createDbChainSource(roomy).blocks(1, head);
+    assert.equal(all.flatMap((b) => b.ops).length, 8);
+    assert.deepEqual(await createDbChainSource(tight).blocks(1, head), all);
   });
 });

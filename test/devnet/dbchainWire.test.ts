@@ -258,6 +258,16 @@ describe('DB-chain devnet: recorded transactions and reverts', () => {
       executeData([op(1, createData({ attributes: body('x'), minLifetime: 0n, expiresAt: 1n }))]),
       'ExpiryDeadOnArrival',
     );
+    // block + minLifetime over uint64 has no custom error: the node reverts with Error(string).
+    const overflow = executeData([op(1, createData({ attributes: body('x'), minLifetime: 2n ** 64n - 1n }))]);
+    await expectRevert(alice, overflow, 'Error');
+    const call = { from: alice.account.address, to: REGISTRY_ADDRESS, data: overflow };
+    const answer = await rpc(devnet, 'eth_call', [call, 'latest']);
+    const data = (answer.error as { data?: Hex } | undefined)?.data ?? '0x';
+    assert.match(
+      String(decodeErrorResult({ abi: errorAbi, data }).args?.[0]),
+      /^expiry overflow \(\d+ \+ 18446744073709551615\)$/,
+    );
   });
 
   test('the auth and liveness table: who may patch, extend, transfer and delete', async () => {
@@ -266,8 +276,8 @@ describe('DB-chain devnet: recorded transactions and reverts', () => {
     const aliceAddress = alice.account.address.toLowerCase();
     await expectRevert(bob, executeData([op(2, patchData(key, [cell.str('topic', 'b')]))]), 'NotOwner', [
       key,
-      alice.account.address,
       bob.account.address,
+      alice.account.address,
     ]);
     await expectRevert(bob, executeData([op(3, extendData(key, 0n, 5000n))]), 'NotOwner');
     await expectRevert(bob, executeData([op(4, transferData(key, bobAddress as Hex))]), 'NotOwner');

@@ -1,7 +1,7 @@
 // The registry's custom errors both ways (reference/arkiv-gen-d.md §1.10): encoded as revert data (the
 // devnet reverts with them) and decoded from it (a writer's tx_failed names the error), plus the codec's
 // own error, which names the node error the same input would revert with when there is one.
-import { decodeErrorResult, encodeErrorResult, type Hex } from 'viem';
+import { decodeErrorResult, encodeErrorResult, parseAbi, type Hex } from 'viem';
 import { errorAbi, type RegistryErrorName } from './abi.ts';
 
 /** A custom error with its arguments, as the node reverts with it. */
@@ -56,10 +56,42 @@ export function encodeRegistryError(revert: RegistryRevert): Hex {
 export function decodeRegistryError(data: Hex): RegistryRevert | undefined {
   try {
     const decoded = decodeErrorResult({ abi: errorAbi, data });
+    // viem also decodes Solidity's own Error(string) and Panic(uint256): those are not registry errors.
+    if (!errorAbi.some((item) => item.name === decoded.errorName)) return undefined;
     return { name: decoded.errorName as RegistryErrorName, args: (decoded.args ?? []) as readonly unknown[] };
   } catch {
     return undefined;
   }
+}
+
+const reasonAbi = parseAbi(['error Error(string)']);
+
+/**
+ * Revert data for a plain reason, Solidity's `Error(string)`: what the node reverts with for faults that
+ * have no custom error (arkiv: crates/arkiv-reth-executor/src/revert.rs, `decode_revert_data`).
+ */
+export function encodeRevertReason(reason: string): Hex {
+  return encodeErrorResult({ abi: reasonAbi, errorName: 'Error', args: [reason] });
+}
+
+/** The reason in `Error(string)` revert data, or undefined when the data is something else. */
+export function decodeRevertReason(data: Hex): string | undefined {
+  try {
+    const decoded = decodeErrorResult({ abi: reasonAbi, data });
+    return decoded.errorName === 'Error' ? String(decoded.args?.[0]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The node's revert when `block + minLifetime` overflows uint64. The registry ABI has no custom error for it
+ * (arkiv-bindings/src/lib.rs @11b8f771): the executor's `DecodeError::ExpiryOverflow` goes out as
+ * `Error(string)` with its display text (arkiv-reth-executor decode.rs @11b8f771, revert.rs).
+ * @example expiryOverflowReason(5n, 2n ** 64n - 1n) // 'expiry overflow (5 + 18446744073709551615)'
+ */
+export function expiryOverflowReason(block: bigint, minLifetime: bigint): string {
+  return `expiry overflow (${block} + ${minLifetime})`;
 }
 
 /**

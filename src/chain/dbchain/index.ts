@@ -74,8 +74,11 @@ export {
 export {
   DbChainCodecError,
   decodeRegistryError,
+  decodeRevertReason,
   describeRegistryError,
   encodeRegistryError,
+  encodeRevertReason,
+  expiryOverflowReason,
   type CodecOnlyCode,
   type RegistryRevert,
 } from './errors.ts';

@@ -2,7 +2,8 @@
 // transactions that emitted them, typed `arkiv_query` pages pinned to a block, `arkiv_getEntity`, and the
 // entity nonce. Entity answers (reference/arkiv-gen-d.md §4.1) become the ChainSource's ChainEntity.
 import { hexToNumber, numberToHex, type Address, type Hex } from 'viem';
-import { ChainDataError, type ChainEntity } from '../source.ts';
+import { readInHalves, walkQuery } from '../pageWalk.ts';
+import { ChainDataError, type ChainEntity, type PageOptions } from '../source.ts';
 import { RpcResponseError, type RpcTransport } from '../transport.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
 import { decodeEntityNonce, entityNonceCall } from './keys.ts';
@@ -92,36 +93,33 @@ export function toChainEntity(data: EntityData): ChainEntity {
  * Visits every entity matching `query` at `atBlock`, page by page (≤ 200), following the node's cursor
  * (bound to the query, block and select). Within one creation block the node answers newest-first by
  * its entity id, the creation position: each entity gets a descending `operationIndexInTransaction` in
- * that order (older = smaller), so first-created ordering needs no `$sequence`.
+ * that order (older = smaller), so first-created ordering needs no `$sequence`. The walk, its bounds and
+ * its halving of pages over the answer size limit are walkPages'.
  */
 export async function forEachEntityPage(
   transport: RpcTransport,
   query: string,
   atBlock: number,
   visit: (page: ChainEntity[]) => void,
-  options: { pageSize?: number; maxPages?: number } = {},
+  options: PageOptions = {},
 ): Promise<void> {
-  const limit = Math.max(1, Math.min(options.pageSize ?? QUERY_PAGE_LIMIT, QUERY_PAGE_LIMIT));
-  const maxPages = options.maxPages ?? 1_000_000;
-  let cursor: string | undefined;
   let group: { block: number | undefined; seen: number } = { block: undefined, seen: 0 };
-  for (let page = 0; page < maxPages; page++) {
-    const result = await transport.request<{ data: EntityData[]; cursor?: string }>('arkiv_query', [
-      query,
-      { atBlock: numberToHex(atBlock), select: FULL_SELECT, limit, ...(cursor ? { cursor } : {}) },
-    ]);
-    if (!Array.isArray(result?.data)) throw new ChainDataError('arkiv_query answered without a data list');
-    visit(
-      result.data.map((data) => {
-        const entity = toChainEntity(data);
-        if (entity.createdAtBlock !== group.block) group = { block: entity.createdAtBlock, seen: 0 };
-        return { ...entity, transactionIndexInBlock: 0, operationIndexInTransaction: 0xffff - group.seen++ };
-      }),
-    );
-    if (!result.cursor || result.data.length === 0 || page + 1 === options.maxPages) return;
-    cursor = result.cursor;
-  }
-  throw new ChainDataError(`arkiv_query "${query}" did not finish within ${maxPages} pages`);
+  const page = (limit: number) => ({ atBlock: numberToHex(atBlock), select: FULL_SELECT, limit });
+  await walkQuery<EntityData>(
+    transport,
+    query,
+    QUERY_PAGE_LIMIT,
+    page,
+    (entities) =>
+      visit(
+        entities.map((data) => {
+          const entity = toChainEntity(data);
+          if (entity.createdAtBlock !== group.block) group = { block: entity.createdAtBlock, seen: 0 };
+          return { ...entity, transactionIndexInBlock: 0, operationIndexInTransaction: 0xffff - group.seen++ };
+        }),
+      ),
+    options,
+  );
 }
 
 /** One entity at a block (`arkiv_getEntity` takes the block as a JSON number), or undefined if not live. */
@@ -176,8 +174,12 @@ export function toRegistryLogs(answer: unknown): RegistryLog[] {
     .sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
 }
 
-/** The transactions with these hashes, in one batch. */
-export async function getTransactions(transport: RpcTransport, hashes: readonly Hex[]): Promise<LoggedTransaction[]> {
+/** The transactions with these hashes, in one batch (in halves while its answer is over the size limit). */
+export function getTransactions(transport: RpcTransport, hashes: readonly Hex[]): Promise<LoggedTransaction[]> {
+  return readInHalves(hashes, (part) => transactionsBatch(transport, part));
+}
+
+async function transactionsBatch(transport: RpcTransport, hashes: readonly Hex[]): Promise<LoggedTransaction[]> {
   const answers = await transport.batch(hashes.map((hash) => ({ method: 'eth_getTransactionByHash', params: [hash] })));
   return answers.map((answer, i) => {
     if (answer instanceof RpcResponseError) throw answer;

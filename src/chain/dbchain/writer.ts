@@ -8,37 +8,30 @@
 import type { Address, Hex } from 'viem';
 import { InvalidArgumentError } from '../../collections/index.ts';
 import type { EntityBatch, UpdateOp } from '../operations.ts';
-import { createTransactionSender } from '../signer.ts';
-import { createHttpTransport, type RpcTransport } from '../transport.ts';
-import type { ChainWriter } from '../writer.ts';
+import { getBlockNumber } from '../headReads.ts';
+import { createWriterSender, type WriterOptions } from '../signer.ts';
+import type { ChainWriter, ReceiptLog } from '../writer.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
 import { MAX_CELLS_PER_OP, createCells, type Cell } from './attributes.ts';
 import { encodeExecute, type RegistryOperation } from './calldata.ts';
-import { DbChainCodecError, decodeRegistryError, describeRegistryError } from './errors.ts';
+import { DbChainCodecError, decodeRegistryError, decodeRevertReason, describeRegistryError } from './errors.ts';
+import { decodeRegistryEvent } from './events.ts';
 import { predictKeys, randomSalt } from './keys.ts';
-import { getBlockNumber } from '../v1/reads.ts';
 import { getEntity, getEntityNonce, type EntityData } from './reads.ts';
 import { checkSchemaContent, contentCells } from './schema.ts';
 
-const OWN_TRANSPORT_ATTEMPTS = 3;
-
-export interface DbChainWriterOptions {
-  rpcUrl: string;
-  chainId: number;
-  /** The signer key (never logged). */
-  privateKey: Hex;
-  transport?: RpcTransport;
-}
+/** The node's RPC, chain, signer key and optionally its shared transport. */
+export type DbChainWriterOptions = WriterOptions;
 
 /** The revert data's custom error as one line, for tx_failed. */
 export const explainRegistryRevert = (data: Hex): string | undefined => {
   const revert = decodeRegistryError(data);
-  return revert && describeRegistryError(revert);
+  return revert ? describeRegistryError(revert) : decodeRevertReason(data);
 };
 
 /** Sorted by raw name, then cut into patches of at most MAX_CELLS_PER_OP cells (a patch applies in order). */
 function patches(entityKey: Hex, cells: Cell[]): RegistryOperation[] {
-  const sorted = [...cells].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sorted = [...cells].sort(byName);
   const out: RegistryOperation[] = [];
   for (let i = 0; i < sorted.length; i += MAX_CELLS_PER_OP)
     out.push({ op: 'patch', entityKey, mutations: sorted.slice(i, i + MAX_CELLS_PER_OP) });
@@ -52,14 +45,7 @@ const byName = (a: Cell, b: Cell) => (a.name < b.name ? -1 : a.name > b.name ? 1
  * @example const writer = createDbChainWriter({ rpcUrl, chainId: 7738577, privateKey, transport })
  */
 export function createDbChainWriter(options: DbChainWriterOptions): ChainWriter {
-  const transport = options.transport ?? createHttpTransport({ url: options.rpcUrl, attempts: OWN_TRANSPORT_ATTEMPTS });
-  const sender = createTransactionSender({
-    transport,
-    chainId: options.chainId,
-    privateKey: options.privateKey,
-    to: REGISTRY_ADDRESS,
-    explainRevert: explainRegistryRevert,
-  });
+  const { transport, sender } = createWriterSender(options, REGISTRY_ADDRESS, explainRegistryRevert);
   const owner = sender.address as Address;
   /**
    * The entity nonce after the last accepted send: a send before that one is mined must not reuse its
@@ -126,11 +112,27 @@ export function createDbChainWriter(options: DbChainWriterOptions): ChainWriter 
       return { hash, keys: extra.keys };
     },
     async waitForReceipt(hash, timeoutMs) {
-      const outcome = await sender.waitForReceipt(hash, timeoutMs);
+      const { logs, ...outcome } = await sender.waitForReceipt(hash, timeoutMs);
       if (outcome.status === 'reverted') nextNonce = undefined;
-      return outcome;
+      // The keys sent were predicted from the entity nonce at send time; the EntityCreated logs say which
+      // keys the node minted (arkiv-gen-d.md §7: "take keys from EntityCreated logs, in order").
+      return logs ? { ...outcome, keys: createdKeys(logs) } : outcome;
     },
   };
+}
+
+/** The keys the registry's EntityCreated logs name, in log order (a log it cannot read is not ours). */
+function createdKeys(logs: readonly ReceiptLog[]): Hex[] {
+  const keys: Hex[] = [];
+  for (const log of logs) {
+    try {
+      const event = decodeRegistryEvent(log);
+      if (event?.event === 'created') keys.push(event.entityKey);
+    } catch {
+      // A malformed registry log from a hostile node names no key.
+    }
+  }
+  return keys;
 }
 
 /** The patch (and extend) replacing an entity's whole content; `current` is the entity at the tip. */

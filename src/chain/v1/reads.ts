@@ -2,8 +2,10 @@
 // whole blocks with receipts in JSON-RPC batches, and pages of arkiv_query. `source.ts` composes them
 // into the ChainSource the indexer sees.
 import { hexToNumber, numberToHex, type Address, type Hex } from 'viem';
-import { ChainDataError, type BlockHeader, type ChainEntity } from '../source.ts';
-import { RpcAnswerTooLargeError, RpcResponseError, type RpcTransport } from '../transport.ts';
+import { readInHalves, walkQuery } from '../pageWalk.ts';
+import { toHeader, type RawHeader } from '../headReads.ts';
+import { ChainDataError, type BlockHeader, type ChainEntity, type PageOptions } from '../source.ts';
+import { RpcResponseError, type RpcTransport } from '../transport.ts';
 import { QUERY_PAGE_LIMIT } from './protocol.ts';
 
 export interface ChainLogData {
@@ -28,12 +30,6 @@ export interface BlockWithReceipts extends BlockHeader {
   transactions: BlockTransaction[];
 }
 
-interface RawHeader {
-  number: Hex;
-  hash: Hex;
-  parentHash: Hex;
-  timestamp: Hex;
-}
 interface RawTx {
   hash: Hex;
   transactionIndex: Hex;
@@ -48,44 +44,8 @@ interface RawReceipt {
   logs: { address: Address; topics: Hex[]; data: Hex; logIndex: Hex }[];
 }
 
-const toHeader = (raw: RawHeader): BlockHeader => ({
-  number: hexToNumber(raw.number),
-  hash: raw.hash.toLowerCase() as Hex,
-  parentHash: raw.parentHash.toLowerCase() as Hex,
-  timestamp: hexToNumber(raw.timestamp),
-});
-
-export async function getBlockNumber(transport: RpcTransport): Promise<number> {
-  return hexToNumber(await transport.request<Hex>('eth_blockNumber'));
-}
-
-/** Headers of the given blocks in one batch; a missing block is undefined. */
-export async function getHeaders(
-  transport: RpcTransport,
-  numbers: readonly number[],
-): Promise<(BlockHeader | undefined)[]> {
-  const answers = await transport.batch(
-    numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(n), false] })),
-  );
-  return answers.map((answer) => {
-    if (answer instanceof RpcResponseError) throw answer;
-    return answer ? toHeader(answer as RawHeader) : undefined;
-  });
-}
-
-/** The chain head and one block's header in a single batch (the follower's per-step check). */
-export async function getHeadAndHeader(
-  transport: RpcTransport,
-  block: number,
-): Promise<{ head: number; header: BlockHeader | undefined }> {
-  const [head, header] = await transport.batch([
-    { method: 'eth_blockNumber', params: [] },
-    { method: 'eth_getBlockByNumber', params: [numberToHex(block), false] },
-  ]);
-  if (head instanceof RpcResponseError) throw head;
-  if (header instanceof RpcResponseError) throw header;
-  return { head: hexToNumber(head as Hex), header: header ? toHeader(header as RawHeader) : undefined };
-}
+// The head reads are both generations'; re-exported here for the DB-chain source's existing import.
+export { getBlockNumber, getHeadAndHeader, getHeaders } from '../headReads.ts';
 
 /**
  * Blocks `from..to` with full transactions and receipts, in one JSON-RPC batch
@@ -99,22 +59,16 @@ export async function getBlocksWithReceipts(
   to: number,
 ): Promise<BlockWithReceipts[]> {
   const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-  let answers: unknown[];
-  try {
-    answers = await transport.batch(
-      numbers.flatMap((n) => [
-        { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
-        { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
-      ]),
-    );
-  } catch (error) {
-    if (!(error instanceof RpcAnswerTooLargeError) || from === to) throw error;
-    const middle = from + Math.floor((to - from) / 2);
-    return [
-      ...(await getBlocksWithReceipts(transport, from, middle)),
-      ...(await getBlocksWithReceipts(transport, middle + 1, to)),
-    ];
-  }
+  return readInHalves(numbers, (part) => blocksBatch(transport, part));
+}
+
+async function blocksBatch(transport: RpcTransport, numbers: readonly number[]): Promise<BlockWithReceipts[]> {
+  const answers = await transport.batch(
+    numbers.flatMap((n) => [
+      { method: 'eth_getBlockByNumber', params: [numberToHex(n), true] },
+      { method: 'eth_getBlockReceipts', params: [numberToHex(n)] },
+    ]),
+  );
   return numbers.map((n, i) => {
     const block = answers[2 * i];
     const receipts = answers[2 * i + 1];
@@ -166,47 +120,22 @@ const FULL_INCLUDE = {
 
 /**
  * Visits every entity matching `query` as of block `atBlock`, page by page (≤ 200 each), following cursors,
- * so a caller can drop what it does not keep before the next page arrives. A page may come back short (a
- * node bounds the bytes of a page): the cursor, not the page length, says whether more follow.
- * Bounded by `maxPages`.
+ * so a caller can drop what it does not keep before the next page arrives (the walk, its bounds and its
+ * halving of pages over the answer size limit are walkPages').
  */
 export async function forEachEntityPage(
   transport: RpcTransport,
   query: string,
   atBlock: number,
   visit: (page: QueriedEntity[]) => void,
-  options: { pageSize?: number; maxPages?: number } = {},
+  options: PageOptions = {},
 ): Promise<void> {
-  let pageSize = Math.min(options.pageSize ?? QUERY_PAGE_LIMIT, QUERY_PAGE_LIMIT);
-  const maxPages = options.maxPages ?? 1_000_000;
-  let cursor: string | undefined;
-  type Page = { data: QueriedEntity[]; cursor?: string; blockNumber?: Hex };
-  const ask = (size: number) =>
-    transport.request<Page>('arkiv_query', [
-      query,
-      {
-        includeData: FULL_INCLUDE,
-        atBlock: numberToHex(atBlock),
-        resultsPerPage: numberToHex(size),
-        ...(cursor ? { cursor } : {}),
-      },
-    ]);
-  for (let page = 0; page < maxPages; page++) {
-    let result: Page | undefined;
-    // A page over the transport's size limit is asked again with half as many entities, down to one.
-    while (result === undefined) {
-      try {
-        result = await ask(pageSize);
-      } catch (error) {
-        if (!(error instanceof RpcAnswerTooLargeError) || pageSize === 1) throw error;
-        pageSize = Math.max(1, pageSize >> 1);
-      }
-    }
-    visit(result.data);
-    if (!result.cursor || result.data.length === 0 || page + 1 === options.maxPages) return;
-    cursor = result.cursor;
-  }
-  throw new ChainDataError(`arkiv_query "${query}" did not finish within ${maxPages} pages`);
+  const page = (size: number) => ({
+    includeData: FULL_INCLUDE,
+    atBlock: numberToHex(atBlock),
+    resultsPerPage: numberToHex(size),
+  });
+  await walkQuery(transport, query, QUERY_PAGE_LIMIT, page, visit, options);
 }
 
 /** Every entity matching `query` as of block `atBlock` (see forEachEntityPage). */
@@ -214,7 +143,7 @@ export async function queryAllEntities(
   transport: RpcTransport,
   query: string,
   atBlock: number,
-  options: { pageSize?: number; maxPages?: number; onPage?: (count: number) => void } = {},
+  options: PageOptions & { onPage?: (count: number) => void } = {},
 ): Promise<QueriedEntity[]> {
   const entities: QueriedEntity[] = [];
   await forEachEntityPage(

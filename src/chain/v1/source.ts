@@ -1,13 +1,13 @@
 // The Arkiv v1 ChainSource: reads over the shared RpcTransport, blocks decoded into entity operations
 // (expiries come from the chain's own Expired logs), selectors rendered into arkiv_query's language, and
 // the optional newHeads WebSocket.
-import { hexToNumber, type Hex } from 'viem';
+import { headReads } from '../headReads.ts';
 import { watchHeads, type HeadWatcherLogger } from '../headWatcher.ts';
 import type { ChainEntity, ChainSource, EntitySelector } from '../source.ts';
 import type { RpcTransport } from '../transport.ts';
 import { decodeBlock } from './blockOps.ts';
 import { ATTRIBUTE_NAME_PATTERN } from './protocol.ts';
-import { forEachEntityPage, getBlockNumber, getBlocksWithReceipts, getHeadAndHeader, getHeaders } from './reads.ts';
+import { forEachEntityPage, getBlocksWithReceipts } from './reads.ts';
 
 export interface ArkivV1SourceOptions {
   /** eth_subscribe endpoint for newHeads (`--ws`); without it, watchHeads is absent and polling alone follows. */
@@ -39,10 +39,7 @@ export function v1Query(selector: EntitySelector): string | undefined {
 export function createArkivV1Source(transport: RpcTransport, options: ArkivV1SourceOptions = {}): ChainSource {
   const { wsUrl, logger } = options;
   return {
-    chainId: async () => hexToNumber(await transport.request<Hex>('eth_chainId')),
-    head: () => getBlockNumber(transport),
-    headers: (numbers) => getHeaders(transport, numbers),
-    headAndHeader: (block) => getHeadAndHeader(transport, block),
+    ...headReads(transport),
     async blocks(from, to) {
       return (await getBlocksWithReceipts(transport, from, to)).map((block) => {
         const { transactions: _decoded, ...header } = block;

@@ -2,38 +2,21 @@
 // processor, and each create's key is derived from the transaction hash, so `wait: none` knows its keys
 // before the receipt. viem signs; the SDK's mutateEntities is not used because it only returns after
 // the receipt.
-import { bytesToHex, type Hex } from 'viem';
+import { bytesToHex } from 'viem';
 import type { EntityBatch } from '../operations.ts';
-import { createTransactionSender } from '../signer.ts';
-import { createHttpTransport, type RpcTransport } from '../transport.ts';
+import { createWriterSender, type WriterOptions } from '../signer.ts';
 import type { ChainWriter } from '../writer.ts';
 import { ARKIV_ADDRESS, entityKey } from './protocol.ts';
 import { encodeStorageTransactionOffThread } from './storageTransaction.ts';
 
-/** Attempts per request of a writer that builds its own transport (no shared one given). */
-const OWN_TRANSPORT_ATTEMPTS = 3;
-
-export interface ArkivV1WriterOptions {
-  /** The node's RPC; used to build a transport when `transport` is not given (credentials become Basic auth). */
-  rpcUrl: string;
-  chainId: number;
-  /** The signer key (never logged). */
-  privateKey: Hex;
-  /** The node's one transport, shared with the ChainSource (retries, rate limits, redaction). */
-  transport?: RpcTransport;
-}
+/** The node's RPC, chain, signer key and optionally its shared transport. */
+export type ArkivV1WriterOptions = WriterOptions;
 
 /**
  * @example const writer = createArkivV1Writer({ rpcUrl, chainId: 1337, privateKey, transport })
  */
 export function createArkivV1Writer(options: ArkivV1WriterOptions): ChainWriter {
-  const transport = options.transport ?? createHttpTransport({ url: options.rpcUrl, attempts: OWN_TRANSPORT_ATTEMPTS });
-  const sender = createTransactionSender({
-    transport,
-    chainId: options.chainId,
-    privateKey: options.privateKey,
-    to: ARKIV_ADDRESS,
-  });
+  const { sender } = createWriterSender(options, ARKIV_ADDRESS);
   return {
     address: sender.address,
     balance: () => sender.balance(),

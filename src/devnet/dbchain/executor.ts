@@ -3,16 +3,7 @@
 // flags); this adds what needs state: the per-op auth/liveness table (§1.9), expiry resolution, all-or-
 // nothing batches in calldata order, the entity nonce, the five events and gas. A broken rule throws a
 // Revert carrying the custom error's ABI bytes, as the node's revert data.
-import {
-  decodeFunctionData,
-  encodeAbiParameters,
-  encodeErrorResult,
-  hexToBytes,
-  parseAbi,
-  toHex,
-  type Address,
-  type Hex,
-} from 'viem';
+import { decodeFunctionData, encodeAbiParameters, hexToBytes, toHex, type Address, type Hex } from 'viem';
 import {
   CONTENT_TYPE_CELL,
   CREATION_FLAGS,
@@ -26,7 +17,9 @@ import {
   encodeName,
   encodeRegistryError,
   encodeRegistryEvent,
+  encodeRevertReason,
   entityKey,
+  expiryOverflowReason,
   registryAbi,
   resolveExpiry,
   splitCreateCells,
@@ -36,9 +29,6 @@ import {
   type RegistryOperation,
 } from '../../chain/dbchain/index.ts';
 import { isLive, type DbEntity, type DbEntityState } from './state.ts';
-
-/** The reference names this revert without a signature (§1.8); the devnet's guess is argument-less. */
-const overflowAbi = parseAbi(['error ExpiryOverflow()']);
 
 /** A reverted execution: `data` is the custom error as the node returns it ('0x' when there is none). */
 export class Revert extends Error {
@@ -58,8 +48,6 @@ function revert(name: RegistryErrorName, args: readonly unknown[] = []): never {
 function codecRevert(error: DbChainCodecError, wire: { operationData: Hex }[]): Revert {
   if (error.revert) return new Revert(error.revert.name, encodeRegistryError(error.revert));
   if (error.code === 'ValueTooLong') return overLong(wire) ?? new Revert(error.code, '0x');
-  if (error.code === 'InvalidExpiry')
-    return new Revert('ExpiryOverflow', encodeErrorResult({ abi: overflowAbi, errorName: 'ExpiryOverflow' }));
   return new Revert(error.code, '0x');
 }
 
@@ -123,6 +111,11 @@ function expiry(fields: { expiresAt: bigint; minLifetime: bigint }, block: numbe
   try {
     return resolveExpiry(fields, BigInt(block));
   } catch (error) {
+    // No custom error for it: the node reverts with Error(string) (expiryOverflowReason).
+    if (error instanceof DbChainCodecError && error.code === 'InvalidExpiry') {
+      const reason = expiryOverflowReason(BigInt(block), fields.minLifetime);
+      throw new Revert(reason, encodeRevertReason(reason));
+    }
     if (error instanceof DbChainCodecError) throw codecRevert(error, []);
     throw error;
   }
@@ -145,7 +138,7 @@ export function execute(state: DbEntityState, chainId: number, sender: Address, 
     return entity;
   };
   const owned = (entity: DbEntity) => {
-    if (entity.owner !== sender) revert('NotOwner', [entity.key, entity.owner, sender]);
+    if (entity.owner !== sender) revert('NotOwner', [entity.key, sender, entity.owner]);
   };
   const live = (entity: DbEntity) => {
     if (!isLive(entity, block)) revert('EntityExpired', [entity.key, entity.expiresAt]);
@@ -209,7 +202,7 @@ export function execute(state: DbEntityState, chainId: number, sender: Address, 
         if (!(entity.creationFlags & CREATION_FLAGS.permissionlessExtension)) owned(entity);
         live(entity);
         const expiresAt = expiry(op, block);
-        if (expiresAt < entity.expiresAt) revert('ExpiryNotExtended', [entity.key, entity.expiresAt, expiresAt]);
+        if (expiresAt < entity.expiresAt) revert('ExpiryNotExtended', [entity.key, expiresAt, entity.expiresAt]);
         overlay.set(entity.key, { ...entity, expiresAt, updatedAt: block });
         opCost += 10_000n;
         logs.push(encodeRegistryEvent({ event: 'extended', entityKey: entity.key, owner: entity.owner, expiresAt }));

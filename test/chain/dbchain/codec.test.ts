@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { bytesToHex, concat, encodeAbiParameters, toFunctionSelector, type Address, type Hex } from 'viem';
+import {
+  bytesToHex,
+  concat,
+  encodeAbiParameters,
+  keccak256,
+  stringToBytes,
+  toFunctionSelector,
+  type Address,
+  type Hex,
+} from 'viem';
 import {
   DbChainCodecError,
   EVENT_TOPICS,
@@ -16,6 +25,7 @@ import {
   decodeOperation,
   decodeRegistryError,
   decodeRegistryEvent,
+  decodeRevertReason,
   decodeWireExecute,
   describeRegistryError,
   encodeCell,
@@ -24,14 +34,17 @@ import {
   encodeOperation,
   encodeRegistryError,
   encodeRegistryEvent,
+  encodeRevertReason,
   entityKey,
   errorAbi,
+  expiryOverflowReason,
   resolveExpiry,
   sortCells,
   splitCreateCells,
   type Cell,
   type RegistryOperation,
 } from '../../../src/chain/dbchain/index.ts';
+import { explainRegistryRevert } from '../../../src/chain/dbchain/writer.ts';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8'));
 interface RecordedTx {
@@ -492,6 +505,29 @@ test('refusals on decode: non-canonical bytes, unknown tags, wrong selector, mal
       ]),
     ),
   );
+});
+
+test("ExpiryOverflow is no custom error: Error(string) with the executor's text, its selector from the signature", () => {
+  // arkiv-bindings/src/lib.rs @11b8f771 declares no ExpiryOverflow; revert.rs sends DecodeError::ExpiryOverflow
+  // as Error(string) with decode.rs's display text "expiry overflow ({current} + {min_lifetime})".
+  assert.ok(!errorAbi.some((item) => (item.name as string) === 'ExpiryOverflow'));
+  const selector = keccak256(stringToBytes('Error(string)')).slice(0, 10);
+  assert.equal(selector, '0x08c379a0');
+  const reason = expiryOverflowReason(222498n, 2n ** 64n - 1n);
+  assert.equal(reason, 'expiry overflow (222498 + 18446744073709551615)');
+  const data = encodeRevertReason(reason);
+  assert.equal(data.slice(0, 10), selector);
+  assert.equal(decodeRevertReason(data), reason);
+  assert.equal(decodeRegistryError(data), undefined, 'not one of the registry errors');
+  assert.equal(explainRegistryRevert(data), reason);
+  assert.equal(decodeRevertReason(encodeRegistryError({ name: 'EmptyBatch', args: [] })), undefined);
+});
+
+test("NotOwner and ExpiryNotExtended carry their arguments in the bindings' order", () => {
+  const names = (name: string) =>
+    (errorAbi.find((item) => item.name === name)?.inputs ?? []).map((input) => input.name);
+  assert.deepEqual(names('NotOwner'), ['entityKey', 'caller', 'owner']);
+  assert.deepEqual(names('ExpiryNotExtended'), ['entityKey', 'newExpiresAt', 'currentExpiresAt']);
 });
 
 test('custom errors encode as revert data and decode to a line naming them', () => {
