@@ -27,6 +27,7 @@ import {
 import { FOLDER_OF, PEER_FOLDERS, type PeerFolder, peerManifest } from '../../scripts/peers/install.ts';
 import { withSearchL } from '../../scripts/peers/libsql.ts';
 import { binaryCopy, vectorLiteral } from '../../scripts/peers/pgvector.ts';
+import { fencedBlocks, readmeSection, shellCommands } from '../helpers/readme.ts';
 
 function row(system: Row['system'], ef: number, recall: number, qps: number): Row {
   return {
@@ -368,5 +369,27 @@ describe('bench:peers embedded peers install', () => {
       assert.ok((SYSTEMS as readonly string[]).includes(system), system);
       assert.ok(folder in PEER_FOLDERS, folder);
     }
+  });
+});
+
+describe('bench:peers in the README', () => {
+  it('names only systems and filter cases the bench knows in its bench:peers commands', () => {
+    const commands = fencedBlocks(readmeSection('Benchmarks'), 'sh')
+      .flatMap(shellCommands)
+      .filter((c) => c.startsWith('npm run bench:peers'));
+    assert.ok(commands.length >= 3, 'the how-to-run block');
+    const named = new Set<string>();
+    for (const c of commands) {
+      const args = c.split(/\s+/);
+      const value = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+      for (const s of value('--systems')?.split(',') ?? []) {
+        assert.ok((SYSTEMS as readonly string[]).includes(s), `${s} in: ${c}`);
+        named.add(s);
+      }
+      const f = value('--filters');
+      if (f !== undefined && !f.startsWith('--')) parseFilterCases(f);
+    }
+    for (const s of ['arkivector', 'arkivector-native', 'hnswlib-node', 'usearch', 'usearch-f16', 'lancedb', 'libsql'])
+      assert.ok(named.has(s), s);
   });
 });
