@@ -298,6 +298,32 @@ export async function sweep(
   return out;
 }
 
+/**
+ * One measured point as a row: the system's sizes and the point's recall, QPS and latencies; `fields`
+ * sets the rest (ef, the build, the case…). Unset: ef null (a scan), selectivity 1, no build, no memory.
+ */
+export function measuredRow(system: SystemName, job: Job, m: Measured, fields: Partial<Row> = {}): Row {
+  return {
+    system,
+    n: job.n,
+    dim: job.dim,
+    ef: null,
+    selectivity: 1,
+    recall_at_10: m.recall,
+    qps: m.qps,
+    cpu_qps: m.cpuQps,
+    p50_ms: m.p50,
+    p99_ms: m.p99,
+    queries: m.count,
+    timed_searches: m.timed,
+    build_s: 0,
+    build_pts_per_s: null,
+    bytes_per_vector: null,
+    ...(job.run !== undefined && job.run > 1 ? { run: job.run } : {}),
+    ...fields,
+  };
+}
+
 /** The common fields of a system's rows, one per swept width. */
 export function sweepRows(
   system: SystemName,
@@ -306,25 +332,15 @@ export function sweepRows(
   points: Array<Measured & { ef: number }>,
   extra: (ef: number) => Partial<Row> = () => ({}),
 ): Row[] {
-  return points.map((p) => ({
-    system,
-    n: job.n,
-    dim: job.dim,
-    ef: p.ef,
-    selectivity: 1,
-    recall_at_10: p.recall,
-    qps: p.qps,
-    cpu_qps: p.cpuQps,
-    p50_ms: p.p50,
-    p99_ms: p.p99,
-    queries: p.count,
-    timed_searches: p.timed,
-    build_s: build.seconds,
-    build_pts_per_s: build.seconds > 0 ? job.n / build.seconds : null,
-    bytes_per_vector: build.bytesPerVector,
-    ...(job.run !== undefined && job.run > 1 ? { run: job.run } : {}),
-    ...extra(p.ef),
-  }));
+  return points.map((p) =>
+    measuredRow(system, job, p, {
+      ef: p.ef,
+      build_s: build.seconds,
+      build_pts_per_s: build.seconds > 0 ? job.n / build.seconds : null,
+      bytes_per_vector: build.bytesPerVector,
+      ...extra(p.ef),
+    }),
+  );
 }
 
 /** Bytes a folder holds on disk (`du -sb`), NaN when du fails: what LanceDB and libSQL wrote. */

@@ -13,6 +13,7 @@ import {
   log,
   type Measured,
   measure,
+  measuredRow,
   type Row,
   SWEEP_STOP_RECALL,
   EF_SWEEP,
@@ -140,27 +141,7 @@ export async function filteredSweep(
     log(
       `  ${c.name}${options.variant ? ` (${options.variant})` : ''} ef=${ef}: recall@10 ${m.recall.toFixed(3)}, ${Math.round(m.qps)} QPS (${Math.round(m.cpuQps)} per CPU s), p50 ${m.p50.toFixed(3)} ms`,
     );
-    rows.push({
-      system,
-      n: job.n,
-      dim: job.dim,
-      ef,
-      selectivity,
-      recall_at_10: m.recall,
-      qps: m.qps,
-      cpu_qps: m.cpuQps,
-      p50_ms: m.p50,
-      p99_ms: m.p99,
-      queries: m.count,
-      timed_searches: m.timed,
-      build_s: 0,
-      build_pts_per_s: null,
-      bytes_per_vector: null,
-      case: c.name,
-      ...(options.variant ? { variant: options.variant } : {}),
-      ...(options.note ? { note: options.note } : {}),
-      ...(job.run !== undefined && job.run > 1 ? { run: job.run } : {}),
-    });
+    rows.push(measuredRow(system, job, m, { ef, selectivity, ...caseFields(c, options) }));
     if (m.recall >= SWEEP_STOP_RECALL) break;
   }
   return rows;
@@ -181,26 +162,15 @@ export async function filteredOnce(
   log(
     `  ${c.name}${options.variant ? ` (${options.variant})` : ''}: recall@10 ${m.recall.toFixed(3)}, ${m.qps.toFixed(1)} QPS over ${m.count} queries`,
   );
+  return measuredRow(system, job, m, { selectivity, ...caseFields(c, options) });
+}
+
+/** The fields a filtered row adds: its case, and how it was measured when that is not the common way. */
+function caseFields(c: FilterCase, options: { variant?: string; note?: string }): Partial<Row> {
   return {
-    system,
-    n: job.n,
-    dim: job.dim,
-    ef: null,
-    selectivity,
-    recall_at_10: m.recall,
-    qps: m.qps,
-    cpu_qps: m.cpuQps,
-    p50_ms: m.p50,
-    p99_ms: m.p99,
-    queries: m.count,
-    timed_searches: m.timed,
-    build_s: 0,
-    build_pts_per_s: null,
-    bytes_per_vector: null,
     case: c.name,
     ...(options.variant ? { variant: options.variant } : {}),
     ...(options.note ? { note: options.note } : {}),
-    ...(job.run !== undefined && job.run > 1 ? { run: job.run } : {}),
   };
 }
 

@@ -15,6 +15,7 @@ import {
   log,
   M,
   measure,
+  measuredRow,
   progress,
   type Row,
   rss,
@@ -65,27 +66,7 @@ export async function runExact(job: Job, data: Dataset): Promise<Row[]> {
       }),
     );
   }
-  return [
-    ...filtered,
-    {
-      system: 'exact',
-      n: job.n,
-      dim: job.dim,
-      ef: null,
-      selectivity: 1,
-      recall_at_10: m.recall,
-      qps: m.qps,
-      cpu_qps: m.cpuQps,
-      p50_ms: m.p50,
-      p99_ms: m.p99,
-      queries: m.count,
-      timed_searches: m.timed,
-      build_s: 0,
-      build_pts_per_s: null,
-      bytes_per_vector: bytes,
-      ...(job.run !== undefined && job.run > 1 ? { run: job.run } : {}),
-    },
-  ];
+  return [measuredRow('exact', job, m, { bytes_per_vector: bytes }), ...filtered];
 }
 
 export async function runHnswlib(job: Job, data: Dataset): Promise<Row[]> {

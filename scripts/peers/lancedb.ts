@@ -21,6 +21,7 @@ import {
   log,
   M,
   measure,
+  measuredRow,
   type Row,
   rss,
   sweep,
@@ -139,26 +140,7 @@ export async function runLancedb(job: Job, data: Dataset): Promise<Row[]> {
     // Flat: the exact scan; one point, over the exact system's query count.
     const m = await measure('lancedb flat', data, dim, job.exactQueries, async (q) => ids(await flat(q).toArrow()));
     log(`  flat: recall@10 ${m.recall.toFixed(3)}, ${m.qps.toFixed(1)} QPS over ${m.count} queries`);
-    rows.push({
-      system: 'lancedb',
-      variant: 'flat',
-      n,
-      dim,
-      ef: null,
-      selectivity: 1,
-      recall_at_10: m.recall,
-      qps: m.qps,
-      cpu_qps: m.cpuQps,
-      p50_ms: m.p50,
-      p99_ms: m.p99,
-      queries: m.count,
-      timed_searches: m.timed,
-      build_s: 0,
-      build_pts_per_s: null,
-      bytes_per_vector: bytesPerVector,
-      ...extra,
-      ...(job.run !== undefined && job.run > 1 ? { run: job.run } : {}),
-    });
+    rows.push(measuredRow('lancedb', job, m, { variant: 'flat', bytes_per_vector: bytesPerVector, ...extra }));
     for (const c of casesFor(job, data)) {
       const sql = c.sql;
       for (const refine of [false, true]) {

@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Dataset, type Job, K, log, measure, progress, type Row, rss } from './common.ts';
+import { type Dataset, type Job, K, log, measure, measuredRow, progress, type Row, rss } from './common.ts';
 import { casesFor, filteredOnce } from './filters.ts';
 import { requireFromFolder } from './install.ts';
 
@@ -40,25 +40,12 @@ function onePoint(
   m: Awaited<ReturnType<typeof measure>>,
   note: string,
 ): Row {
-  return {
-    system,
-    n: job.n,
-    dim: job.dim,
-    ef: null,
-    selectivity: 1,
-    recall_at_10: m.recall,
-    qps: m.qps,
-    cpu_qps: m.cpuQps,
-    p50_ms: m.p50,
-    p99_ms: m.p99,
-    queries: m.count,
-    timed_searches: m.timed,
+  return measuredRow(system, job, m, {
     build_s: buildS,
     build_pts_per_s: buildS > 0 ? job.n / buildS : null,
     bytes_per_vector: bytes,
     note,
-    ...(job.run !== undefined && job.run > 1 ? { run: job.run } : {}),
-  };
+  });
 }
 
 export async function runOrama(job: Job, data: Dataset): Promise<Row[]> {
