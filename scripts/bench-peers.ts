@@ -192,11 +192,11 @@ function dataset(job: Job): void {
 function table(rows: Row[]): string {
   const pad = (s: string, w: number): string => (s.length >= w ? `${s} ` : s + ' '.repeat(w - s.length));
   const lines = [
-    `${pad('system', 26)}${pad('case', 11)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}`,
+    `${pad('system', 26)}${pad('case', 14)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}`,
   ];
   for (const r of rows) {
     lines.push(
-      `${pad(labelOf(r), 26)}${pad(r.case ?? '-', 11)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(r.qps >= 100 ? String(Math.round(r.qps)) : r.qps.toFixed(1), 9)}${pad(r.p50_ms.toFixed(3), 9)}${pad(r.p99_ms.toFixed(3), 9)}`,
+      `${pad(labelOf(r), 26)}${pad(r.case ?? '-', 14)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(r.qps >= 100 ? String(Math.round(r.qps)) : r.qps.toFixed(1), 9)}${pad(r.p50_ms.toFixed(3), 9)}${pad(r.p99_ms.toFixed(3), 9)}`,
     );
   }
   lines.push('');
