@@ -1,10 +1,27 @@
 // What every system of `npm run bench:peers` shares: the settings, the row shape, the dataset files the
 // parent writes once and each child reads, memory and timing helpers.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const SYSTEMS = ['exact', 'hnswlib-node', 'arkivector', 'pglite-pgvector', 'pgvector'] as const;
+export const SYSTEMS = [
+  'exact',
+  'hnswlib-node',
+  'arkivector',
+  // arkivector with its own native graph engine (ARKIVECTOR_ENGINE=native; README "Native engine").
+  'arkivector-native',
+  'pglite-pgvector',
+  'pgvector',
+  // Embedded peers (scripts/peers/usearch.ts, lancedb.ts, libsql.ts, lightJs.ts), installed into
+  // .bench-peers/ (scripts/peers/install.ts), never into package.json.
+  'usearch',
+  'usearch-f16',
+  'lancedb',
+  'libsql',
+  'orama',
+  'vectra',
+] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
 export const K = 10;
@@ -28,6 +45,8 @@ export type Row = {
   selectivity: number;
   recall_at_10: number;
   qps: number;
+  /** Searches per CPU second of the child process (all threads; see Measured.cpuQps). */
+  cpu_qps?: number;
   p50_ms: number;
   p99_ms: number;
   queries: number;
@@ -45,10 +64,37 @@ export type Row = {
   heap_bytes?: number;
   /** pgvector: the binary COPY and VACUUM ANALYZE before the index build (not in build_s). */
   load_s?: number;
+  /** Filtered rows: the filter case (scripts/peers/filters.ts); absent on unfiltered rows. */
+  case?: string;
+  /** A system measured in more than one way (LanceDB's HNSW-SQ and flat search, libSQL's post- and prefilter). */
+  variant?: string;
+  /** The n-th time this system ran in one bench invocation (repeated rounds show drift). */
+  run?: number;
+  /** On-disk size of what the system wrote (LanceDB, libSQL), bytes. */
+  disk_bytes?: number;
+  /** Free text: how this row was measured when it departs from the common settings. */
+  note?: string;
+  /** arkivector rows: the store's graph engine (hnswlib-node or native). */
+  engine?: string;
+  /** The machine's load average (1, 5, 15 min) when this system's child started: read its QPS beside it. */
+  load_avg?: number[];
 };
 
 /** What the parent hands a child: the sizes and the folder holding the dataset files. */
-export type Job = { system: SystemName; n: number; dim: number; queries: number; exactQueries: number; data: string };
+export type Job = {
+  system: SystemName;
+  n: number;
+  dim: number;
+  queries: number;
+  exactQueries: number;
+  data: string;
+  /** Run the filter cases (scripts/peers/filters.ts) after the unfiltered sweep. */
+  filters?: boolean;
+  /** The filter cases the parent draws truth for (names of scripts/peers/filters.ts's FILTER_CASES). */
+  cases?: string[];
+  /** 1 for the first run of a system in this invocation, 2 for its repeat… */
+  run?: number;
+};
 
 /** A child's answer to the parent. */
 export type ChildResult = { rows: Row[] } | { skipped: string };
@@ -60,12 +106,27 @@ export type Dataset = {
   queries: Float32Array;
   /** Exact top-k base ids per query, row-major queries × k. */
   truth: Int32Array;
+  /** Per base vector: the random bucket 0–999 (mulberry32(7), as scripts/bench.ts) and its cluster. */
+  bucket?: Int32Array;
+  cluster?: Int32Array;
+  /** Exact top-k among the allowed base ids, per filter case name (over the case's queries). */
+  filteredTruth?: Record<string, Int32Array>;
+  /** The query ids a case asks, for a case that asks only some (`far`); absent: every query. */
+  caseQueries?: Record<string, Int32Array>;
 };
 
+const bytesOf = (a: Float32Array | Int32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
 export function writeDataset(dir: string, d: Dataset): void {
-  writeFileSync(join(dir, 'base.f32'), new Uint8Array(d.base.buffer, d.base.byteOffset, d.base.byteLength));
-  writeFileSync(join(dir, 'queries.f32'), new Uint8Array(d.queries.buffer, d.queries.byteOffset, d.queries.byteLength));
-  writeFileSync(join(dir, 'truth.i32'), new Uint8Array(d.truth.buffer, d.truth.byteOffset, d.truth.byteLength));
+  writeFileSync(join(dir, 'base.f32'), bytesOf(d.base));
+  writeFileSync(join(dir, 'queries.f32'), bytesOf(d.queries));
+  writeFileSync(join(dir, 'truth.i32'), bytesOf(d.truth));
+  if (d.bucket !== undefined) writeFileSync(join(dir, 'bucket.i32'), bytesOf(d.bucket));
+  if (d.cluster !== undefined) writeFileSync(join(dir, 'cluster.i32'), bytesOf(d.cluster));
+  for (const [name, t] of Object.entries(d.filteredTruth ?? {}))
+    writeFileSync(join(dir, `truth-${name}.i32`), bytesOf(t));
+  for (const [name, ids] of Object.entries(d.caseQueries ?? {}))
+    writeFileSync(join(dir, `queries-${name}.i32`), bytesOf(ids));
 }
 
 export function readDataset(job: Job): Dataset {
@@ -76,11 +137,33 @@ export function readDataset(job: Job): Dataset {
     new Uint8Array(out).set(b);
     return out;
   };
-  return {
+  const d: Dataset = {
     base: new Float32Array(read('base.f32', job.n * job.dim * 4)),
     queries: new Float32Array(read('queries.f32', job.queries * job.dim * 4)),
     truth: new Int32Array(read('truth.i32', job.queries * K * 4)),
   };
+  if (existsSync(join(job.data, 'bucket.i32'))) {
+    d.bucket = new Int32Array(read('bucket.i32', job.n * 4));
+    d.cluster = new Int32Array(read('cluster.i32', job.n * 4));
+    d.filteredTruth = {};
+    d.caseQueries = {};
+    const files = readdirSync(job.data);
+    for (const f of files) {
+      const m = /^queries-(.+)\.i32$/.exec(f);
+      if (!m) continue;
+      const b = readFileSync(join(job.data, f));
+      const ids = new Int32Array(b.length >> 2);
+      new Uint8Array(ids.buffer).set(b.subarray(0, ids.length * 4));
+      if (ids.length * 4 !== b.length || ids.some((i) => i < 0 || i >= job.queries))
+        throw new Error(`${f}: not a list of query ids below ${job.queries}`);
+      d.caseQueries[m[1]!] = ids;
+    }
+    for (const f of files) {
+      const m = /^truth-(.+)\.i32$/.exec(f);
+      if (m) d.filteredTruth[m[1]!] = new Int32Array(read(f, (d.caseQueries[m[1]!]?.length ?? job.queries) * K * 4));
+    }
+  }
+  return d;
 }
 
 export function log(msg: string): void {
@@ -112,11 +195,26 @@ export async function rss(): Promise<number> {
 }
 
 /** `count`: queries whose recall was scored; `timed`: searches timed (count × passes). */
-export type Measured = { recall: number; qps: number; p50: number; p99: number; count: number; timed: number };
+export type Measured = {
+  recall: number;
+  qps: number;
+  /** Searches per second of this process's CPU time (all its threads): what load from other processes does not change. */
+  cpuQps: number;
+  p50: number;
+  p99: number;
+  count: number;
+  timed: number;
+};
 
 type Answer = ArrayLike<number>;
 
-function summarise(got: Answer[], truth: Int32Array, latencies: Float64Array, seconds: number): Measured {
+function summarise(
+  got: Answer[],
+  truth: Int32Array,
+  latencies: Float64Array,
+  seconds: number,
+  cpuSeconds: number,
+): Measured {
   let hits = 0;
   for (let i = 0; i < got.length; i++) {
     const t = truth.subarray(i * K, (i + 1) * K);
@@ -128,6 +226,7 @@ function summarise(got: Answer[], truth: Int32Array, latencies: Float64Array, se
   return {
     recall: hits / (K * got.length),
     qps: latencies.length / seconds,
+    cpuQps: latencies.length / cpuSeconds,
     p50: pct(0.5),
     p99: pct(0.99),
     count: got.length,
@@ -144,7 +243,7 @@ export const MIN_MEASURE_S = 1;
 export const MAX_PASSES = 50;
 
 /**
- * Times `fn` over the first `count` queries, one at a time, after a warm-up.
+ * Times `fn` over the first `count` queries (at most those the dataset has), one at a time, after a warm-up.
  * @param fn the search; `first` is true on the first timed pass only (for per-query tallies)
  * @returns mean recall@10 against the dataset's truth, QPS and p50/p99 latency (ms)
  */
@@ -154,11 +253,14 @@ export async function measure(
   dim: number,
   count: number,
   fn: (q: Float32Array, first: boolean) => Answer | Promise<Answer>,
+  truth: Int32Array = data.truth,
 ): Promise<Measured> {
   const q = (i: number): Float32Array => data.queries.subarray(i * dim, (i + 1) * dim);
+  count = Math.min(count, data.queries.length / dim);
   for (let i = 0; i < Math.min(WARMUP, count); i++) await fn(q(i), false);
   const got: Answer[] = [];
   const latencies: number[] = [];
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let pass = 0; pass < MAX_PASSES && (pass === 0 || performance.now() - t0 < MIN_MEASURE_S * 1000); pass++) {
     for (let i = 0; i < count; i++) {
@@ -171,22 +273,55 @@ export async function measure(
       }
     }
   }
-  return summarise(got, data.truth, Float64Array.from(latencies), (performance.now() - t0) / 1000);
+  const seconds = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  return summarise(got, truth, Float64Array.from(latencies), seconds, (c.user + c.system) / 1e6);
 }
 
 /**
  * Runs `point(ef)` over {@link EF_SWEEP} in order and stops at the first width whose recall reaches
  * {@link SWEEP_STOP_RECALL}.
  */
-export async function sweep(point: (ef: number) => Promise<Measured>): Promise<Array<Measured & { ef: number }>> {
+export async function sweep(
+  point: (ef: number) => Promise<Measured>,
+  efs: readonly number[] = EF_SWEEP,
+): Promise<Array<Measured & { ef: number }>> {
   const out: Array<Measured & { ef: number }> = [];
-  for (const ef of EF_SWEEP) {
+  for (const ef of efs) {
     const m = await point(ef);
     out.push({ ...m, ef });
-    log(`  ef=${ef}: recall@10 ${m.recall.toFixed(3)}, ${Math.round(m.qps)} QPS, p50 ${m.p50.toFixed(3)} ms`);
+    log(
+      `  ef=${ef}: recall@10 ${m.recall.toFixed(3)}, ${Math.round(m.qps)} QPS (${Math.round(m.cpuQps)} per CPU s), p50 ${m.p50.toFixed(3)} ms`,
+    );
     if (m.recall >= SWEEP_STOP_RECALL) break;
   }
   return out;
+}
+
+/**
+ * One measured point as a row: the system's sizes and the point's recall, QPS and latencies; `fields`
+ * sets the rest (ef, the build, the case…). Unset: ef null (a scan), selectivity 1, no build, no memory.
+ */
+export function measuredRow(system: SystemName, job: Job, m: Measured, fields: Partial<Row> = {}): Row {
+  return {
+    system,
+    n: job.n,
+    dim: job.dim,
+    ef: null,
+    selectivity: 1,
+    recall_at_10: m.recall,
+    qps: m.qps,
+    cpu_qps: m.cpuQps,
+    p50_ms: m.p50,
+    p99_ms: m.p99,
+    queries: m.count,
+    timed_searches: m.timed,
+    build_s: 0,
+    build_pts_per_s: null,
+    bytes_per_vector: null,
+    ...(job.run !== undefined && job.run > 1 ? { run: job.run } : {}),
+    ...fields,
+  };
 }
 
 /** The common fields of a system's rows, one per swept width. */
@@ -197,21 +332,22 @@ export function sweepRows(
   points: Array<Measured & { ef: number }>,
   extra: (ef: number) => Partial<Row> = () => ({}),
 ): Row[] {
-  return points.map((p) => ({
-    system,
-    n: job.n,
-    dim: job.dim,
-    ef: p.ef,
-    selectivity: 1,
-    recall_at_10: p.recall,
-    qps: p.qps,
-    p50_ms: p.p50,
-    p99_ms: p.p99,
-    queries: p.count,
-    timed_searches: p.timed,
-    build_s: build.seconds,
-    build_pts_per_s: build.seconds > 0 ? job.n / build.seconds : null,
-    bytes_per_vector: build.bytesPerVector,
-    ...extra(p.ef),
-  }));
+  return points.map((p) =>
+    measuredRow(system, job, p, {
+      ef: p.ef,
+      build_s: build.seconds,
+      build_pts_per_s: build.seconds > 0 ? job.n / build.seconds : null,
+      bytes_per_vector: build.bytesPerVector,
+      ...extra(p.ef),
+    }),
+  );
+}
+
+/** Bytes a folder holds on disk (`du -sb`), NaN when du fails: what LanceDB and libSQL wrote. */
+export function duBytes(dir: string): number {
+  try {
+    return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8', timeout: 60_000 }).split('\t')[0]);
+  } catch {
+    return Number.NaN;
+  }
 }

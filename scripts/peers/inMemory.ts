@@ -5,7 +5,7 @@
 import hnswlib from 'hnswlib-node';
 import type { CollectionDefinition, VectorRecord } from '../../src/collections/index.ts';
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../../src/engine/exact.ts';
-import { CollectionStore, EF_SEARCH_SCALE, METRIC_OPS } from '../../src/engine/index.ts';
+import { CollectionStore, EF_SEARCH_SCALE, ENGINE_ENV, METRIC_OPS, selectedEngine } from '../../src/engine/index.ts';
 import { benchRecord } from '../benchRecord.ts';
 import {
   type Dataset,
@@ -15,12 +15,14 @@ import {
   log,
   M,
   measure,
+  measuredRow,
   progress,
   type Row,
   rss,
   sweep,
   sweepRows,
 } from './common.ts';
+import { allowedIds, allowsId, casesFor, filteredOnce, filteredSweep } from './filters.ts';
 
 /** hnswlib's random seed, as the engine's graph uses (HNSW_RANDOM_SEED). */
 const HNSW_SEED = 100;
@@ -55,24 +57,16 @@ export async function runExact(job: Job, data: Dataset): Promise<Row[]> {
     (q) => exactTopK(METRIC_OPS.cosine, q, src, undefined, K).slots,
   );
   log(`  recall@10 ${m.recall.toFixed(3)}, ${m.qps.toFixed(1)} QPS over ${m.count} queries`);
-  return [
-    {
-      system: 'exact',
-      n: job.n,
-      dim: job.dim,
-      ef: null,
-      selectivity: 1,
-      recall_at_10: m.recall,
-      qps: m.qps,
-      p50_ms: m.p50,
-      p99_ms: m.p99,
-      queries: m.count,
-      timed_searches: m.timed,
-      build_s: 0,
-      build_pts_per_s: null,
-      bytes_per_vector: bytes,
-    },
-  ];
+  const filtered: Row[] = [];
+  for (const c of casesFor(job, data)) {
+    const allowed = allowedIds(c, data);
+    filtered.push(
+      await filteredOnce('exact', job, data, c, (q) => exactTopK(METRIC_OPS.cosine, q, src, allowed, K).slots, {
+        count: job.exactQueries,
+      }),
+    );
+  }
+  return [measuredRow('exact', job, m, { bytes_per_vector: bytes }), ...filtered];
 }
 
 export async function runHnswlib(job: Job, data: Dataset): Promise<Row[]> {
@@ -98,20 +92,44 @@ export async function runHnswlib(job: Job, data: Dataset): Promise<Row[]> {
     index.setEf(ef);
     return measure(`hnswlib-node ef=${ef}`, data, dim, job.queries, (q) => index.searchKnn(toArray(q), K).neighbors);
   });
-  return sweepRows('hnswlib-node', job, { seconds, bytesPerVector }, points);
+  const rows = sweepRows('hnswlib-node', job, { seconds, bytesPerVector }, points);
+  // Filtered: hnswlib's own filter callback, consulted per visited node during the traversal.
+  for (const c of casesFor(job, data)) {
+    const allows = allowsId(c, data);
+    rows.push(
+      ...(await filteredSweep('hnswlib-node', job, data, c, (ef) => {
+        index.setEf(ef);
+        return (q) => index.searchKnn(toArray(q), K, allows).neighbors;
+      })),
+    );
+  }
+  return rows;
 }
 
+/** arkivector's store; `job.system` arkivector-native runs its native graph engine (the parent sets ARKIVECTOR_ENGINE). */
 export async function runArkivector(job: Job, data: Dataset): Promise<Row[]> {
   const { n, dim } = job;
+  const system = job.system === 'arkivector-native' ? 'arkivector-native' : 'arkivector';
+  const engine = selectedEngine();
+  if ((engine === 'native') !== (system === 'arkivector-native'))
+    throw new Error(`${system} runs with ${ENGINE_ENV}=${engine}: the labels would lie`);
+  log(`  graph engine: ${engine}`);
+  const filters = casesFor(job, data).length > 0;
   const definition: CollectionDefinition = {
     dim,
     metric: 'cosine',
-    attributes: {},
+    // With filter cases the records carry the two attributes they test (as scripts/bench.ts does).
+    attributes: filters ? { bucket: 'i32', cluster: 'i32' } : {},
     open: true,
     writers: [],
     index: { m: M, ef_construction: EF_CONSTRUCTION, ef_search: 40 },
   };
-  const recordOf = (i: number): VectorRecord => benchRecord(i, data.base.subarray(i * dim, (i + 1) * dim));
+  const recordOf = (i: number): VectorRecord =>
+    benchRecord(
+      i,
+      data.base.subarray(i * dim, (i + 1) * dim),
+      filters ? { bucket: data.bucket![i]!, cluster: data.cluster![i]! } : {},
+    );
   const before = await rss();
   const store = new CollectionStore('bench', definition);
   let ms = 0;
@@ -121,7 +139,7 @@ export async function runArkivector(job: Job, data: Dataset): Promise<Row[]> {
     const t0 = performance.now();
     await store.apply({ remove: [], upsert: block });
     ms += performance.now() - t0;
-    progress('arkivector build', Math.min(n, i + BLOCK), n);
+    progress(`${system} build`, Math.min(n, i + BLOCK), n);
   }
   const seconds = ms / 1000;
   // Records were made per block and not kept here, so this is what the store retains.
@@ -132,14 +150,38 @@ export async function runArkivector(job: Job, data: Dataset): Promise<Row[]> {
     const modes: Record<string, number> = {};
     modesAt.set(ef, modes);
     const efSearch = ef / EF_SEARCH_SCALE;
-    return measure(`arkivector ef=${ef}`, data, dim, job.queries, (q, first) => {
+    return measure(`${system} ef=${ef}`, data, dim, job.queries, (q, first) => {
       const res = store.search({ vector: q, k: K, efSearch });
       if (first) modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
       return res.results.map((r) => Number(r.record.id));
     });
   });
-  return sweepRows('arkivector', job, { seconds, bytesPerVector }, points, (ef) => ({
+  const rows = sweepRows(system, job, { seconds, bytesPerVector }, points, (ef) => ({
+    engine,
     ef_search: ef / EF_SEARCH_SCALE,
     search_modes: modesAt.get(ef) ?? {},
   }));
+  // Filtered: the store's planner (exact scan, graph with the filter in the traversal, or a widened
+  // unfiltered search filtered afterwards) at the same ef_search mapping.
+  for (const c of casesFor(job, data)) {
+    const modesOf = new Map<number, Record<string, number>>();
+    const where = c.where;
+    const caseRows = await filteredSweep(system, job, data, c, (ef) => {
+      const modes: Record<string, number> = {};
+      modesOf.set(ef, modes);
+      const efSearch = ef / EF_SEARCH_SCALE;
+      return (q, first) => {
+        const res = store.search({ vector: q, k: K, where, efSearch });
+        if (first) modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
+        return res.results.map((r) => Number(r.record.id));
+      };
+    });
+    for (const r of caseRows) {
+      r.engine = engine;
+      r.ef_search = r.ef! / EF_SEARCH_SCALE;
+      r.search_modes = modesOf.get(r.ef!) ?? {};
+    }
+    rows.push(...caseRows);
+  }
+  return rows;
 }
