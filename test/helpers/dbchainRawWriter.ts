@@ -82,9 +82,10 @@ export const op = {
     operation: 2,
     operationData: encodeAbiParameters(STRUCTS.patch, [{ entityKey, mutations: sorted(mutations) }]),
   }),
-  extend: (entityKey: Hex, minLifetime: bigint): Op => ({
+  /** An extend to `max(expiresAt, block + minLifetime)` (§1.8). */
+  extend: (entityKey: Hex, expiresAt: bigint, minLifetime: bigint): Op => ({
     operation: 3,
-    operationData: encodeAbiParameters(STRUCTS.extend, [{ entityKey, expiresAt: 0n, minLifetime }]),
+    operationData: encodeAbiParameters(STRUCTS.extend, [{ entityKey, expiresAt, minLifetime }]),
   }),
   transfer: (entityKey: Hex, newOwner: Hex): Op => ({
     operation: 4,

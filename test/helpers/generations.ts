@@ -70,7 +70,7 @@ export async function startGeneration(protocol: DevnetProtocolName, accountIndex
   };
 }
 
-type SdkCreate = {
+export type SdkCreate = {
   payload: Uint8Array;
   contentType: string;
   attributes: { key: string; value: string | number }[];
@@ -78,7 +78,7 @@ type SdkCreate = {
 };
 
 /** The attributes of `args` as DB-chain cells, numbers on the cell type `definition` declares for them. */
-function dbchainCells(args: SdkCreate, definition?: CollectionDefinition) {
+export function dbchainCells(args: SdkCreate, definition?: CollectionDefinition) {
   const declared = definition?.attributes ?? {};
   const type = (name: string) => {
     const t = declared[name];
