@@ -2,8 +2,8 @@
 // registers its own before/after hooks in the calling suite and stops everything it started.
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
-import type { Devnet } from '../../src/devnet/index.ts';
+import { createDbChainSource, createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
+import type { Devnet, DevnetProtocolName } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
@@ -18,7 +18,8 @@ export interface IndexerHarness {
   synced(indexer: ChainIndexer): Promise<void>;
 }
 
-export function indexerHarness(syncTimeoutMs: number): IndexerHarness {
+/** On `protocol`'s devnet (v1 by default), each indexer following it through that generation's driver. */
+export function indexerHarness(syncTimeoutMs: number, protocol: DevnetProtocolName = 'v1'): IndexerHarness {
   let devnet: Devnet | undefined;
   let transport: RpcTransport | undefined;
   const indexers: ChainIndexer<CollectionStore>[] = [];
@@ -27,7 +28,7 @@ export function indexerHarness(syncTimeoutMs: number): IndexerHarness {
     return { devnet, transport };
   };
   before(async () => {
-    devnet = await startTestDevnet();
+    devnet = await startTestDevnet({ protocol });
     transport = createHttpTransport({ url: devnet.url });
   });
   after(async () => {
@@ -42,7 +43,7 @@ export function indexerHarness(syncTimeoutMs: number): IndexerHarness {
     newIndexer(extra = {}) {
       const { devnet, transport } = started();
       const indexer = new ChainIndexer({
-        transport,
+        ...(protocol === 'dbchain' ? { source: createDbChainSource(transport) } : { transport }),
         stores: engineStores,
         chainId: devnet.chainId,
         blockTimeSeconds: 0.2,

@@ -3,8 +3,8 @@
 // 127.0.0.1:0) built around them with any access policy.
 import assert from 'node:assert/strict';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
-import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
-import type { Devnet } from '../../src/devnet/index.ts';
+import { createDbChainSource, createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
+import type { Devnet, DevnetProtocolName } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import {
@@ -18,7 +18,8 @@ import {
 } from '../../src/http/index.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
 import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
-import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import { startTestDevnet } from '../helpers/devnet.ts';
+import { createEntityAs } from '../helpers/generations.ts';
 import { definitionArgs, stateReached, vectorArgs as writeVector } from '../helpers/writes.ts';
 
 export const NOTES: CollectionDefinition = {
@@ -80,20 +81,21 @@ export interface Chain {
   close(): Promise<void>;
 }
 
-export async function startChain(options: { write?: boolean } = {}): Promise<Chain> {
-  const devnet = await startTestDevnet();
+/** A devnet of `protocol` (v1 by default) with the notes written unless `write` is false, and a live indexer. */
+export async function startChain(options: { write?: boolean; protocol?: DevnetProtocolName } = {}): Promise<Chain> {
+  const protocol = options.protocol ?? 'v1';
+  const devnet = await startTestDevnet({ protocol });
   const transport = createHttpTransport({ url: devnet.url, attempts: 2, backoffMs: 20 });
   if (options.write !== false) {
-    const alice = walletClient(devnet, 0);
-    await alice.createEntity(definitionArgs('notes', NOTES));
-    for (const entity of NOTE_ENTITIES) await alice.createEntity(vectorArgs('notes', entity));
+    await createEntityAs(devnet, 0, definitionArgs('notes', NOTES));
+    for (const entity of NOTE_ENTITIES) await createEntityAs(devnet, 0, vectorArgs('notes', entity), NOTES);
   }
   const writtenAt = devnet.headNumber;
   const indexers: EngineIndexer[] = [];
   const servers: HttpServer[] = [];
   const newIndexer = (extra: Partial<IndexerOptions<CollectionStore>> = {}) => {
     const indexer = new ChainIndexer({
-      transport,
+      ...(protocol === 'dbchain' ? { source: createDbChainSource(transport) } : { transport }),
       stores: engineStores,
       chainId: devnet.chainId,
       blockTimeSeconds: 0.2,
@@ -111,7 +113,8 @@ export async function startChain(options: { write?: boolean } = {}): Promise<Cha
   await stateReached(indexer, 'live');
   const ctx: ServiceContext = {
     indexer,
-    chain: { chainId: devnet.chainId, rpc: devnet.url },
+    // v1 suites were written against a context without the protocol: keep it so
+    chain: { chainId: devnet.chainId, rpc: devnet.url, ...(protocol === 'dbchain' ? { protocol } : {}) },
     minBlockTimeoutMs: 5_000,
   };
   return {

@@ -1,51 +1,16 @@
 // A writer that is not ours: vector entities encoded with viem alone from the reference (arkiv-gen-d.md
-// §1.2–§1.6; DESIGN.md §4 for the schema and its DB-chain types), not with the driver's encoder, sent to the
-// DB-chain devnet, and indexed through the DB-chain driver with every declared type decoded.
+// §1.2–§1.6, test/helpers/dbchainRawWriter.ts; DESIGN.md §4 for the schema and its DB-chain types), not
+// with the driver's encoder, sent to the DB-chain devnet, and indexed through the DB-chain driver with every declared type decoded.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  createPublicClient,
-  createWalletClient,
-  encodeAbiParameters,
-  encodeFunctionData,
-  http,
-  parseAbi,
-  parseAbiParameters,
-  toHex,
-  type Hex,
-} from 'viem';
+import { createPublicClient, createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createDbChainSource, createHttpTransport } from '../../../src/chain/index.ts';
 import { engineStores } from '../../../src/engine/storeFactory.ts';
 import { ChainIndexer } from '../../../indexer/index.ts';
+import { cell, executeData, op, REGISTRY } from '../../helpers/dbchainRawWriter.ts';
 import { defined } from '../../helpers/defined.ts';
 import { startTestDevnet } from '../../helpers/devnet.ts';
-
-const REGISTRY = '0x4400000000000000000000000000000000000044';
-const abi = parseAbi(['function execute((uint8 operation, bytes operationData)[] ops) returns (bytes32[] keys)']);
-const CREATE = parseAbiParameters(
-  '(uint128 salt, uint64 expiresAt, uint64 minLifetime, uint8 creationFlags, (bytes32 name, uint8 typeId, bytes value)[] attributes)',
-);
-type Cell = { name: Hex; typeId: number; value: Hex };
-const name = (n: string) => toHex(n, { size: 32 });
-const word = (v: bigint) => toHex(BigInt.asUintN(256, v), { size: 32 });
-const str = (n: string, v: string): Cell => ({ name: name(n), typeId: 8, value: toHex(v) });
-const create = (salt: bigint, contentType: string, payload: Uint8Array, cells: Cell[]) => ({
-  operation: 1,
-  operationData: encodeAbiParameters(CREATE, [
-    {
-      salt,
-      expiresAt: 0n,
-      minLifetime: 1000n,
-      creationFlags: 0,
-      attributes: [
-        { name: name('$contentType'), typeId: 8, value: toHex(contentType) },
-        { name: name('$payload'), typeId: 7, value: toHex(payload) },
-        ...cells,
-      ].sort((a, b) => (a.name < b.name ? -1 : 1)),
-    },
-  ]),
-});
 
 test('a writer that is not ours: viem-encoded DB-chain vector entities are indexed with their typed attributes', async () => {
   const devnet = await startTestDevnet({ protocol: 'dbchain' });
@@ -77,29 +42,32 @@ test('a writer that is not ours: viem-encoded DB-chain vector entities are index
     );
     // Payload: format 1, binary16, dim 2 (u16 LE), 1.0 and 0.0 as binary16 LE, then the document.
     const payload = new Uint8Array([1, 1, 2, 0, 0x00, 0x3c, 0x00, 0x00, ...new TextEncoder().encode('hello')]);
-    const data = encodeFunctionData({
-      abi,
-      functionName: 'execute',
-      args: [
+    const data = executeData([
+      op.create(
+        1n,
+        'application/vnd.arkivector.collection.v1+json',
+        definition,
+        [cell.str('arkivector_type', 'collection'), cell.str('arkivector_collection', 'foreign')],
+        1000n,
+      ),
+      op.create(
+        2n,
+        'application/vnd.arkivector.vector.v1',
+        payload,
         [
-          create(1n, 'application/vnd.arkivector.collection.v1+json', definition, [
-            str('arkivector_type', 'collection'),
-            str('arkivector_collection', 'foreign'),
-          ]),
-          create(2n, 'application/vnd.arkivector.vector.v1', payload, [
-            str('arkivector_type', 'vector'),
-            str('arkivector_collection', 'foreign'),
-            str('arkivector_id', 'v1'),
-            str('tag', 'x'),
-            { name: name('stars'), typeId: 2, value: word(-3n) },
-            { name: name('ok'), typeId: 1, value: word(1n) },
-            { name: name('n'), typeId: 3, value: word(7n) },
-            // f32 0.5 = 0x3f000000; positive, so the order-preserving bits set the sign bit: 0xbf000000.
-            { name: name('w'), typeId: 3, value: word(0xbf000000n) },
-          ]),
+          cell.str('arkivector_type', 'vector'),
+          cell.str('arkivector_collection', 'foreign'),
+          cell.str('arkivector_id', 'v1'),
+          cell.str('tag', 'x'),
+          cell.i32('stars', -3),
+          cell.bool('ok', true),
+          cell.u64('n', 7),
+          // f32 0.5 = 0x3f000000; positive, so the order-preserving bits set the sign bit: 0xbf000000.
+          cell.u64('w', 0xbf000000n),
         ],
-      ],
-    });
+        1000n,
+      ),
+    ]);
     const hash = await wallet.sendTransaction({ to: REGISTRY, data, chain });
     const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     assert.equal(receipt.status, 'success');
