@@ -11,6 +11,7 @@ import { HNSW_INITIAL_CAPACITY, HNSW_RANDOM_SEED } from './params.ts';
 
 export class HalfGraph implements Graph {
   readonly engine = 'native';
+  readonly filteredWalk = 'acorn';
   readonly dim: number;
   readonly ops: MetricOps;
   readonly params: GraphParams;
@@ -139,12 +140,29 @@ export class HalfGraph implements Graph {
 
   /**
    * k nearest labels.
-   * @param filter the labels allowed: the label → slot map, and the allowed slots as a bitset
+   * @param filter the labels allowed: the label → slot map, and the allowed slots as a bitset (then
+   *   the ACORN-style walk of native/src/filteredSearch.h; the map alone hides labels, hnswlib's walk)
    * @returns labels and pgvector distances, nearest first, and the filter checks the walk made
    */
   search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits {
     const kk = Math.max(1, Math.min(k, this.#capacity));
     this.#grow(kk);
+    const allowed = filter?.allowed;
+    if (filter !== undefined && allowed !== undefined) {
+      // The ACORN-style walk: through allowed elements only, from entry points inside the set.
+      this.#index.filteredSearch(
+        this.#queryOf(query),
+        kk,
+        Math.max(1, ef),
+        this.#labels,
+        this.#distances,
+        this.#stats,
+        filter.labelSlot,
+        allowed.bits(),
+        Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30)),
+      );
+      return this.#hits();
+    }
     this.#index.search(
       this.#queryOf(query),
       kk,
