@@ -29,12 +29,12 @@ import { compileFilter } from './filter/compile.ts';
 import { allowedSlots, estimate, leafCount } from './filter/plan.ts';
 import { buildPredicate } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
-import { effectiveEf } from './hnsw/params.ts';
+import { effectiveEf, exactThreshold } from './hnsw/params.ts';
 import { rrf } from './keyword.ts';
 import { QUERY_VALUE_MAX } from './limits.ts';
 import { metricOps } from './metrics.ts';
 import { exactSearch, type PlannedResult, type PlannerContext, plannedSearch, type SearchMode } from './planner.ts';
-import { type RecallEstimate, recallEstimate } from './recallEstimate.ts';
+import { RECALL_K, type RecallEstimate, recallEstimate } from './recallEstimate.ts';
 import { GraphRebuilder, type RebuildOptions } from './rebuild.ts';
 import { RecordView, type StoredRecord } from './recordView.ts';
 import { SlotTable } from './slotTable.ts';
@@ -356,8 +356,15 @@ export class CollectionStore {
     return { found, wanted: want.size, mode: got.mode };
   }
 
-  /** The node's own recall estimate for this collection (cached; measured in idle time, recallEstimate.ts). */
+  /**
+   * The node's own recall estimate for this collection (cached; measured in idle time, recallEstimate.ts).
+   * A collection small enough that every unfiltered search scans exactly has recall 1 by construction,
+   * reported without measuring.
+   */
   recallEstimate(): RecallEstimate | null {
+    const live = this.#t.live;
+    if (live > RECALL_K && live <= exactThreshold(this.#def.dim))
+      return { recall_at_10: 1, queries: 0, records: live, search_mode: 'exact', measured_at: null };
     return recallEstimate(this);
   }
 

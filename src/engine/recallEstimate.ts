@@ -31,7 +31,8 @@ export type RecallEstimate = {
   records: number;
   /** `exact`: the collection is small enough that every unfiltered search scans exactly (recall 1). */
   search_mode: SearchMode;
-  measured_at: string;
+  /** null: not measured (recall 1 by construction, as for a collection scanned exactly). */
+  measured_at: string | null;
 };
 
 type State = { estimate?: RecallEstimate; measuredAt?: number; running?: Promise<RecallEstimate | undefined> };

@@ -33,7 +33,8 @@ export interface StatusResult {
   embedder: ({ model: string; kind: 'local' | 'http' } & Partial<EmbedderState>) | null;
   /**
    * The node's own recall@10 estimate per collection (of more than 10 records, the largest
-   * STATUS_RECALL_MAX): null fields until the first measurement, which a status read starts.
+   * STATUS_RECALL_MAX): null fields until the first measurement, which a status read starts in the
+   * background; a collection scanned exactly reports 1 and `exact` without measuring.
    */
   recall: RecallRow[];
 }
