@@ -1,5 +1,5 @@
-// `npm run bench:native-filtered`: the native engine's filtered paths, graph alone (no store, no planner):
-// the ACORN-style walk (native/src/filteredSearch.h), hnswlib's own filtered walk with the same bitset,
+// `npx tsx scripts/bench-native-filtered.ts`: the native engine's filtered paths, graph alone (no store,
+// no planner): the ACORN-style walk (native/src/filteredSearch.h), hnswlib's own filtered walk with the same bitset,
 // and the exact scan of the allowed ids, against the unfiltered walk at the default width, for random,
 // clustered and far allowed sets at 10 % and 1 %. The methods alternate in chunks of queries and each is
 // timed in CPU time (the machine is shared), so the ratios to the unfiltered walk are side by side.
