@@ -138,6 +138,9 @@ std::priority_queue<Pair> search(const Hnsw& h, const void* q, size_t ef, size_t
   visited[cur] = tag;
   if (ok(cur)) offer(cur, curDist);
   expand(cur);
+  // Where the descent landed among many allowed elements (a set spread like the data, or the query inside
+  // the set), the beam from there suffices and the climbs below are skipped.
+  const bool landedAmongAllowed = found.size() >= cap / 2;
   // …and a strided sample over all ids (deterministic: the same query gives the same answer).
   std::vector<Pair> seeds;
   const size_t tries = std::min(n, std::min(SAMPLE_MAX_TRIES, SAMPLE_WANT * n / std::max<size_t>(1, passing) + 1));
@@ -158,7 +161,7 @@ std::priority_queue<Pair> search(const Hnsw& h, const void* q, size_t ef, size_t
   // the best few seeds each climb first (to the nearest allowed neighbour while that improves), and
   // every region they reach enters the beam with its own local best.
   std::sort(seeds.begin(), seeds.end());
-  const size_t climbs = std::min(seeds.size(), CLIMB_SEEDS);
+  const size_t climbs = landedAmongAllowed ? 0 : std::min(seeds.size(), CLIMB_SEEDS);
   for (size_t s = 0; s < climbs; s++) {
     tableint at = seeds[s].second;
     float atDist = seeds[s].first;
