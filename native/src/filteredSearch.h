@@ -8,7 +8,8 @@
 //
 // Entry points: hnswlib's greedy descent of the upper layers (unfiltered: it lands near the query), the
 // allowed elements within two hops of where it lands, and a strided sample of allowed elements over the
-// whole index (so an allowed set in another region of the space is entered from inside itself).
+// whole index (so an allowed set in another region of the space is entered from inside itself), whose
+// best few first climb to their local best unless the descent landed among allowed elements.
 //
 // Included by addon.cc after SlotFilter and HalfSpace; reaches the graph only through hnswlib's accessors.
 
