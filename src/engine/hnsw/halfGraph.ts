@@ -147,32 +147,17 @@ export class HalfGraph implements Graph {
   search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits {
     const kk = Math.max(1, Math.min(k, this.#capacity));
     this.#grow(kk);
+    const q = this.#queryOf(query);
+    const width = Math.max(1, ef);
     const allowed = filter?.allowed;
+    const out = [this.#labels, this.#distances, this.#stats] as const;
     if (filter !== undefined && allowed !== undefined) {
       // The ACORN-style walk: through allowed elements only, from entry points inside the set.
-      this.#index.filteredSearch(
-        this.#queryOf(query),
-        kk,
-        Math.max(1, ef),
-        this.#labels,
-        this.#distances,
-        this.#stats,
-        filter.labelSlot,
-        allowed.bits(),
-        Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30)),
-      );
-      return this.#hits();
+      const passing = Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30));
+      this.#index.filteredSearch(q, kk, width, ...out, filter.labelSlot, allowed.bits(), passing);
+    } else {
+      this.#index.search(q, kk, width, ...out, filter?.labelSlot);
     }
-    this.#index.search(
-      this.#queryOf(query),
-      kk,
-      Math.max(1, ef),
-      this.#labels,
-      this.#distances,
-      this.#stats,
-      filter?.labelSlot,
-      filter?.allowed?.bits(),
-    );
     return this.#hits();
   }
 
