@@ -821,6 +821,49 @@ napi_value ExactSearch(napi_env env, napi_callback_info info) {
   });
 }
 
+}  // namespace
+
+#include "filteredSearch.h"
+
+namespace {
+
+// filteredSearch(query, k, ef, labels, distances, stats, labelSlot, allowed, passing): the ACORN-style walk
+// of filteredSearch.h over the allowed set (`passing` its size, an estimate is fine); the answer carries
+// the float32 query's distances, as search's does. stats[1] = allowed tests made.
+napi_value FilteredSearch(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[9];
+    Index* ix = unwrap(env, info, 9, a);
+    const void* q = ix->encode(env, a[0], "query");
+    const size_t k = intArg(env, a[1], "k", 1, MAX_K);
+    const size_t ef = intArg(env, a[2], "ef", 1, MAX_EF);
+    Outputs out = outputsArg(env, a[3], a[4], a[5], k);
+    SlotFilter f = filterArg(env, a[6], a[7]);
+    if (f.labelSlot == nullptr) throw JsError("filteredSearch needs the labelSlot map");
+    const size_t passing = intArg(env, a[8], "passing", 0, MAX_ELEMENTS);
+    auto& h = *ix->hnsw;
+    auto allowed = [&](hnswlib::tableint id) { return !h.isMarkedDeleted(id) && f(h.getExternalLabel(id)); };
+    arkivector_filtered::Stats st;
+    auto top = arkivector_filtered::search(h, q, std::max(ef, k), passing, allowed, st);
+    while (top.size() > k) top.pop();
+    std::vector<std::pair<float, uint32_t>> hits;
+    hits.reserve(top.size());
+    for (; !top.empty(); top.pop()) {
+      const hnswlib::tableint id = top.top().second;
+      hits.emplace_back(ix->space->exactDistance(ix->query.data(), ix->invQuery, h.getDataByInternalId(id)),
+                        (uint32_t)h.getExternalLabel(id));
+    }
+    std::sort(hits.begin(), hits.end());
+    for (size_t i = 0; i < hits.size(); i++) {
+      out.labels[i] = hits[i].second;
+      out.distances[i] = hits[i].first;
+    }
+    out.stats[0] = (int32_t)hits.size();
+    out.stats[1] = (int32_t)std::min<size_t>(st.checks, 0x7fffffff);
+    return nullptr;
+  });
+}
+
 napi_value Save(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     napi_value a[1];
@@ -915,6 +958,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"resize", nullptr, Resize, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"search", nullptr, Search, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"exactSearch", nullptr, ExactSearch, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"filteredSearch", nullptr, FilteredSearch, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"save", nullptr, Save, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"getHalves", nullptr, GetHalves, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -29,11 +29,12 @@ import { compileFilter } from './filter/compile.ts';
 import { allowedSlots, estimate, leafCount } from './filter/plan.ts';
 import { buildPredicate } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
-import { effectiveEf } from './hnsw/params.ts';
+import { effectiveEf, exactThreshold } from './hnsw/params.ts';
 import { rrf } from './keyword.ts';
 import { QUERY_VALUE_MAX } from './limits.ts';
 import { metricOps } from './metrics.ts';
-import { type PlannedResult, type PlannerContext, plannedSearch, type SearchMode } from './planner.ts';
+import { exactSearch, type PlannedResult, type PlannerContext, plannedSearch, type SearchMode } from './planner.ts';
+import { RECALL_K, type RecallEstimate, recallEstimate } from './recallEstimate.ts';
 import { GraphRebuilder, type RebuildOptions } from './rebuild.ts';
 import { RecordView, type StoredRecord } from './recordView.ts';
 import { SlotTable } from './slotTable.ts';
@@ -326,6 +327,45 @@ export class CollectionStore {
       results[i] = { record: records[res.slots[i]!]!, distance: d, score: score(d) };
     }
     return { results, search_mode: res.mode };
+  }
+
+  /**
+   * One leave-one-out probe of the recall estimate (recallEstimate.ts): the `sample`-th sampled live
+   * record's vector as the query, this store's default unfiltered search against the exact scan, the
+   * record itself dropped from both answers.
+   * @returns the exact neighbours the search found, out of how many, and the mode it used; undefined
+   *   when k or fewer records are live
+   */
+  recallProbe(sample: number, k: number): { found: number; wanted: number; mode: SearchMode } | undefined {
+    const t = this.#t;
+    if (t.live <= k || t.slotCount === 0) return undefined;
+    // Samples spread over the slots by the golden ratio; free slots skip to the next live one.
+    let slot = Math.floor(((sample * 0.6180339887498949 + 0.5) % 1) * t.slotCount);
+    for (let tries = 0; t.records[slot] === undefined; tries++) {
+      if (tries >= t.slotCount) return undefined;
+      slot = (slot + 1) % t.slotCount;
+    }
+    const q = t.vectors.copy(slot);
+    const fetch = k + 1;
+    const got = plannedSearch(this.#ctx, q, fetch, effectiveEf(this.#def, fetch), undefined);
+    const truth = exactSearch(this.#ctx, q, fetch);
+    const others = (slots: number[]) => slots.filter((s) => s !== slot).slice(0, k);
+    const want = new Set(others(truth.slots));
+    let found = 0;
+    for (const s of others(got.slots)) if (want.has(s)) found++;
+    return { found, wanted: want.size, mode: got.mode };
+  }
+
+  /**
+   * The node's own recall estimate for this collection (cached; measured in idle time, recallEstimate.ts).
+   * A collection small enough that every unfiltered search scans exactly has recall 1 by construction,
+   * reported without measuring.
+   */
+  recallEstimate(): RecallEstimate | null {
+    const live = this.#t.live;
+    if (live > RECALL_K && live <= exactThreshold(this.#def.dim))
+      return { recall_at_10: 1, queries: 0, records: live, search_mode: 'exact', measured_at: null };
+    return recallEstimate(this);
   }
 
   /** Entity key of a live slot: the order of equal scores, the same on every node. */

@@ -24,6 +24,8 @@ export { REBUILD_RETRY_MS, REBUILD_WORKER_ATTEMPTS } from './rebuild.ts';
 export type { RebuildLogger, RebuildOptions, RebuildPhase } from './rebuild.ts';
 export type { IndexedStore, StoreChanges, StoreFactory } from './storeContract.ts';
 export { SEARCH_MODES } from './planner.ts';
+export { measureRecall, RECALL_SAMPLE_QUERIES } from './recallEstimate.ts';
+export type { RecallEstimate } from './recallEstimate.ts';
 export { QUERY_VALUE_MAX } from './limits.ts';
 export { EngineError, InvalidFilterError } from './errors.ts';
 export type { EngineErrorCode } from './errors.ts';

@@ -30,6 +30,15 @@
 //      allowed set spread like the data. Then, if the exact scan is affordable (≤ 8× the threshold)
 //      or would have cost no more than the calls already made, the answer is recomputed exactly;
 //      otherwise ef widens (×4) until the graph reaches the set.
+//
+// A graph whose filtered walk moves through allowed elements only, from entry points inside the set
+// (the native engine's ACORN-style walk, `graph.filteredWalk === 'acorn'`, ARCHITECTURE.md §10.8) changes
+// steps 2, 5 and 6: the exact scan (in the same SIMD kernels) takes sets of up to ACORN_EXACT_PER_EF × ef
+// records, where it costs no more than the walk; the walk's work does not grow like width / share, so
+// it runs at ef × ACORN_EF_SCALE, once; and it stops short of k only after exploring every allowed
+// element it can reach, so a short answer goes straight to the exact scan (never under-filled). Steps
+// 3 and 4 stay: the post-filter is cheaper still for broad sets, and a far set within reach of the scan
+// is answered exactly (the walk's recall there is 0.81–0.96, §10.8).
 
 import { allowedSlots, estimate, type IndexSource } from './filter/plan.ts';
 import { buildPredicate, type RowSource } from './filter/predicate.ts';
@@ -92,6 +101,15 @@ const POST_FILTER_MAX = 1000;
 /** Step 5: the walk's width is ef × share × this, between 2k and ef. */
 const WALK_EF_SHARE_SCALE = 2;
 
+/**
+ * ACORN plan: the exact scan of the allowed set up to this many allowed records per unit of ef. Measured
+ * (ARCHITECTURE.md §10.8): an unfiltered walk at ef 100 costs as much as scanning ~2,000 allowed vectors
+ * at 20k × 128 and ~1,250 at 50k × 384, the ACORN walk at ef 100–150 about twice that.
+ */
+const ACORN_EXACT_PER_EF = 25;
+/** ACORN plan: the walk's width is ef × this (clustered and far sets need a wider beam than spread ones). */
+const ACORN_EF_SCALE = 1.5;
+
 /** Per compiled filter: probes in a row that found it spread, and queries since its last probe. */
 type ProbeMemo = { spread: number; skipped: number };
 const probeMemo = new WeakMap<Cond, ProbeMemo>();
@@ -139,6 +157,14 @@ function slotBits(slots: Int32Array, slotCount: number): Uint8Array {
     bits[s >>> 3]! |= 1 << (s & 7);
   }
   return bits;
+}
+
+/**
+ * The exact k nearest live records (the scan the planner falls back to), in the graph's kernels when it
+ * has them: the reference the recall estimate compares the planned search with.
+ */
+export function exactSearch(ctx: PlannerContext, query: Float32Array, k: number): PlannedResult {
+  return exact(ctx, query, undefined, k);
 }
 
 function exact(ctx: PlannerContext, query: Float32Array, allowed: Int32Array | undefined, k: number): PlannedResult {
@@ -197,10 +223,10 @@ export function plannedSearch(
   const est = estimate(cond, ctx);
   // The filtered graph search scores ~ef × n / passing candidates, the scan passing ones: the scan
   // is cheaper below passing ≈ √(c · ef · n) (c ≈ 2: a graph step costs about twice a scanned vector).
-  const threshold = Math.min(
-    exactThreshold(query.length),
-    Math.max(FILTERED_EXACT_MIN, Math.sqrt(GRAPH_STEP_COST * ef * n)),
-  );
+  const acorn = ctx.graph.filteredWalk === 'acorn';
+  const threshold = acorn
+    ? Math.max(FILTERED_EXACT_MIN, ACORN_EXACT_PER_EF * ef)
+    : Math.min(exactThreshold(query.length), Math.max(FILTERED_EXACT_MIN, Math.sqrt(GRAPH_STEP_COST * ef * n)));
   if (est === 0) return { slots: [], distances: [], mode: 'exact' };
 
   let allowed: Int32Array | undefined;
@@ -275,8 +301,18 @@ export function plannedSearch(
         bits ??= slotBits(allowed, ctx.exact.slotCount);
         return bits;
       },
+      count: passing,
     },
   };
+  if (acorn) {
+    const width = Math.min(HNSW_MAX_WIDEN_EF, Math.max(k, Math.ceil(ef * ACORN_EF_SCALE)));
+    const hits = ctx.graph.search(query, k, width, filter);
+    const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
+    // The bitset enumerated `allowed`: its length is the true count.
+    if (res.slots.length >= Math.min(k, allowed?.length ?? passing)) return res;
+    allowed ??= allowedSlots(cond, ctx, predicate);
+    return exact(ctx, query, allowed, k);
+  }
   // hnswlib's filtered walk stops once it holds `ef` passing nodes, so its work grows like
   // ef / share: a width scaled down by the share (never below twice k) visits about as many nodes as
   // an unfiltered search of width ef, at nearly the same recall (ARCHITECTURE.md §10.4).

@@ -2,7 +2,7 @@
 // per answer, synchronously, so an answer never mixes two blocks), chain facts, and optional embedder
 // and signer. Built once by `arkivector serve`; tests build it around a real indexer and devnet.
 import type { VectorRecord } from '../collections/index.ts';
-import type { IndexedStore } from '../engine/index.ts';
+import type { IndexedStore, RecallEstimate } from '../engine/index.ts';
 import type { PublishedCollection, SyncState } from '../../indexer/index.ts';
 import type { ChainWriter } from '../chain/index.ts';
 
@@ -28,6 +28,8 @@ export interface ReadableStore extends IndexedStore {
     results: { record: RecordSummary; score: number; distance?: number }[];
     search_mode: SearchMode;
   };
+  /** The node's own recall estimate (null until measured; measuring starts in the background). */
+  recallEstimate?(): RecallEstimate | null;
 }
 
 /** The indexer as the service sees it. */

@@ -49,3 +49,9 @@ export const RAG_CANDIDATES_MAX = 1000;
  */
 export const STATUS_BALANCE_MAX_AGE_MS = 10_000;
 export const STATUS_BALANCE_WAIT_MS = 1_000;
+
+/**
+ * `/v1/status` lists the recall estimate of at most this many collections, the largest first (the
+ * estimate is measured only for those listed).
+ */
+export const STATUS_RECALL_MAX = 100;

@@ -3,7 +3,7 @@
 // hold a status call (the console polls it every 2 s).
 import type { ChainWriter } from '../chain/index.ts';
 import type { EmbedderState, ServiceContext } from './context.ts';
-import { STATUS_BALANCE_MAX_AGE_MS, STATUS_BALANCE_WAIT_MS } from './limits.ts';
+import { STATUS_BALANCE_MAX_AGE_MS, STATUS_BALANCE_WAIT_MS, STATUS_RECALL_MAX } from './limits.ts';
 
 export interface StatusResult {
   chain_id: number;
@@ -31,6 +31,39 @@ export interface StatusResult {
   signer: { address: string; balance_wei: string; balance_age_seconds: number | null } | null;
   /** The embedder and, for the local one, what it is doing (fetching with progress, ready, failed). */
   embedder: ({ model: string; kind: 'local' | 'http' } & Partial<EmbedderState>) | null;
+  /**
+   * The node's own recall@10 estimate per collection (of more than 10 records, the largest
+   * STATUS_RECALL_MAX): null fields until the first measurement, which a status read starts in the
+   * background; a collection scanned exactly reports 1 and `exact` without measuring.
+   */
+  recall: RecallRow[];
+}
+
+type RecallRow = {
+  collection: string;
+  records: number;
+  recall_at_10: number | null;
+  queries: number;
+  search_mode: 'exact' | 'hnsw' | null;
+  measured_at: string | null;
+};
+
+function recallRows(ctx: ServiceContext): RecallRow[] {
+  const listed = [...ctx.indexer.collections.values()]
+    .filter((c) => c.store.recallEstimate !== undefined && c.store.size > 10)
+    .sort((a, b) => b.store.size - a.store.size || (a.name < b.name ? -1 : 1))
+    .slice(0, STATUS_RECALL_MAX);
+  return listed.map((c) => {
+    const e = c.store.recallEstimate?.() ?? null;
+    return {
+      collection: c.name,
+      records: c.store.size,
+      recall_at_10: e?.recall_at_10 ?? null,
+      queries: e?.queries ?? 0,
+      search_mode: e?.search_mode ?? null,
+      measured_at: e?.measured_at ?? null,
+    };
+  });
 }
 
 interface BalanceCache {
@@ -124,5 +157,6 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
     embedder: ctx.embedder
       ? { model: ctx.embedder.model, kind: ctx.embedder.kind ?? 'http', ...ctx.embedder.state?.() }
       : null,
+    recall: recallRows(ctx),
   };
 }

@@ -34,7 +34,8 @@ export type GraphEngine = (typeof GRAPH_ENGINES)[number];
  */
 export type GraphFilter = {
   labelSlot: Int32Array;
-  allowed?: { predicate: (slot: number) => boolean; bits: () => Uint8Array };
+  /** `count`: how many slots pass (an upper bound is fine); sizes the native walk's entry sample. */
+  allowed?: { predicate: (slot: number) => boolean; bits: () => Uint8Array; count?: number };
 };
 
 /**
@@ -62,6 +63,12 @@ export interface Graph {
   add(vector: Float32Array, label: number): void;
   remove(label: number): void;
   search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits;
+  /**
+   * Whether a filtered `search` walks through allowed elements only, from entry points inside the
+   * allowed set (the native engine's ACORN-style walk), rather than through every element keeping the
+   * allowed ones (hnswlib's). The planner sizes the walk differently for each (planner.ts).
+   */
+  readonly filteredWalk?: 'acorn';
   /**
    * An exact scan in the engine's own kernels over every label not deleted, or over `candidates`
    * (engines that hold their vectors in a form the scan can read; absent: the store scans its slab).

@@ -11,6 +11,7 @@ import { HNSW_INITIAL_CAPACITY, HNSW_RANDOM_SEED } from './params.ts';
 
 export class HalfGraph implements Graph {
   readonly engine = 'native';
+  readonly filteredWalk = 'acorn';
   readonly dim: number;
   readonly ops: MetricOps;
   readonly params: GraphParams;
@@ -139,22 +140,24 @@ export class HalfGraph implements Graph {
 
   /**
    * k nearest labels.
-   * @param filter the labels allowed: the label → slot map, and the allowed slots as a bitset
+   * @param filter the labels allowed: the label → slot map, and the allowed slots as a bitset (then
+   *   the ACORN-style walk of native/src/filteredSearch.h; the map alone hides labels, hnswlib's walk)
    * @returns labels and pgvector distances, nearest first, and the filter checks the walk made
    */
   search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits {
     const kk = Math.max(1, Math.min(k, this.#capacity));
     this.#grow(kk);
-    this.#index.search(
-      this.#queryOf(query),
-      kk,
-      Math.max(1, ef),
-      this.#labels,
-      this.#distances,
-      this.#stats,
-      filter?.labelSlot,
-      filter?.allowed?.bits(),
-    );
+    const q = this.#queryOf(query);
+    const width = Math.max(1, ef);
+    const allowed = filter?.allowed;
+    const out = [this.#labels, this.#distances, this.#stats] as const;
+    if (filter !== undefined && allowed !== undefined) {
+      // The ACORN-style walk: through allowed elements only, from entry points inside the set.
+      const passing = Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30));
+      this.#index.filteredSearch(q, kk, width, ...out, filter.labelSlot, allowed.bits(), passing);
+    } else {
+      this.#index.search(q, kk, width, ...out, filter?.labelSlot);
+    }
     return this.#hits();
   }
 

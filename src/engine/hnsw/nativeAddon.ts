@@ -41,6 +41,22 @@ export interface HalfIndex {
     labelSlot?: Int32Array,
     allowed?: Uint8Array,
   ): void;
+  /**
+   * The ACORN-style walk (native/src/filteredSearch.h): through allowed elements only, two hops past
+   * the others, from entry points inside the allowed set (`passing`: its size, an estimate is fine).
+   * Writes stats[0] = hits, stats[1] = allowed tests.
+   */
+  filteredSearch(
+    query: Float32Array | Uint16Array,
+    k: number,
+    ef: number,
+    labels: Uint32Array,
+    distances: Float32Array,
+    stats: Int32Array,
+    labelSlot: Int32Array,
+    allowed: Uint8Array | undefined,
+    passing: number,
+  ): void;
   /** Exact top-k over every element not deleted, or over `candidates` (labels); ties by label. */
   exactSearch(
     query: Float32Array | Uint16Array,

@@ -1,0 +1,194 @@
+// The filtered walk of the native engine (issue 23 item 3), ACORN-style (Patel et al., SIGMOD 2024,
+// "ACORN-1" on an unmodified HNSW graph): the walk moves only through allowed elements, reaching past a
+// neighbour that is not allowed to that neighbour's own neighbours (two hops), and starts from allowed
+// entry points. hnswlib's own filtered walk (searchKnn with a functor) moves through every element and
+// only keeps the allowed ones, so its work grows like ef / selectivity and it crawls the graph when the
+// allowed set lies away from the query (ARCHITECTURE.md §10.4). Here the distance is computed for allowed
+// elements only; elements that are not allowed cost a bitset test each.
+//
+// Entry points: hnswlib's greedy descent of the upper layers (unfiltered: it lands near the query), the
+// allowed elements within two hops of where it lands, and a strided sample of allowed elements over the
+// whole index (so an allowed set in another region of the space is entered from inside itself), whose
+// best few first climb to their local best unless the descent landed among allowed elements.
+//
+// Included by addon.cc after SlotFilter and HalfSpace; reaches the graph only through hnswlib's accessors.
+
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "hnswlib/hnswlib.h"
+
+namespace arkivector_filtered {
+
+using Hnsw = hnswlib::HierarchicalNSW<float>;
+using hnswlib::tableint;
+using Pair = std::pair<float, tableint>;
+
+/** How many allowed elements the strided sample looks for, and how many ids it may test at most. */
+constexpr size_t SAMPLE_WANT = 128;
+constexpr size_t SAMPLE_MAX_TRIES = 16384;
+/** How many of the best sampled entries climb before the beam, and how far each may climb. */
+constexpr size_t CLIMB_SEEDS = 8;
+constexpr size_t CLIMB_MAX_STEPS = 16;
+
+struct Stats {
+  size_t checks = 0;     // allowed tests
+  size_t distances = 0;  // distance computations
+};
+
+/**
+ * The ef nearest allowed elements (internal ids, nearest last in the heap's pop order), by the graph's
+ * binary16 distance to `q` (an encoded element).
+ * @param allowed bool(tableint): the element may be returned (not deleted, passes the filter)
+ * @param passing how many elements are allowed (an estimate is fine): sizes the entry sample
+ */
+template <typename Allowed>
+std::priority_queue<Pair> search(const Hnsw& h, const void* q, size_t ef, size_t passing, Allowed& allowed,
+                                 Stats& stats) {
+  std::priority_queue<Pair> top;  // max-heap: the worst kept result on top
+  const size_t n = h.cur_element_count;
+  if (n == 0 || ef == 0) return top;
+  auto dist = [&](tableint id) {
+    stats.distances++;
+    return h.fstdistfunc_(q, h.getDataByInternalId(id), h.dist_func_param_);
+  };
+  auto ok = [&](tableint id) {
+    stats.checks++;
+    return allowed(id);
+  };
+
+  // Greedy descent of the upper layers, as searchKnn does (unfiltered).
+  tableint cur = h.enterpoint_node_;
+  float curDist = dist(cur);
+  for (int level = h.maxlevel_; level > 0; level--) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      unsigned* list = h.get_linklist(cur, level);
+      const size_t size = h.getListCount(list);
+      const tableint* ids = reinterpret_cast<const tableint*>(list + 1);
+      for (size_t i = 0; i < size; i++) {
+        const float d = dist(ids[i]);
+        if (d < curDist) {
+          curDist = d;
+          cur = ids[i];
+          changed = true;
+        }
+      }
+    }
+  }
+
+  hnswlib::VisitedList* vl = h.visited_list_pool_->getFreeVisitedList();
+  hnswlib::vl_type* visited = vl->mass;
+  const hnswlib::vl_type tag = vl->curV;
+  std::priority_queue<Pair, std::vector<Pair>, std::greater<Pair>> candidates;  // nearest on top
+
+  auto offer = [&](tableint id, float d) {
+    if (top.size() < ef || d < top.top().first) {
+      candidates.emplace(d, id);
+      top.emplace(d, id);
+      if (top.size() > ef) top.pop();
+    }
+  };
+  // Allowed ids among `id`'s level-0 neighbours, and among the neighbours of those that are not allowed
+  // (each such neighbour's list whole, once: it is marked visited). A 2-hop element that is not allowed
+  // stays unvisited: it may still be expanded as a direct neighbour. At most about maxM0 ids a step.
+  const size_t cap = h.maxM0_;
+  std::vector<tableint> found;
+  std::vector<Pair> scored;  // the last expansion's finds with their distances
+  found.reserve(cap);
+  auto expand = [&](tableint id) {
+    found.clear();
+    unsigned* list = h.get_linklist0(id);
+    const size_t size = h.getListCount(list);
+    const tableint* ids = reinterpret_cast<const tableint*>(list + 1);
+    for (size_t i = 0; i < size && found.size() < cap; i++) {
+      const tableint v = ids[i];
+      if (visited[v] == tag) continue;
+      visited[v] = tag;
+      if (ok(v)) {
+        found.push_back(v);
+        continue;
+      }
+      unsigned* list2 = h.get_linklist0(v);
+      const size_t size2 = h.getListCount(list2);
+      const tableint* ids2 = reinterpret_cast<const tableint*>(list2 + 1);
+      for (size_t j = 0; j < size2; j++) {
+        const tableint w = ids2[j];
+        if (visited[w] == tag) continue;
+        if (ok(w)) {
+          visited[w] = tag;
+          found.push_back(w);
+        }
+      }
+    }
+    scored.clear();
+    for (const tableint v : found) {
+      const float d = dist(v);
+      scored.emplace_back(d, v);
+      offer(v, d);
+    }
+  };
+
+  // Entry points: where the descent landed (if allowed) and its two-hop allowed neighbourhood…
+  visited[cur] = tag;
+  if (ok(cur)) offer(cur, curDist);
+  expand(cur);
+  // Where the descent landed among many allowed elements (a set spread like the data, or the query inside
+  // the set), the beam from there suffices and the climbs below are skipped.
+  const bool landedAmongAllowed = found.size() >= cap / 2;
+  // …and a strided sample over all ids (deterministic: the same query gives the same answer).
+  std::vector<Pair> seeds;
+  const size_t tries = std::min(n, std::min(SAMPLE_MAX_TRIES, SAMPLE_WANT * n / std::max<size_t>(1, passing) + 1));
+  const size_t stride = std::max<size_t>(1, n / tries);
+  size_t sampled = 0;
+  for (size_t i = 0, id = stride / 2; i < tries && sampled < SAMPLE_WANT && id < n; i++, id += stride) {
+    const tableint t = (tableint)id;
+    if (visited[t] == tag) continue;
+    if (!ok(t)) continue;
+    visited[t] = tag;
+    sampled++;
+    const float d = dist(t);
+    seeds.emplace_back(d, t);
+    offer(t, d);
+  }
+  // An allowed set away from the query lies in several regions (clusters) of the space, and its nearest
+  // elements are spread over them; the beam below would only deepen the region of its best entry. So
+  // the best few seeds each climb first (to the nearest allowed neighbour while that improves), and
+  // every region they reach enters the beam with its own local best.
+  std::sort(seeds.begin(), seeds.end());
+  const size_t climbs = landedAmongAllowed ? 0 : std::min(seeds.size(), CLIMB_SEEDS);
+  for (size_t s = 0; s < climbs; s++) {
+    tableint at = seeds[s].second;
+    float atDist = seeds[s].first;
+    for (size_t step = 0; step < CLIMB_MAX_STEPS; step++) {
+      expand(at);
+      tableint best = at;
+      float bestDist = atDist;
+      for (const Pair& f : scored)
+        if (f.first < bestDist) {
+          bestDist = f.first;
+          best = f.second;
+        }
+      if (best == at) break;
+      at = best;
+      atDist = bestDist;
+    }
+  }
+
+  while (!candidates.empty()) {
+    const Pair c = candidates.top();
+    if (top.size() >= ef && c.first > top.top().first) break;
+    candidates.pop();
+    expand(c.second);
+  }
+  h.visited_list_pool_->releaseVisitedList(vl);
+  return top;
+}
+
+}  // namespace arkivector_filtered

@@ -1,0 +1,143 @@
+// `npx tsx scripts/bench-native-filtered.ts`: the native engine's filtered paths, graph alone (no store,
+// no planner): the ACORN-style walk (native/src/filteredSearch.h), hnswlib's own filtered walk with the same bitset,
+// and the exact scan of the allowed ids, against the unfiltered walk at the default width, for random,
+// clustered and far allowed sets at 10 % and 1 %. The methods alternate in chunks of queries and each is
+// timed in CPU time (the machine is shared), so the ratios to the unfiltered walk are side by side.
+// Data as ARCHITECTURE.md §10.1 (clustered, 64-d latent); ground truth from the addon's exact scan of
+// the allowed ids. Prints one line per case and method; --out writes the rows as JSON.
+//
+// Usage: tsx scripts/bench-native-filtered.ts [--n N] [--dim D] [--queries Q] [--out FILE]  (default 20k × 128)
+
+import { writeFileSync } from 'node:fs';
+import { nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
+import { clustered, mulberry32 } from './generators.ts';
+
+const argv = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const N = Number(option('--n') ?? 20_000);
+const DIM = Number(option('--dim') ?? 128);
+const NQ = Number(option('--queries') ?? 200);
+const OUT = option('--out');
+const K = 10;
+/** The store's default width (ef_search 40 × EF_SEARCH_SCALE 2.5). */
+const EF = 100;
+const CHUNK = 20;
+const ROUNDS = 3;
+const log = (m: string) => process.stderr.write(`${m}\n`);
+
+const { HalfIndex } = nativeAddon();
+const data = clustered(N, DIM, 1, { latent: 64 });
+const qgen = clustered(NQ, DIM, 2, { latent: 64 });
+const rand = mulberry32(7);
+const bucket = Array.from({ length: N }, () => Math.floor(rand() * 1000));
+const index = new HalfIndex({ metric: 'cosine', dim: DIM, maxElements: N, m: 16, efConstruction: 64, seed: 100 });
+let t0 = performance.now();
+for (let i = 0; i < N; i++) index.addPoint(data.vectors[i]!, i);
+log(`bench-native-filtered: n=${N} dim=${DIM} queries=${NQ}, build ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+const labelSlot = Int32Array.from({ length: N }, (_, i) => i);
+const labels = new Uint32Array(4096);
+const distances = new Float32Array(4096);
+const stats = new Int32Array(2);
+const hits = (): number[] => Array.from(labels.subarray(0, stats[0]!));
+
+type Case = { name: string; allows: (i: number) => boolean; queries: Float32Array[] };
+const all = qgen.vectors;
+const away = qgen.vectors.filter((_, q) => qgen.cluster[q]! >= 2);
+const cases: Case[] = [
+  { name: 'random 10 %', allows: (i) => bucket[i]! < 100, queries: all },
+  { name: 'random 1 %', allows: (i) => bucket[i]! < 10, queries: all },
+  { name: 'clustered 10 %', allows: (i) => data.cluster[i]! < 2 && bucket[i]! < 800, queries: all },
+  { name: 'clustered 1 %', allows: (i) => data.cluster[i]! < 1 && bucket[i]! < 160, queries: all },
+  { name: 'far 10 %', allows: (i) => data.cluster[i]! < 2 && bucket[i]! < 800, queries: away },
+  { name: 'far 1 %', allows: (i) => data.cluster[i]! < 1 && bucket[i]! < 160, queries: away },
+];
+
+type Method = { name: string; run: (q: Float32Array) => number[] };
+const rows: Record<string, unknown>[] = [];
+t0 = performance.now();
+for (const c of cases) {
+  const allowedIds: number[] = [];
+  for (let i = 0; i < N; i++) if (c.allows(i)) allowedIds.push(i);
+  const candidates = Uint32Array.from(allowedIds);
+  const bits = new Uint8Array((N + 7) >>> 3);
+  for (const i of allowedIds) bits[i >>> 3]! |= 1 << (i & 7);
+  const passing = allowedIds.length;
+  const qs = c.queries.slice(0, NQ);
+  const truth = qs.map((q) => {
+    index.exactSearch(q, K, labels, distances, stats, candidates);
+    return new Set(hits());
+  });
+  const methods: Method[] = [
+    {
+      name: 'unfiltered',
+      run: (q) => {
+        index.search(q, K, EF, labels, distances, stats);
+        return hits();
+      },
+    },
+    ...[40, 100, 200].map(
+      (ef): Method => ({
+        name: `acorn ef ${ef}`,
+        run: (q) => {
+          index.filteredSearch(q, K, ef, labels, distances, stats, labelSlot, bits, passing);
+          return hits();
+        },
+      }),
+    ),
+    {
+      name: `hnswlib walk ef ${EF}`,
+      run: (q) => {
+        index.search(q, K, EF, labels, distances, stats, labelSlot, bits);
+        return hits();
+      },
+    },
+    {
+      name: 'exact',
+      run: (q) => {
+        index.exactSearch(q, K, labels, distances, stats, candidates);
+        return hits();
+      },
+    },
+  ];
+  const cpu = methods.map(() => 0);
+  const found = methods.map(() => 0);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let s = 0; s < qs.length; s += CHUNK) {
+      const order = methods.map((_, m) => (((s / CHUNK + round) & 1) === 0 ? m : methods.length - 1 - m));
+      for (const m of order) {
+        const u0 = process.cpuUsage();
+        for (let i = s; i < Math.min(qs.length, s + CHUNK); i++) {
+          const got = methods[m]!.run(qs[i]!);
+          if (round === 0) for (const l of got) if (truth[i]!.has(l)) found[m]!++;
+        }
+        const u = process.cpuUsage(u0);
+        cpu[m]! += (u.user + u.system) / 1000;
+      }
+    }
+  }
+  const qps = cpu.map((ms) => (ROUNDS * qs.length * 1000) / ms);
+  const want = truth.reduce((a, t) => a + Math.min(K, t.size), 0);
+  methods.forEach((m, i) => {
+    const row = {
+      case: c.name,
+      passing,
+      queries: qs.length,
+      method: m.name,
+      recall_at_10: found[i]! / want,
+      qps_per_cpu_s: qps[i]!,
+      vs_unfiltered: qps[i]! / qps[0]!,
+    };
+    rows.push(row);
+    log(
+      `${c.name.padEnd(15)} ${m.name.padEnd(20)} recall ${row.recall_at_10.toFixed(3)}  ${Math.round(row.qps_per_cpu_s)
+        .toString()
+        .padStart(7)} q/CPU-s  ${row.vs_unfiltered.toFixed(2)}×`,
+    );
+  });
+}
+log(`measured in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+if (OUT !== undefined) writeFileSync(OUT, `${JSON.stringify(rows, null, 2)}\n`);

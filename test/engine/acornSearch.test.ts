@@ -1,0 +1,171 @@
+// The native engine's ACORN-style filtered walk (native/src/filteredSearch.h, through HalfGraph.search
+// with an allowed bitset), and the planner around it (src/engine/planner.ts with a native store).
+// Graph alone, for random, clustered, empty and one-element allowed sets and random k: answers hold only
+// allowed labels, distinct, nearest first, with their true distances; never fewer than min(k, allowed);
+// over all runs, recall@k against an exact scan of the allowed set is no more than 0.05 below the
+// unfiltered walk's recall at the same width. Store with the native engine: never under-filled, only
+// passing records, and `search_mode` honest (an `exact` answer is the exact answer).
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import fc from 'fast-check';
+import { CollectionStore, ENGINE_ENV, METRIC_OPS } from '../../src/engine/index.ts';
+import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
+import { clustered, definition, makeRecord, mulberry32 } from './helpers.ts';
+
+const DIM = 32;
+const N = 6000;
+const EF = 64;
+
+type AllowedSet = { name: string; allows: (i: number) => boolean };
+
+const data = clustered(N, DIM, 31);
+const cluster = data.cluster;
+// As stored (binary16-rounded), so exact answers computed here are the store's exact answers.
+const vectors = data.vectors.map((v, i) => Float32Array.from(makeRecord(i, v).vector));
+const rand = mulberry32(32);
+const bucket = Array.from({ length: N }, () => Math.floor(rand() * 1000));
+const queries = clustered(48, DIM, 33).vectors;
+const distance = METRIC_OPS.cosine.distance;
+
+const setArb: fc.Arbitrary<AllowedSet> = fc.oneof(
+  // Random sets from 0.1 % to half of the records.
+  fc.integer({ min: 1, max: 500 }).map((l) => ({ name: `bucket < ${l}`, allows: (i: number) => bucket[i]! < l })),
+  // Clustered: whole clusters (most queries lie outside), and part of one cluster.
+  fc.integer({ min: 1, max: 8 }).map((c) => ({ name: `cluster < ${c}`, allows: (i: number) => cluster[i]! < c })),
+  fc.tuple(fc.integer({ min: 0, max: 15 }), fc.integer({ min: 20, max: 1000 })).map(([c, l]) => ({
+    name: `cluster = ${c} && bucket < ${l}`,
+    allows: (i: number) => cluster[i]! === c && bucket[i]! < l,
+  })),
+  fc.constant({ name: 'empty', allows: () => false }),
+  fc.integer({ min: 0, max: N - 1 }).map((one) => ({ name: `only ${one}`, allows: (i: number) => i === one })),
+);
+
+function exactTop(q: Float32Array, k: number, allows: (i: number) => boolean): number[] {
+  const d: [number, number][] = [];
+  for (let i = 0; i < N; i++) if (allows(i)) d.push([distance(q, vectors[i]!), i]);
+  d.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return d.slice(0, k).map((x) => x[1]);
+}
+
+/** Share of the true k nearest found, by distance (robust to ties). */
+function recallOf(q: Float32Array, got: number[], truth: number[]): number {
+  if (truth.length === 0) return 1;
+  const kth = distance(q, vectors[truth[truth.length - 1]!]!) + 1e-6;
+  return got.filter((i) => distance(q, vectors[i]!) <= kth).length / truth.length;
+}
+
+describe('ACORN-style filtered walk of the native graph (property)', () => {
+  const graph = HalfGraph.create(METRIC_OPS.cosine, DIM, { m: 16, efConstruction: 64 }, N);
+  for (let i = 0; i < N; i++) graph.add(vectors[i]!, i);
+  const labelSlot = Int32Array.from({ length: N }, (_, i) => i);
+
+  // The unfiltered walk's recall at the same width: the bound the filtered walk is held to.
+  let unfiltered = 0;
+  for (const q of queries)
+    unfiltered += recallOf(
+      q,
+      graph.search(q, 10, EF).labels,
+      exactTop(q, 10, () => true),
+    );
+  unfiltered /= queries.length;
+
+  test('only allowed labels, nearest first, true distances, never under-filled; recall near the unfiltered walk', () => {
+    let recallSum = 0;
+    let runs = 0;
+    fc.assert(
+      fc.property(
+        setArb,
+        fc.integer({ min: 0, max: queries.length - 1 }),
+        fc.integer({ min: 1, max: 30 }),
+        (s, qi, k) => {
+          const q = queries[qi]!;
+          const bits = new Uint8Array((N + 7) >>> 3);
+          let passing = 0;
+          for (let i = 0; i < N; i++)
+            if (s.allows(i)) {
+              bits[i >>> 3]! |= 1 << (i & 7);
+              passing++;
+            }
+          const hits = graph.search(q, k, Math.max(EF, k), {
+            labelSlot,
+            allowed: { predicate: (slot) => s.allows(slot), bits: () => bits, count: passing },
+          });
+          assert.equal(hits.labels.length, Math.min(k, passing), `${s.name}, k ${k}: under-filled`);
+          assert.equal(new Set(hits.labels).size, hits.labels.length, 'distinct');
+          let last = -Infinity;
+          hits.labels.forEach((label, j) => {
+            assert.ok(s.allows(label), `${label} is not in ${s.name}`);
+            const d = hits.distances[j]!;
+            assert.ok(Math.abs(d - distance(q, vectors[label]!)) < 2e-3, `distance of ${label}`);
+            assert.ok(d >= last, 'nearest first');
+            last = d;
+          });
+          recallSum += recallOf(q, hits.labels, exactTop(q, k, s.allows));
+          runs++;
+        },
+      ),
+      { numRuns: 200, seed: 41 },
+    );
+    const filtered = recallSum / runs;
+    assert.ok(filtered >= unfiltered - 0.05, `filtered recall ${filtered} vs unfiltered ${unfiltered}`);
+  });
+
+  test('a deleted label is never returned, and the walk goes round it', () => {
+    const q = queries[0]!;
+    const allows = (i: number) => cluster[i]! < 4;
+    const bits = new Uint8Array((N + 7) >>> 3);
+    for (let i = 0; i < N; i++) if (allows(i)) bits[i >>> 3]! |= 1 << (i & 7);
+    const filter = { labelSlot, allowed: { predicate: allows, bits: () => bits } };
+    const first = graph.search(q, 10, EF, filter).labels;
+    graph.remove(first[0]!);
+    try {
+      const again = graph.search(q, 10, EF, filter).labels;
+      assert.equal(again.length, 10);
+      assert.ok(!again.includes(first[0]!));
+    } finally {
+      graph.add(vectors[first[0]!]!, first[0]!);
+    }
+  });
+});
+
+describe('planner with the native engine: never under-filled, search_mode honest (property)', async () => {
+  const before = process.env[ENGINE_ENV];
+  process.env[ENGINE_ENV] = 'native';
+  after(() => {
+    if (before === undefined) delete process.env[ENGINE_ENV];
+    else process.env[ENGINE_ENV] = before;
+  });
+  const records = vectors.map((v, i) => makeRecord(i, v, { bucket: bucket[i]!, cluster: cluster[i]!, n: i }));
+  const store = new CollectionStore('acorn', definition(DIM, { bucket: 'i32', cluster: 'i32', n: 'i32' }));
+  await store.apply({ remove: [], upsert: records });
+  const wheres: fc.Arbitrary<{ where: string; allows: (i: number) => boolean }> = fc.oneof(
+    fc.integer({ min: 1, max: 1000 }).map((l) => ({ where: `bucket < ${l}`, allows: (i: number) => bucket[i]! < l })),
+    fc.integer({ min: 1, max: 15 }).map((c) => ({ where: `cluster < ${c}`, allows: (i: number) => cluster[i]! < c })),
+    fc.integer({ min: 0, max: N - 1 }).map((one) => ({ where: `n = ${one}`, allows: (i: number) => i === one })),
+    fc.constant({ where: 'bucket < 0', allows: () => false }),
+  );
+
+  test('k results whenever k pass, only passing ones; exact answers are the exact answer', () => {
+    let graphRuns = 0;
+    fc.assert(
+      fc.property(
+        wheres,
+        fc.integer({ min: 0, max: queries.length - 1 }),
+        fc.integer({ min: 1, max: 50 }),
+        (f, qi, k) => {
+          const q = queries[qi]!;
+          const passing = records.filter((_, i) => f.allows(i)).length;
+          const res = store.search({ vector: q, k, where: f.where });
+          assert.equal(res.results.length, Math.min(k, passing), `${f.where}, k ${k}`);
+          const got = res.results.map((h) => Number(h.record.id.slice(3)));
+          for (const i of got) assert.ok(f.allows(i), `id-${i} does not pass ${f.where}`);
+          if (res.search_mode === 'exact')
+            assert.ok(recallOf(q, got, exactTop(q, k, f.allows)) === 1, `exact answer for ${f.where}`);
+          else graphRuns++;
+        },
+      ),
+      { numRuns: 150, seed: 42 },
+    );
+    assert.ok(graphRuns >= 10, `the graph answered ${graphRuns} times`);
+  });
+});
