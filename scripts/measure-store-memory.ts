@@ -12,7 +12,7 @@ import { CollectionStore } from '../src/engine/index.ts';
 import { createGraph, selectedEngine } from '../src/engine/hnsw/engine.ts';
 import { METRIC_OPS } from '../src/engine/metrics.ts';
 import { benchRecord } from './benchRecord.ts';
-import { clustered, mulberry32 } from './generators.ts';
+import { mulberry32 } from './generators.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -35,23 +35,16 @@ const usage = async (): Promise<NodeJS.MemoryUsage> => {
 };
 const rss = async (): Promise<number> => (await usage()).rss;
 
-// The inputs in one array, made before anything is measured (the generator's garbage collected first).
-const vectors = new Float32Array(N * DIM);
-const cluster = new Int32Array(N);
-{
-  const gen = clustered(N, DIM, 1, { latent: 64 });
-  for (let i = 0; i < N; i++) {
-    vectors.set(gen.vectors[i] ?? [], i * DIM);
-    cluster[i] = gen.cluster[i] ?? 0;
-  }
-}
-// Until the generator's buffers are freed (V8 frees array buffers in the background, after a few collections).
-for (let i = 0, last = -1; i < 20; i++) {
-  const now = (await usage()).arrayBuffers;
-  if (now === last) break;
-  last = now;
-}
-const vectorOf = (i: number): Float32Array => vectors.subarray(i * DIM, (i + 1) * DIM);
+// Vectors made one at a time into a reused buffer: a large input array, or the generator's garbage, would
+// leave freed memory in the allocator that the store then reuses without growing RSS (memory does not
+// depend on where the vectors lie).
+const scratch = new Float32Array(DIM);
+const noise = mulberry32(1);
+const vectorOf = (_i: number): Float32Array => {
+  for (let d = 0; d < DIM; d++) scratch[d] = noise() * 2 - 1;
+  return scratch;
+};
+const cluster = Int32Array.from({ length: N }, (_, i) => i % 16);
 const rand = mulberry32(7);
 const bucket = Int32Array.from({ length: N }, () => Math.floor(rand() * 1000));
 const engine = selectedEngine();
