@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "hnswlib/hnswlib.h"
+#include "replaceRepair.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define ARKIVECTOR_X86 1
@@ -672,6 +673,11 @@ napi_value AddPoint(napi_env env, napi_callback_info info) {
       std::unique_lock<std::mutex> lock(h.label_lookup_lock);
       if (h.label_lookup_.find(label) == h.label_lookup_.end())
         throw JsError("the index is full (" + std::to_string(h.max_elements_) + " elements): resize it first");
+    }
+    // Reusing a deleted slot: arkivector's replacement, which repairs the old neighbourhood too.
+    if (reuses && h.label_lookup_.find(label) == h.label_lookup_.end()) {
+      arkivector::replaceDeleted(h, data, label);
+      return nullptr;
     }
     h.addPoint(data, label, replace);
     return nullptr;

@@ -276,7 +276,7 @@ export class CollectionStore {
 
   /** A live slot's record with its vector copied out of the slab (a fresh object each call). */
   #recordAt(slot: number): VectorRecord {
-    return new RecordView(this.#t.records[slot]!, this.#t.vectors.copy(slot));
+    return new RecordView(this.#t.records[slot]!, this.#t.copy(slot));
   }
 
   #compile(params: FilterParams): Cond | undefined {
@@ -493,7 +493,7 @@ export class CollectionStore {
     const results = fused.map(({ slot, score }) => ({
       record: this.#t.records[slot]! as RecordSummary,
       score,
-      distance: distance.get(slot) ?? this.#t.ops.distance(q, this.#t.vectors.view(slot)),
+      distance: distance.get(slot) ?? this.#t.ops.distance(q, this.#t.view(slot)),
     }));
     return { results, search_mode: vec.mode };
   }

@@ -168,12 +168,18 @@ export function exactSearch(ctx: PlannerContext, query: Float32Array, k: number)
 }
 
 function exact(ctx: PlannerContext, query: Float32Array, allowed: Int32Array | undefined, k: number): PlannedResult {
-  // A graph that scans its own vectors (the native engine: binary16 in SIMD) does it, over the allowed
-  // slots' labels; unfiltered only when no staged block holds labels readers must not see.
+  // A graph that scans its own vectors (the native engine: binary16 in SIMD, and the store keeps no other
+  // copy) does it, over the allowed slots' labels, or the committed ones while a block is staged.
   const graph = ctx.graph;
-  if (graph.exact !== undefined && (allowed !== undefined || !ctx.pending)) {
+  if (graph.exact !== undefined) {
     let candidates: Uint32Array | undefined;
-    if (allowed !== undefined) {
+    if (allowed === undefined && ctx.pending) {
+      // A staged block's labels are in the graph: scan the committed slots' labels only.
+      const labels: number[] = [];
+      const slotLabel = ctx.slotLabel;
+      ctx.forEachLive((s) => labels.push(slotLabel[s]!));
+      candidates = Uint32Array.from(labels);
+    } else if (allowed !== undefined) {
       candidates = new Uint32Array(allowed.length);
       const slotLabel = ctx.slotLabel;
       for (let i = 0; i < allowed.length; i++) candidates[i] = slotLabel[allowed[i]!]!;

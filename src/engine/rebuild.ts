@@ -71,9 +71,9 @@ export function needsRebuild(t: SlotTable): boolean {
   return t.nextLabel > Math.max(LABEL_COMPACT_MIN, t.live * LABEL_COMPACT_RATIO);
 }
 
-/** The vector the graph should hold for a live slot (the one place that reads the slab's format). */
+/** The vector the graph should hold for a live slot (from the slab, or the current graph when it keeps them). */
 function vectorOf(t: SlotTable, slot: number): Float32Array {
-  return t.vectors.view(slot);
+  return t.view(slot);
 }
 
 /**

@@ -64,11 +64,14 @@ export class SlotTable {
   #keyword: KeywordIndex | undefined;
   /** The last expiry placed: the records of a block mostly share one, and a BigInt costs ~24 bytes each. */
   #expiry = 0n;
+  /** What `view` decodes a graph's vector into. */
+  #scratch: Float32Array | undefined;
 
   constructor(ops: MetricOps, def: CollectionDefinition) {
     this.ops = ops;
     this.graph = emptyGraph(selectedEngine(), ops, def);
-    this.vectors = new VectorSlab(def.dim);
+    // A graph that hands its vectors back (the native engine's binary16) is their only copy.
+    this.vectors = new VectorSlab(def.dim, this.graph.vector === undefined);
     this.columns = new AttributeColumns(() => this.vectors.capacity);
     this.columns.reset(def.attributes);
   }
@@ -100,6 +103,33 @@ export class SlotTable {
    */
   slotOfKey(key: string): number | undefined {
     return this.columns.slotOfKey(key.toLowerCase());
+  }
+
+  /** Writes a slot's vector where the store keeps it (the slab; nothing when the graph keeps it). */
+  writeVector(slot: number, v: ArrayLike<number>): void {
+    if (this.vectors.holdsVectors) this.vectors.write(slot, v);
+  }
+
+  /**
+   * A slot's vector as float32 in a buffer reused by the next call (callers hand it straight to a graph
+   * or a distance), from the slab or from the graph under the slot's label.
+   */
+  view(slot: number): Float32Array {
+    if (this.vectors.holdsVectors) return this.vectors.view(slot);
+    this.#scratch ??= new Float32Array(this.vectors.dim);
+    return this.#fromGraph(slot, this.#scratch);
+  }
+
+  /** A copy of a slot's vector, the caller's to keep. */
+  copy(slot: number): Float32Array {
+    if (this.vectors.holdsVectors) return this.vectors.copy(slot);
+    return this.#fromGraph(slot, new Float32Array(this.vectors.dim));
+  }
+
+  #fromGraph(slot: number, out: Float32Array): Float32Array {
+    const read = this.graph.vector;
+    if (read === undefined) throw new Error('the store keeps no vectors: its graph must hand them back');
+    return read.call(this.graph, this.slotLabel[slot]!, out);
   }
 
   ensureCapacity(n: number): void {

@@ -83,8 +83,9 @@ export async function stageBlock(
     let t0 = performance.now();
     for (let i = 0; i < incoming.length; i++) {
       const label = t.nextLabel++;
-      t.vectors.write(slots[i]!, incoming[i]!.vector);
-      t.graph.add(t.vectors.view(slots[i]!), label);
+      const vector = incoming[i]!.vector;
+      t.writeVector(slots[i]!, vector);
+      t.graph.add(t.vectors.holdsVectors ? t.vectors.view(slots[i]!) : vector, label);
       labels.push(label);
       if ((i & 15) === 15 && performance.now() - t0 > SLICE_MS) {
         await yieldToLoop();

@@ -12,11 +12,16 @@ import { graphParams, growInt32, type SlotTable } from './slotTable.ts';
 import { LITTLE_ENDIAN } from './vectorSlab.ts';
 
 /**
+ * 4: a store whose graph keeps its vectors (the native engine) writes no `halfvec.bin` nor `invnorms.bin`:
+ * `hnsw.bin` holds each vector's binary16 values once. A format-3 snapshot of such a store still loads (its
+ * `halfvec.bin` repeats what `hnsw.bin` holds and is not read); a node that reads format 3 only refuses 4.
  * 3: `records.json` is one array of record tuples (one parse instead of one per line, no field names), and
  * `invnorms.bin` holds the slab's inverse norms (little-endian hosts; recomputed when absent).
  * 2: `halfvec.bin` is the slab itself, slots 0 … slotCount − 1 in slot order (free slots as zeros).
  */
 export const STORE_SNAPSHOT_FORMAT = 3;
+/** The format a store without a slab writes (its graph keeps the vectors: the native engine). */
+export const GRAPH_VECTORS_SNAPSHOT_FORMAT = 4;
 
 export type SnapshotManifest = {
   format: number;
@@ -110,14 +115,15 @@ export async function writeStoreSnapshot(
     ]);
   }
   await writeFile(join(dir, 'records.json'), JSON.stringify(tuples));
-  if (LITTLE_ENDIAN) {
+  const slab = t.vectors.holdsVectors;
+  if (slab && LITTLE_ENDIAN) {
     const norms = t.vectors.invNorms;
     await writeFile(join(dir, 'invnorms.bin'), new Uint8Array(norms.buffer, norms.byteOffset, t.slotCount * 4));
   }
-  await writeFile(join(dir, 'halfvec.bin'), t.vectors.bytes(t.slotCount));
+  if (slab) await writeFile(join(dir, 'halfvec.bin'), t.vectors.bytes(t.slotCount));
   await writeFile(join(dir, 'keyword.json'), JSON.stringify(t.keyword.toJSON()));
   const manifest = {
-    format: STORE_SNAPSHOT_FORMAT,
+    format: slab ? STORE_SNAPSHOT_FORMAT : GRAPH_VECTORS_SNAPSHOT_FORMAT,
     name,
     dim,
     metric: def.metric,
@@ -139,9 +145,9 @@ export async function writeStoreSnapshot(
  */
 export async function readStoreManifest(dir: string, definition: CollectionDefinition): Promise<SnapshotManifest> {
   const manifest = JSON.parse(await readFile(join(dir, 'store.json'), 'utf8')) as SnapshotManifest;
-  if (manifest.format !== STORE_SNAPSHOT_FORMAT)
+  if (manifest.format !== STORE_SNAPSHOT_FORMAT && manifest.format !== GRAPH_VECTORS_SNAPSHOT_FORMAT)
     throw new InvalidArgumentError(
-      `snapshot format ${manifest.format} is not supported (this node reads format ${STORE_SNAPSHOT_FORMAT})`,
+      `snapshot format ${manifest.format} is not supported (this node reads format ${STORE_SNAPSHOT_FORMAT}, and format ${GRAPH_VECTORS_SNAPSHOT_FORMAT} for a native store)`,
     );
   if (manifest.dim !== definition.dim || manifest.metric !== definition.metric) {
     throw new InvalidArgumentError(
@@ -153,6 +159,9 @@ export async function readStoreManifest(dir: string, definition: CollectionDefin
     throw new InvalidArgumentError(
       `snapshot graph is of the ${manifest.engine ?? 'hnswlib-node'} engine, this node runs ${engine}`,
     );
+  // Format 4 has no vectors beside the graph: only a graph that keeps them can have written it.
+  if (manifest.format === GRAPH_VECTORS_SNAPSHOT_FORMAT && engine !== 'native')
+    throw damaged(`format ${GRAPH_VECTORS_SNAPSHOT_FORMAT} written by the ${engine} engine`);
   return manifest;
 }
 
@@ -182,15 +191,19 @@ export async function restoreStoreSnapshot(
   t.ensureCapacity(manifest.slotCount);
   t.labelSlot = growInt32(t.labelSlot, manifest.nextLabel, -1);
   // The vectors are read on the thread pool straight into the slab (a little-endian host), while the
-  // records are parsed here.
+  // records are parsed here. A store without a slab reads them with its graph (hnsw.bin).
+  const slab = t.vectors.holdsVectors;
   const halvesPath = join(dir, 'halfvec.bin');
-  const targets = t.vectors.targets(manifest.slotCount);
-  const halvesRead =
-    targets === undefined ? readFile(halvesPath) : readInto(halvesPath, targets, manifest.slotCount * dim * 2);
+  const targets = slab ? t.vectors.targets(manifest.slotCount) : undefined;
+  const halvesRead = !slab
+    ? Promise.resolve(undefined)
+    : targets === undefined
+      ? readFile(halvesPath)
+      : readInto(halvesPath, targets, manifest.slotCount * dim * 2);
   halvesRead.catch(() => undefined);
   const [text, normsFile, keywordJson] = await Promise.all([
     readFile(join(dir, 'records.json'), 'utf8'),
-    LITTLE_ENDIAN ? readFile(join(dir, 'invnorms.bin')).catch(() => undefined) : undefined,
+    slab && LITTLE_ENDIAN ? readFile(join(dir, 'invnorms.bin')).catch(() => undefined) : undefined,
     readFile(join(dir, 'keyword.json'), 'utf8'),
   ]);
   const occupied = new Uint8Array(manifest.slotCount);
@@ -206,7 +219,8 @@ export async function restoreStoreSnapshot(
   const halves = await halvesRead;
   if (halves !== undefined && halves.length !== manifest.slotCount * dim * 2)
     throw damaged(`${halves.length} bytes of vectors, expected ${manifest.slotCount * dim * 2}`);
-  if (halves === undefined) t.vectors.restoreNorms(manifest.slotCount, occupied, norms);
+  if (!slab) t.ensureCapacity(manifest.slotCount);
+  else if (halves === undefined) t.vectors.restoreNorms(manifest.slotCount, occupied, norms);
   else t.vectors.loadBytes(new Uint8Array(halves), manifest.slotCount, occupied, norms);
   for (const [slot, label, key, owner, creator, id, expiresAt, document, stored] of tuples) {
     // JSON.parse made own properties (`__proto__` included); compactAttributes drops the prototype.

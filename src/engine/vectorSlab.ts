@@ -39,8 +39,15 @@ export class VectorSlab {
   #scratch: Float32Array | undefined;
   #slots = 0;
 
-  constructor(dim: number) {
+  /**
+   * Whether the slab keeps the vectors. A store whose graph keeps them in this same binary16 form (the
+   * native engine) reads them from the graph instead: the slab then keeps only the occupied flags.
+   */
+  readonly holdsVectors: boolean;
+
+  constructor(dim: number, holdsVectors = true) {
     this.dim = dim;
+    this.holdsVectors = holdsVectors;
     this.invNorms = new Float32Array(0);
     this.live = new Uint8Array(0);
     this.chunks[0] = new Uint16Array(0);
@@ -54,6 +61,13 @@ export class VectorSlab {
   /** Makes slots 0 … min − 1 addressable. */
   grow(min: number): void {
     if (min <= this.#slots) return;
+    if (!this.holdsVectors) {
+      this.#slots = Math.max(min, this.#slots * 2, INITIAL_SLOTS);
+      const live = new Uint8Array(this.#slots);
+      live.set(this.live);
+      this.live = live;
+      return;
+    }
     const dim = this.dim;
     if (this.#slots < SLAB_CHUNK_SLOTS) {
       const first = Math.min(SLAB_CHUNK_SLOTS, Math.max(min, this.#slots * 2, INITIAL_SLOTS));

@@ -74,6 +74,11 @@ export interface Graph {
    * (engines that hold their vectors in a form the scan can read; absent: the store scans its slab).
    */
   exact?(query: ArrayLike<number>, k: number, candidates?: Uint32Array): GraphHits;
+  /**
+   * The vector stored under a live label, decoded into `out` (engines that keep their vectors in the
+   * store's own binary16 form: the store then keeps no slab of its own beside the graph).
+   */
+  vector?(label: number, out: Float32Array): Float32Array;
   write(path: string): Promise<void>;
 }
 

@@ -4,6 +4,7 @@
 // too, as pgvector casts a query to halfvec. Filters go down once per query as typed arrays (the
 // label → slot map, and the allowed slots as a bitset): no call into JS per visited node.
 
+import { HALF_TO_FLOAT32 } from '../../collections/index.ts';
 import type { MetricOps } from '../metrics.ts';
 import { type Graph, type GraphFilter, type GraphHits, type GraphParams, grownCapacity } from './graph.ts';
 import { type HalfIndex, type NativeKernel, nativeAddon } from './nativeAddon.ts';
@@ -23,6 +24,8 @@ export class HalfGraph implements Graph {
   #distances = new Float32Array(64);
   readonly #stats = new Int32Array(2);
   readonly #query: Float32Array;
+  /** What `vector` reads the binary16 patterns into (allocated at the first read). */
+  #halves: Uint16Array | undefined;
 
   private constructor(ops: MetricOps, dim: number, params: GraphParams, index: HalfIndex) {
     this.ops = ops;
@@ -170,6 +173,15 @@ export class HalfGraph implements Graph {
     this.#grow(kk);
     this.#index.exactSearch(this.#queryOf(query), kk, this.#labels, this.#distances, this.#stats, candidates);
     return this.#hits();
+  }
+
+  /** The vector stored under a label as float32 (its binary16 values, exactly), written into `out`. */
+  vector(label: number, out: Float32Array): Float32Array {
+    this.#halves ??= new Uint16Array(this.dim);
+    const h = this.#halves;
+    this.#index.getHalves(label, h);
+    for (let i = 0; i < h.length; i++) out[i] = HALF_TO_FLOAT32[h[i]!]!;
+    return out;
   }
 
   /** The binary16 patterns stored under a label. */

@@ -1,0 +1,98 @@
+// RSS growth per vector of a whole collection store (records, maps, attribute and keyword indexes, the
+// graph) against its graph alone, for the engine ARKIVECTOR_ENGINE selects: what issue 23 item 1 counts
+// (documents excluded: the records carry none). Records are made per block and dropped after apply, as the
+// indexer does, so the store's growth is all it keeps. Memory is not affected by load.
+//
+// Usage: tsx scripts/measure-store-memory.ts [--n N] [--dim D] [--graph]   (default 20k × 384; --graph: the graph alone)
+
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { CollectionDefinition, VectorRecord } from '../src/collections/index.ts';
+import { CollectionStore } from '../src/engine/index.ts';
+import { createGraph, selectedEngine } from '../src/engine/hnsw/engine.ts';
+import { METRIC_OPS } from '../src/engine/metrics.ts';
+import { benchRecord } from './benchRecord.ts';
+import { mulberry32 } from './generators.ts';
+
+const argv = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const N = Number(option('--n') ?? 20_000);
+const DIM = Number(option('--dim') ?? 384);
+const PARAMS = { m: 16, efConstruction: 64 };
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+/** RSS after a full collection and a pause (V8 returns freed pages to the OS in the background). */
+const usage = async (): Promise<NodeJS.MemoryUsage> => {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  return process.memoryUsage();
+};
+const rss = async (): Promise<number> => (await usage()).rss;
+
+// Vectors made one at a time into a reused buffer: a large input array, or the generator's garbage, would
+// leave freed memory in the allocator that the store then reuses without growing RSS (memory does not
+// depend on where the vectors lie).
+const scratch = new Float32Array(DIM);
+const noise = mulberry32(1);
+const vectorOf = (_i: number): Float32Array => {
+  for (let d = 0; d < DIM; d++) scratch[d] = noise() * 2 - 1;
+  return scratch;
+};
+const cluster = Int32Array.from({ length: N }, (_, i) => i % 16);
+const rand = mulberry32(7);
+const bucket = Int32Array.from({ length: N }, () => Math.floor(rand() * 1000));
+const engine = selectedEngine();
+
+// One measurement per process: the graph alone (--graph), or the whole store.
+const GRAPH_ONLY = argv.includes('--graph');
+if (GRAPH_ONLY) {
+  const before = await rss();
+  const graph = createGraph(engine, METRIC_OPS.cosine, DIM, PARAMS, N);
+  graph.reserve(N);
+  for (let i = 0; i < N; i++) graph.add(vectorOf(i), i);
+  const bytes = ((await rss()) - before) / N;
+  console.log(
+    JSON.stringify({ engine, n: N, dim: DIM, graphBytesPerVector: Math.round(bytes), elements: graph.elementCount }),
+  );
+  process.exit(0);
+}
+
+const definition: CollectionDefinition = {
+  dim: DIM,
+  metric: 'cosine',
+  attributes: { bucket: 'i32', cluster: 'i32' },
+  open: true,
+  writers: [],
+  index: { m: PARAMS.m, ef_construction: PARAMS.efConstruction, ef_search: 40 },
+};
+const before = await usage();
+const store = new CollectionStore('bench', definition);
+for (let i = 0; i < N; i += 1000) {
+  const block: VectorRecord[] = [];
+  for (let j = i; j < Math.min(N, i + 1000); j++)
+    block.push(benchRecord(j, vectorOf(j), { bucket: bucket[j] ?? 0, cluster: cluster[j] ?? 0 }));
+  await store.apply({ remove: [], upsert: block });
+}
+// RSS split into the V8 heap's objects (records, maps, attribute indexes), typed arrays (label maps,
+// columns, the slab when there is one) and the rest (the native graph, allocator slack).
+const after = await usage();
+const per = (key: keyof NodeJS.MemoryUsage) => Math.round((after[key] - before[key]) / N);
+console.log(
+  JSON.stringify({
+    engine,
+    n: N,
+    dim: DIM,
+    storeBytesPerVector: per('rss'),
+    heapUsed: per('heapUsed'),
+    heapTotal: per('heapTotal'),
+    arrayBuffers: per('arrayBuffers'),
+    external: per('external'),
+    size: store.size,
+  }),
+);
