@@ -35,6 +35,7 @@ import {
   type RegistryErrorName,
   type RegistryOperation,
 } from '../../chain/dbchain/index.ts';
+import { flatHex } from '../chain.ts';
 import { isLive, type DbEntity, type DbEntityState } from './state.ts';
 
 /** The reference names this revert without a signature (§1.8); the devnet's guess is argument-less. */
@@ -166,7 +167,7 @@ export function execute(state: DbEntityState, chainId: number, sender: Address, 
           expiresAt,
           creationFlags: op.creationFlags,
           contentType,
-          payload: toHex(payload),
+          payload: flatHex(payload),
           attributes,
         });
         created.push(key);
@@ -191,7 +192,7 @@ export function execute(state: DbEntityState, chainId: number, sender: Address, 
         const byName = new Map(entity.attributes.map((a) => [a.name, a]));
         let { contentType, payload } = entity;
         for (const cell of op.mutations) {
-          if (cell.name === PAYLOAD_CELL) payload = cell.type === 'bytes' ? toHex(cell.value) : '0x';
+          if (cell.name === PAYLOAD_CELL) payload = cell.type === 'bytes' ? flatHex(cell.value) : '0x';
           else if (cell.name === CONTENT_TYPE_CELL) contentType = cell.type === 'str' ? cell.value : '';
           else if (cell.type === 'tombstone') byName.delete(cell.name);
           else byName.set(cell.name, cell);
