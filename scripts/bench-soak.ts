@@ -7,6 +7,8 @@
 //
 // Usage: npm run bench:soak -- [--protocol dbchain|v1] [--n N] [--warmup N] [--writers W] [--readers R]
 //   [--replicas K] [--dim D] [--out FILE] [--heap-snapshots DIR]
+// --heap-snapshots: a heap snapshot of every node after the warm-up and at the end (SIGUSR2), whose live
+// heap (what survives a full GC) per written entity is the number RSS only approximates.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -39,6 +41,7 @@ const COLLECTION = 'soak';
 const WAITS = ['indexed', 'receipt', 'none', 'indexed'] as const;
 /** How long the nodes get to index the last writes (bounded: a lost write fails the run). */
 const CATCH_UP_MS = 120_000;
+const SNAPSHOT_TIMEOUT_MS = 120_000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 function rssBytes(pid: number | undefined): number {
@@ -104,16 +107,40 @@ async function caughtUp(node: ServeProcess, count: number): Promise<void> {
   }
 }
 
-/** Signals every node to write a heap snapshot and waits (bounded) until each folder holds a finished one. */
-async function heapSnapshots(nodes: ServeProcess[], dir: string): Promise<void> {
-  nodes.forEach((n, i) => {
-    process.kill(n.pid as number, 'SIGUSR2');
-    log(`heap snapshot of ${i === 0 ? 'the daemon' : `replica ${i - 1}`} → ${dir}`);
-  });
-  // A snapshot is written synchronously by the node: its HTTP answers resume once the file is complete.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  for (const n of nodes) await call(n.url, '/healthz');
-  log(readdirSync(dir, { recursive: true }).join(', '));
+/** The live heap of a snapshot (sum of self sizes: what survived the full GC a snapshot starts with). */
+function liveHeapBytes(file: string): number {
+  const snap = JSON.parse(readFileSync(file, 'utf8')) as {
+    snapshot: { meta: { node_fields: string[] } };
+    nodes: number[];
+  };
+  const fields = snap.snapshot.meta.node_fields;
+  const self = fields.indexOf('self_size');
+  let total = 0;
+  for (let i = self; i < snap.nodes.length; i += fields.length) total += snap.nodes[i] as number;
+  return total;
+}
+
+/**
+ * Signals every node to write a heap snapshot (SIGUSR2) into its folder and waits (bounded) for each.
+ * @returns each node's live heap in bytes
+ */
+async function heapSnapshots(nodes: ServeProcess[], dir: string): Promise<number[]> {
+  const folders = nodes.map((_, i) => `${dir}/${i === 0 ? 'daemon' : `replica${i - 1}`}`);
+  const before = folders.map((f) => readdirSync(f).length);
+  for (const n of nodes) process.kill(n.pid as number, 'SIGUSR2');
+  const deadline = Date.now() + SNAPSHOT_TIMEOUT_MS;
+  const live: number[] = [];
+  for (const [i, folder] of folders.entries()) {
+    // A node writes its snapshot synchronously: once it answers again, the file is complete.
+    while (readdirSync(folder).length === before[i]) {
+      if (Date.now() > deadline) throw new Error(`no heap snapshot in ${folder}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await call(nodes[i]?.url as string, '/healthz');
+    const newest = readdirSync(folder).sort().at(-1) as string;
+    live.push(liveHeapBytes(`${folder}/${newest}`));
+  }
+  return live;
 }
 
 async function main(): Promise<void> {
@@ -145,6 +172,7 @@ async function main(): Promise<void> {
     for (const n of nodes) await caughtUp(n, WARMUP);
     const before = nodes.map((n) => rssBytes(n.pid));
     const chainBefore = rssBytes(devnet.pid);
+    const heapBefore = snapshots ? await heapSnapshots(nodes, snapshots) : undefined;
     const load = loadavg()[0] ?? 0;
     log(`${N} writes by ${WRITERS} writers, ${READERS} readers, load average ${load.toFixed(2)}`);
     const started = Date.now();
@@ -159,6 +187,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const after = nodes.map((n) => rssBytes(n.pid));
     const chainAfter = rssBytes(devnet.pid);
+    const heapAfter = snapshots ? await heapSnapshots(nodes, snapshots) : undefined;
     const perEntity = nodes.map((_, i) => Math.round(((after[i] as number) - (before[i] as number)) / N));
     const replicaMean = perEntity.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, perEntity.length - 1);
     const result = {
@@ -179,6 +208,13 @@ async function main(): Promise<void> {
         rss_before_mib: (before[i] as number) / 2 ** 20,
         rss_after_mib: (after[i] as number) / 2 ** 20,
         bytes_per_entity: perEntity[i],
+        ...(heapBefore && heapAfter
+          ? {
+              live_heap_before_mib: (heapBefore[i] as number) / 2 ** 20,
+              live_heap_after_mib: (heapAfter[i] as number) / 2 ** 20,
+              live_heap_bytes_per_entity: Math.round(((heapAfter[i] as number) - (heapBefore[i] as number)) / N),
+            }
+          : {}),
       })),
       // The chain's own memory, for comparison with a daemon that embeds the devnet (`npm start`).
       devnet: {
@@ -189,17 +225,19 @@ async function main(): Promise<void> {
       daemon_over_replica: replicaMean > 0 ? (perEntity[0] as number) / replicaMean : null,
     };
     writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
-    for (const n of result.nodes)
+    for (const n of result.nodes) {
+      if ('live_heap_bytes_per_entity' in n)
+        log(`${n.role.padEnd(7)} live heap: ${n.live_heap_bytes_per_entity} B per written entity`);
       log(
         `${n.role.padEnd(7)} RSS ${n.rss_before_mib.toFixed(0)} → ${n.rss_after_mib.toFixed(0)} MiB: ${n.bytes_per_entity} B per written entity`,
       );
+    }
     log(
       `devnet  RSS ${result.devnet.rss_before_mib.toFixed(0)} → ${result.devnet.rss_after_mib.toFixed(0)} MiB: ${result.devnet.bytes_per_entity} B per written entity (its own process)`,
     );
     log(
       `daemon / replica: ${result.daemon_over_replica?.toFixed(2) ?? 'n/a (no replica grew: GC timing)'} (${seconds.toFixed(0)} s, ${searches} searches) → ${OUT}`,
     );
-    if (snapshots) await heapSnapshots(nodes, snapshots);
   } finally {
     await Promise.all(nodes.map((n) => n.stop()));
     await devnet.stop();
