@@ -23,12 +23,13 @@ export interface DevnetProcess {
 /**
  * Starts `node bin/arkivector.js devnet --port 0 --block-time N` and resolves once it listens.
  * @param blockTime seconds per block; 0 mines a block per transaction
+ * @param protocol the generation (`dbchain`, `v1`); absent: the devnet's default
  * @example const devnet = await spawnDevnet(0); … await devnet.stop();
  */
-export async function spawnDevnet(blockTime = 0): Promise<DevnetProcess> {
-  const child = spawn(process.execPath, [BIN, 'devnet', '--port', '0', '--block-time', String(blockTime)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function spawnDevnet(blockTime = 0, protocol?: string): Promise<DevnetProcess> {
+  const args = [BIN, 'devnet', '--port', '0', '--block-time', String(blockTime)];
+  if (protocol) args.push('--protocol', protocol);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   // Only stderr is kept for error messages: stdout lists the dev accounts' keys.
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {

@@ -145,15 +145,26 @@ export function createHttpTransport(options: TransportOptions): RpcTransport {
   async function post(body: unknown): Promise<unknown> {
     const quiet = quietUntil - Date.now();
     if (quiet > 0) await delay(quiet);
+    // A timer of our own, cleared when the answer is read: an AbortSignal.timeout() lives on for the whole
+    // timeout after its request ended, holding the request's fetch state (a write daemon polling receipts
+    // kept thousands of them; issue 24, item 20).
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      timeoutMs,
+    );
+    timer.unref();
+    try {
+      return await answerOf(body, timeout.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function answerOf(body: unknown, signal: AbortSignal): Promise<unknown> {
     let response;
     try {
-      response = await fetch(endpoint, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        dispatcher,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body), dispatcher, signal });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
       throw new Retryable(`cannot reach ${safeUrl} (${cause})`);

@@ -2,7 +2,6 @@
 // executed as op-geth does. Everything here is synchronous and deterministic: the chain state is a pure
 // function of the block list, which is what makes --state files and forced reorgs simple (replay).
 import {
-  bytesToHex,
   concat,
   hexToBytes,
   keccak256,
@@ -146,6 +145,14 @@ export function intrinsicGas(data: Hex): bigint {
   return gas;
 }
 
+/**
+ * Bytes as a flat 0x hex string. viem's bytesToHex appends two characters at a time, and V8 keeps such a
+ * string as a rope of one node per byte until something flattens it: the devnet keeps every block's and
+ * receipt's bloom and every payload for the chain's life, so a rope cost ~16× its text (issue 24, item 20).
+ */
+export const flatHex = (bytes: Uint8Array): Hex =>
+  `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
+
 function logsBloom(logs: readonly { address: Address; topics: readonly Hex[] }[]): Hex {
   const bloom = new Uint8Array(256);
   for (const log of logs) {
@@ -159,7 +166,7 @@ function logsBloom(logs: readonly { address: Address; topics: readonly Hex[] }[]
       }
     }
   }
-  return bytesToHex(bloom);
+  return flatHex(bloom);
 }
 
 const word = (value: bigint | number): Hex => numberToHex(BigInt(value) % UINT64_MOD, { size: 32 });

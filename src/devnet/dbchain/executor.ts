@@ -28,6 +28,7 @@ import {
   type RegistryErrorName,
   type RegistryOperation,
 } from '../../chain/dbchain/index.ts';
+import { flatHex } from '../chain.ts';
 import { isLive, type DbEntity, type DbEntityState } from './state.ts';
 
 /** A reverted execution: `data` is the custom error as the node returns it ('0x' when there is none). */
@@ -159,7 +160,7 @@ export function execute(state: DbEntityState, chainId: number, sender: Address, 
           expiresAt,
           creationFlags: op.creationFlags,
           contentType,
-          payload: toHex(payload),
+          payload: flatHex(payload),
           attributes,
         });
         created.push(key);
@@ -184,7 +185,7 @@ export function execute(state: DbEntityState, chainId: number, sender: Address, 
         const byName = new Map(entity.attributes.map((a) => [a.name, a]));
         let { contentType, payload } = entity;
         for (const cell of op.mutations) {
-          if (cell.name === PAYLOAD_CELL) payload = cell.type === 'bytes' ? toHex(cell.value) : '0x';
+          if (cell.name === PAYLOAD_CELL) payload = cell.type === 'bytes' ? flatHex(cell.value) : '0x';
           else if (cell.name === CONTENT_TYPE_CELL) contentType = cell.type === 'str' ? cell.value : '';
           else if (cell.type === 'tombstone') byName.delete(cell.name);
           else byName.set(cell.name, cell);
