@@ -674,12 +674,24 @@ napi_value AddPoint(napi_env env, napi_callback_info info) {
       if (h.label_lookup_.find(label) == h.label_lookup_.end())
         throw JsError("the index is full (" + std::to_string(h.max_elements_) + " elements): resize it first");
     }
+    bool present;
+    {
+      std::unique_lock<std::mutex> lock(h.label_lookup_lock);
+      present = h.label_lookup_.find(label) != h.label_lookup_.end();
+    }
+    // A label the index holds is updated in its own slot: hnswlib's replacement would take another deleted
+    // slot for it and leave the old element answering under the same label (a ghost of the old vector).
+    if (present) {
+      if (h.isMarkedDeleted(h.label_lookup_.at(label))) h.unmarkDelete(label);
+      h.addPoint(data, label, false);
+      return nullptr;
+    }
     // Reusing a deleted slot: arkivector's replacement, which repairs the old neighbourhood too.
-    if (reuses && h.label_lookup_.find(label) == h.label_lookup_.end()) {
+    if (reuses) {
       arkivector::replaceDeleted(h, data, label);
       return nullptr;
     }
-    h.addPoint(data, label, replace);
+    h.addPoint(data, label, false);
     return nullptr;
   });
 }

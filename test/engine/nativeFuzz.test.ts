@@ -244,9 +244,7 @@ describe('native engine fuzz (public API)', () => {
     assert.ok(refused > 0);
   });
 
-  test('adding a label that is live with replaceDeleted leaves no ghost of its old vector', {
-    todo: 'addon.cc AddPoint: hnswlib reuses a deleted slot without removing the live element of that label (review: native-notes.md)',
-  }, () => {
+  test('adding a label that is live with replaceDeleted leaves no ghost of its old vector', () => {
     const { HalfIndex } = nativeAddon();
     const ix = new HalfIndex({ metric: 'l2', dim: 2, maxElements: 8, m: 8, efConstruction: 16, seed: 1 });
     ix.addPoint(new Float32Array([0, 0]), 1);
