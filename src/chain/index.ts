@@ -25,6 +25,7 @@ export {
   type HeadWatch,
   type PageOptions,
   type SourceBlock,
+  type SourceSpan,
 } from './source.ts';
 export {
   ChainUnreachableError,
