@@ -16,6 +16,7 @@ export {
   type StringAttribute,
   type UpdateOp,
 } from './operations.ts';
+export { budgetedTransport, createCallBudget, type CallBudget } from './callBudget.ts';
 export {
   ChainDataError,
   type BlockHeader,
