@@ -561,16 +561,28 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.counters.blocksApplied += applied;
     this.counters.entityOps += ops;
     this.#applied(last.number);
-    const seconds = Math.max(0.001, (Date.now() - started) / 1000);
-    if (behind > this.#options.liveLag)
+    this.#reportProgress({ block: last.number, target, behind, blocks: applied, ops, started });
+    return 'applied';
+  }
+
+  /** Catch-up progress after a step that applied `blocks` blocks from `started` (ms since the epoch). */
+  #reportProgress(step: {
+    block: number;
+    target: number;
+    behind: number;
+    blocks: number;
+    ops: number;
+    started: number;
+  }) {
+    const seconds = Math.max(0.001, (Date.now() - step.started) / 1000);
+    if (step.behind > this.#options.liveLag)
       this.#progress.catchUp({
-        block: last.number,
-        target,
-        blocksPerSecond: applied / seconds,
-        entitiesPerSecond: ops / seconds,
+        block: step.block,
+        target: step.target,
+        blocksPerSecond: step.blocks / seconds,
+        entitiesPerSecond: step.ops / seconds,
       });
     else this.#progress.done();
-    return 'applied';
   }
 
   /**
@@ -631,15 +643,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.counters.blocksApplied += end.number - from;
     this.counters.entityOps += ops;
     this.#applied(end.number);
-    const seconds = Math.max(0.001, (Date.now() - started) / 1000);
-    if (behind > this.#options.liveLag)
-      this.#progress.catchUp({
-        block: end.number,
-        target,
-        blocksPerSecond: (end.number - from) / seconds,
-        entitiesPerSecond: ops / seconds,
-      });
-    else this.#progress.done();
+    this.#reportProgress({ block: end.number, target, behind, blocks: end.number - from, ops, started });
     return 'applied';
   }
 

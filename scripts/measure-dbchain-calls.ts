@@ -5,13 +5,13 @@
 // funded signer").
 import {
   budgetedTransport,
+  countCalls,
   createCallBudget,
   createDbChainSource,
   createDbChainWriter,
   createHttpTransport,
   emptyBatch,
 } from '../src/chain/index.ts';
-import type { RpcTransport } from '../src/chain/index.ts';
 import { startDevnet } from '../src/devnet/index.ts';
 import { engineStores } from '../src/engine/storeFactory.ts';
 import { ChainIndexer } from '../indexer/index.ts';
@@ -21,18 +21,9 @@ const devnet = await startDevnet({ protocol: 'dbchain', port: 0, blockTime: 0 })
 const calls = new Map<string, number>();
 const count = (method: string) => calls.set(method, (calls.get(method) ?? 0) + 1);
 const inner = createHttpTransport({ url: devnet.url });
-const transport: RpcTransport = {
-  url: inner.url,
-  request: (method, params) => {
-    count(method);
-    return inner.request(method, params);
-  },
-  batch: (list) => {
-    for (const c of list) count(c.method);
-    return inner.batch(list);
-  },
-  close: () => inner.close(),
-};
+const transport = countCalls(inner, (_, methods) => {
+  for (const method of methods) count(method);
+});
 const total = () => [...calls.values()].reduce((a, b) => a + b, 0);
 const indexer = new ChainIndexer({
   source: createDbChainSource(transport),
@@ -100,19 +91,9 @@ let pacedCalls = 0;
 const pacedInner = createHttpTransport({ url: paced.url });
 const budget = createCallBudget(3_600);
 const pacedTransport = budgetedTransport(
-  {
-    ...pacedInner,
-    url: pacedInner.url,
-    request: (method, params) => {
-      pacedCalls++;
-      return pacedInner.request(method, params);
-    },
-    batch: (list) => {
-      pacedCalls += list.length;
-      return pacedInner.batch(list);
-    },
-    close: () => pacedInner.close(),
-  },
+  countCalls(pacedInner, (n) => {
+    pacedCalls += n;
+  }),
   budget,
 );
 const pacedIndexer = new ChainIndexer({

@@ -44,18 +44,32 @@ export function createCallBudget(callsPerHour: number, burst = 10, now: () => nu
   };
 }
 
-/** The transport with every call spent from `budget` (the calls are made as asked; the follower paces). */
-export function budgetedTransport(transport: RpcTransport, budget: CallBudget): RpcTransport {
+/**
+ * The transport with every call counted as it goes out: `onCalls(n, methods)` for each request (1) or
+ * batch (its length).
+ */
+export function countCalls(
+  transport: RpcTransport,
+  onCalls: (calls: number, methods: readonly string[]) => void,
+): RpcTransport {
   return {
     url: transport.url,
     request<T>(method: string, params?: unknown[]) {
-      budget.spend(1);
+      onCalls(1, [method]);
       return transport.request<T>(method, params);
     },
     batch: (calls) => {
-      budget.spend(calls.length);
+      onCalls(
+        calls.length,
+        calls.map((c) => c.method),
+      );
       return transport.batch(calls);
     },
     close: () => transport.close(),
   };
+}
+
+/** The transport with every call spent from `budget` (the calls are made as asked; the follower paces). */
+export function budgetedTransport(transport: RpcTransport, budget: CallBudget): RpcTransport {
+  return countCalls(transport, (calls) => budget.spend(calls));
 }

@@ -18,6 +18,7 @@ test('src/chain exports', () => {
     'TransactionRefusedError',
     'batchSize',
     'budgetedTransport',
+    'countCalls',
     'createArkivV1Source',
     'createArkivV1Writer',
     'createCallBudget',

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import {
+  countCalls,
   createDbChainSource,
   createDbChainWriter,
   createHttpTransport,
@@ -22,18 +23,9 @@ import { startTestDevnet } from '../helpers/devnet.ts';
 /** Counts every call (each element of a batch), as a per-call rate limit does. */
 function counting(inner: RpcTransport) {
   let calls = 0;
-  const transport: RpcTransport = {
-    url: inner.url,
-    request(method, params) {
-      calls++;
-      return inner.request(method, params);
-    },
-    batch(list) {
-      calls += list.length;
-      return inner.batch(list);
-    },
-    close: () => inner.close(),
-  };
+  const transport = countCalls(inner, (n) => {
+    calls += n;
+  });
   return {
     transport,
     get calls() {

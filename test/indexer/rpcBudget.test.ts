@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   budgetedTransport,
+  countCalls,
   createCallBudget,
   createDbChainSource,
   createHttpTransport,
-  type RpcTransport,
 } from '../../src/chain/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { ChainIndexer } from '../../indexer/index.ts';
@@ -18,18 +18,9 @@ test('a paced follower stays within its budget, is not stalled while it waits, a
   const chain = await startTestDevnet({ protocol: 'dbchain' });
   const inner = createHttpTransport({ url: chain.url, attempts: 1 });
   let calls = 0;
-  const counted: RpcTransport = {
-    url: inner.url,
-    request(method, params) {
-      calls++;
-      return inner.request(method, params);
-    },
-    batch(list) {
-      calls += list.length;
-      return inner.batch(list);
-    },
-    close: () => inner.close(),
-  };
+  const counted = countCalls(inner, (n) => {
+    calls += n;
+  });
   // Two calls a second, five at once: a step (about five calls) every ~2.5 s, against a 0.2 s block time.
   const budget = createCallBudget(7_200, 5);
   const indexer = new ChainIndexer({
