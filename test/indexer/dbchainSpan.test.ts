@@ -9,6 +9,7 @@ import {
   createDbChainSource,
   createDbChainWriter,
   createHttpTransport,
+  emptyBatch,
   type ChainSource,
   type RpcTransport,
 } from '../../src/chain/index.ts';
@@ -166,5 +167,48 @@ describe('DB-chain follower: empty ranges are skipped', () => {
         { n: 1, a: false, b: false, c: true, brief: false },
       ],
     );
+  });
+
+  test('a busy range is read 50 logged blocks at a time: the span ends at the 50th, the next one goes on from there', async () => {
+    const chain = await devnet();
+    const source = createDbChainSource(transportTo(chain).transport);
+    const writer = createDbChainWriter({
+      rpcUrl: chain.url,
+      chainId: chain.chainId,
+      privateKey: defined(chain.accounts[0], 'dev account 0').privateKey,
+    });
+    const [start] = await source.headers([chain.headNumber]);
+    const from = defined(start, 'start header');
+    const mined: number[] = [];
+    for (let i = 0; i < 53; i++) {
+      const { hash } = await writer.send({
+        ...emptyBatch(),
+        creates: [
+          {
+            btl: 100n,
+            contentType: 'text/plain',
+            payload: new Uint8Array([i]),
+            stringAttributes: [],
+            numericAttributes: [],
+          },
+        ],
+      });
+      mined.push((await writer.waitForReceipt(hash, 10_000)).blockNumber);
+    }
+    const span = defined(source.span, 'span');
+    const first = await span(from, chain.headNumber);
+    assert.equal(first.blocks.length, 50);
+    assert.deepEqual(
+      first.blocks.map((b) => b.number),
+      mined.slice(0, 50),
+    );
+    assert.equal(first.end.number, mined[49]);
+    assert.equal(first.end.hash, first.blocks.at(-1)?.hash);
+    const second = await span(first.end, chain.headNumber);
+    assert.deepEqual(
+      second.blocks.map((b) => b.number),
+      mined.slice(50),
+    );
+    assert.equal(second.end.number, chain.headNumber);
   });
 });

@@ -32,6 +32,9 @@ import {
   type RegistryLog,
 } from './reads.ts';
 
+/** Blocks with registry logs one span reads at most (the catch-up batch of a block-by-block source). */
+const SPAN_LOGGED_BLOCKS_MAX = 50;
+
 export interface DbChainSourceOptions {
   /** eth_subscribe endpoint for newHeads (`--ws`). */
   wsUrl?: string;
@@ -180,8 +183,15 @@ export function createDbChainSource(transport: RpcTransport, options: DbChainSou
     const from = after.number + 1;
     const [endHeader] = await getHeaders(transport, [Math.min(to, after.number + LOG_RANGE_MAX)]);
     if (!endHeader) throw new ChainDataError(`block ${Math.min(to, after.number + LOG_RANGE_MAX)} is not available`);
-    const { logs, to: covered } = await logsUpTo(from, endHeader.number);
-    const numbers = [...new Set(logs.map((l) => l.blockNumber))];
+    const answered = await logsUpTo(from, endHeader.number);
+    let { logs, to: covered } = answered;
+    let numbers = [...new Set(logs.map((l) => l.blockNumber))];
+    // A busy range is taken SPAN_LOGGED_BLOCKS_MAX logged blocks at a time (their transactions come in one batch).
+    if (numbers.length > SPAN_LOGGED_BLOCKS_MAX) {
+      numbers = numbers.slice(0, SPAN_LOGGED_BLOCKS_MAX);
+      covered = defined(numbers.at(-1), 'last logged block');
+      logs = logs.filter((l) => l.blockNumber <= covered);
+    }
     // Halved: the new end's header is read with the logged ones (after the logs, as the first end's was before).
     const halved = covered !== endHeader.number && !numbers.includes(covered);
     const headers = await getHeaders(transport, [after.number, ...(halved ? [covered] : []), ...numbers]);
