@@ -16,3 +16,11 @@ export const INDEXER_DEFAULTS = {
   /** Write a snapshot after this many applied blocks (when live) and on stop. */
   snapshotEveryBlocks: 500,
 } as const;
+
+/**
+ * `--rpc-budget N`: JSON-RPC calls per hour the node stays within (0: no budget, poll 4 times a block).
+ * The default follows the RPC: a public preset without `--rpc-key` gets `anonymous` (Tiramisu allows 50
+ * anonymous calls an hour per IP; the rest is left for writes and status), with a key `keyed`; `--rpc URL`
+ * (your own node) none. At most `max`.
+ */
+export const RPC_BUDGET = { anonymous: 40, keyed: 3_600, max: 1_000_000 } as const;

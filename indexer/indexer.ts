@@ -14,6 +14,7 @@ import {
   type RpcTransport,
   type SourceBlock,
 } from '../src/chain/index.ts';
+import type { CallBudget } from '../src/chain/callBudget.ts';
 import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
 import { CollectionResolver, type DefinitionCap, type PublishedCollection, type ResolverLogger } from './resolver.ts';
@@ -77,6 +78,11 @@ export interface IndexerOptions<S extends IndexedStore = IndexedStore> {
   dataDir?: string;
   /** Write a snapshot after this many applied blocks (when live) and on stop. */
   snapshotEveryBlocks?: number;
+  /**
+   * The RPC's call budget (`--rpc-budget`, src/chain/callBudget.ts): every step waits until a step's calls
+   * fit it. Waiting so is chosen, not a stall: `stalled` counts from when the next step was due.
+   */
+  callBudget?: Pick<CallBudget, 'waitMs' | 'callsPerHour'>;
   logger?: IndexerLogger;
   progress?: ProgressSink;
 }
@@ -98,6 +104,11 @@ export interface IndexerEvents {
 }
 
 const noopLogger: IndexerLogger = { info() {}, warn() {}, error() {}, debug() {} };
+/**
+ * Calls a paced step is budgeted for: the head with the tip's header, then a span's end header, its logs
+ * and its start's header again (a span over blocks that logged nothing; each registry transaction adds 2).
+ */
+export const PACED_STEP_CALLS = 5;
 const RECENT_HASHES = 512;
 const MAX_BACKOFF_MS = 5_000;
 /**
@@ -171,6 +182,8 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
    * are in flight (a hanging one must not keep `live`).
    */
   #freshAt = Date.now();
+  /** Until when the node chose to wait for its call budget after a good step (ms since the epoch). */
+  #quietUntil = 0;
   #stallTimer: NodeJS.Timeout | undefined;
   #failures = 0;
   #lastError: string | undefined;
@@ -365,6 +378,8 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#stallTimer.unref?.();
     let backoff = 250;
     while (!this.#stopped) {
+      await this.#pace();
+      if (this.#stopped) break;
       try {
         const outcome = await this.#step();
         this.#failures = 0;
@@ -400,6 +415,25 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#progress.done();
   }
 
+  /** When the next step may start under the call budget (ms since the epoch), if it is waiting for it. */
+  get pacedUntil(): number | undefined {
+    return this.#quietUntil > Date.now() ? this.#quietUntil : undefined;
+  }
+
+  /** Waits until a step's calls fit the call budget; a poke does not cut the wait short, a stop does. */
+  async #pace(): Promise<void> {
+    const wait = this.#options.callBudget?.waitMs(PACED_STEP_CALLS) ?? 0;
+    if (wait === 0) return;
+    const until = Date.now() + wait;
+    // Quiet chosen after a good step is not a stall; after a failed one the stall clock runs on.
+    if (this.#failures === 0) this.#quietUntil = until;
+    this.#logger.debug(
+      { wait_ms: wait, calls_per_hour: this.#options.callBudget?.callsPerHour },
+      'pacing to the rpc budget',
+    );
+    while (!this.#stopped && Date.now() < until) await this.#sleep(until - Date.now());
+  }
+
   #fail(error: Error): void {
     this.#lastError = error.message;
     this.#lastFailure = { message: error.message, at: Date.now() };
@@ -412,7 +446,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
 
   #updateState(): void {
     if (this.#stopped && this.#loop === undefined) return;
-    if (Date.now() - this.#freshAt >= 3 * this.#options.blockTimeSeconds * 1000) {
+    if (Date.now() - Math.max(this.#freshAt, this.#quietUntil) >= 3 * this.#options.blockTimeSeconds * 1000) {
       this.#setState('stalled');
       return;
     }
@@ -470,6 +504,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       return 'idle';
     }
     const behind = target - this.#asOf;
+    if (source.span) return this.#stepSpan(source.span.bind(source), target);
     const catchingUp = behind > this.#options.liveLag;
     if (!catchingUp) this.#catchUpBatch = FIRST_CATCH_UP_BATCH;
     const to = Math.min(target, this.#asOf + (catchingUp ? Math.min(this.#catchUpBatch, this.#options.batchSize) : 1));
@@ -526,15 +561,89 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.counters.blocksApplied += applied;
     this.counters.entityOps += ops;
     this.#applied(last.number);
-    const seconds = Math.max(0.001, (Date.now() - started) / 1000);
-    if (behind > this.#options.liveLag)
+    this.#reportProgress({ block: last.number, target, behind, blocks: applied, ops, started });
+    return 'applied';
+  }
+
+  /** Catch-up progress after a step that applied `blocks` blocks from `started` (ms since the epoch). */
+  #reportProgress(step: {
+    block: number;
+    target: number;
+    behind: number;
+    blocks: number;
+    ops: number;
+    started: number;
+  }) {
+    const seconds = Math.max(0.001, (Date.now() - step.started) / 1000);
+    if (step.behind > this.#options.liveLag)
       this.#progress.catchUp({
-        block: last.number,
-        target,
-        blocksPerSecond: applied / seconds,
-        entitiesPerSecond: ops / seconds,
+        block: step.block,
+        target: step.target,
+        blocksPerSecond: step.blocks / seconds,
+        entitiesPerSecond: step.ops / seconds,
       });
     else this.#progress.done();
+  }
+
+  /**
+   * One step over a span of the source (blocks up to `target` of which only those with operations are
+   * read). Each block with operations, and each block at which a tracked entity expires, is applied at
+   * its own number in chain order, so the table ends where a block-by-block walk would; the blocks in
+   * between change nothing and are not journaled. The whole span becomes visible at once, at its end.
+   */
+  async #stepSpan(span: NonNullable<ChainSource['span']>, target: number): Promise<'applied'> {
+    const from = defined(this.#asOf, 'asOfBlock in a step');
+    const behind = target - from;
+    const started = Date.now();
+    const { blocks, end } = await span(
+      { number: from, hash: defined(this.#hashes.get(from), `hash of ${from}`) },
+      target,
+    );
+    if (end.number <= from || end.number > target || blocks.some((b) => b.number <= from || b.number > end.number))
+      throw new Error(`the source answered blocks outside ${from + 1}..${target}; retrying`);
+    // The chain answered every read of the span: what follows is our own work (as a bootstrap's pages).
+    this.#fresh();
+    const withOps = new Map(blocks.map((block) => [block.number, block]));
+    let ops = 0;
+    let commit: () => void;
+    try {
+      for (let n = from + 1; n <= end.number; n++) {
+        const block = withOps.get(n);
+        if (!block && this.#table.expiringAt(n).length === 0) continue;
+        for (const anomaly of block?.anomalies ?? []) this.#logger.warn({ block: n, anomaly }, 'block anomaly');
+        this.counters.anomalies += block?.anomalies.length ?? 0;
+        this.#table.beginBlock(n);
+        await applyOps(
+          this.#table,
+          block?.ops ?? [],
+          n,
+          (key, at) => this.#lookupCreation(key, at),
+          this.#wanted,
+          (name, at) => {
+            // Only a create or update gives a name its first definition, and those come in a listed block.
+            if (!block)
+              throw new Error(`collection ${name} gained a definition at block ${at}, which has no operations`);
+            return this.#loadVectors(name, at, block.hash);
+          },
+        );
+        this.#table.endBlock();
+        ops += block?.ops.length ?? 0;
+      }
+      commit = await this.#resolver.flush(this.#table, end.number, end.hash);
+    } catch (error) {
+      this.#table.abortBlock();
+      this.#table.rollBackTo(from);
+      throw error;
+    }
+    commit();
+    this.#table.dropResolvedContent();
+    for (const block of blocks) this.#rememberHash(block.number, block.hash);
+    this.#rememberHash(end.number, end.hash);
+    this.#asOf = end.number;
+    this.counters.blocksApplied += end.number - from;
+    this.counters.entityOps += ops;
+    this.#applied(end.number);
+    this.#reportProgress({ block: end.number, target, behind, blocks: end.number - from, ops, started });
     return 'applied';
   }
 
@@ -591,7 +700,9 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
 
   #rememberHash(block: number, hash: Hex): void {
     this.#hashes.set(block, hash);
-    this.#hashes.delete(block - RECENT_HASHES);
+    // Blocks arrive in ascending order (a rollback deletes the newer ones first), so the first key is the
+    // oldest; a span remembers only its end's and its logged blocks' hashes, so keys are not consecutive.
+    if (this.#hashes.size > RECENT_HASHES) this.#hashes.delete(this.#hashes.keys().next().value as number);
   }
 
   async #lookupCreation(key: Hex, block: number) {
@@ -715,7 +826,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     const commit = await this.#resolver.flush(this.#table, pinned, before.hash);
     commit();
     this.#table.dropResolvedContent();
-    this.#table.resetJournal();
+    this.#table.resetJournal(pinned);
     this.#rememberHash(pinned, before.hash);
     this.#asOf = pinned;
     this.counters.bootstraps++;
@@ -829,7 +940,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       meta.block,
       meta.hash,
     );
-    this.#table.resetJournal();
+    this.#table.resetJournal(meta.block);
     this.#rememberHash(meta.block, meta.hash);
     this.#asOf = meta.block;
     this.#snapshotAt = meta.block;

@@ -211,6 +211,11 @@ export class TrackedEntities {
   /** Vector entities set with their content since the last dropResolvedContent. */
   #fresh: TrackedEntity[] = [];
   #current: JournalEntry | undefined;
+  /**
+   * Rolling back to this block or later is exact: every change after it is journaled. A journal entry is
+   * kept only for a block that was begun, so blocks skipped as empty (a source's span) need none.
+   */
+  #horizon: number | undefined;
   readonly #onChange: EntityChangeListener;
 
   /** @param journalDepth how many recent blocks can be rolled back */
@@ -292,7 +297,7 @@ export class TrackedEntities {
   /** Oldest block the journal can roll back to (inclusive), or undefined when it is empty. */
   get rollbackHorizon(): number | undefined {
     const oldest = this.#journal[0];
-    return oldest ? oldest.block - 1 : undefined;
+    return this.#horizon ?? (oldest ? oldest.block - 1 : undefined);
   }
 
   beginBlock(block: number): void {
@@ -302,7 +307,7 @@ export class TrackedEntities {
   endBlock(): void {
     if (!this.#current) return;
     this.#journal.push(this.#current);
-    if (this.#journal.length > this.#depth) this.#journal.shift();
+    if (this.#journal.length > this.#depth) this.#horizon = this.#journal.shift()?.block;
     this.#current = undefined;
   }
 
@@ -313,9 +318,13 @@ export class TrackedEntities {
     if (entry) this.#undo(entry);
   }
 
-  /** Drops the journal (after a bootstrap or a snapshot load nothing older can be rolled back). */
-  resetJournal(): void {
+  /**
+   * Drops the journal (after a bootstrap or a snapshot load nothing older can be rolled back).
+   * @param block the block the table now reflects: a rollback to it (or later) stays exact
+   */
+  resetJournal(block?: number): void {
     this.#journal.length = 0;
+    this.#horizon = block;
   }
 
   set(key: Hex, next: TrackedEntity | undefined): void {
@@ -333,6 +342,7 @@ export class TrackedEntities {
 
   /** Whether the journal reaches back to `block`. */
   canRollBackTo(block: number): boolean {
+    if (this.#horizon !== undefined && block >= this.#horizon) return true;
     const oldest = this.#journal[0];
     return oldest !== undefined && oldest.block <= block + 1;
   }

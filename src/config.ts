@@ -7,7 +7,7 @@ import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
 import { z } from 'zod';
 // Not the indexer's index: every command parses its configuration, and the client commands must not
 // load the indexer (and the engine's native addon) to learn three defaults.
-import { INDEXER_DEFAULTS } from '../indexer/defaults.ts';
+import { INDEXER_DEFAULTS, RPC_BUDGET } from '../indexer/defaults.ts';
 import { DEVNET_DEFAULTS } from './devnet/index.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';
 import { KURADB_ENDPOINT_DEFAULT } from './kuradbEndpoint.ts';
@@ -24,6 +24,8 @@ export interface ChainPreset {
   ws?: string;
   protocol: Protocol;
   blockTimeSeconds: number;
+  /** A public endpoint that limits callers without a key (calls an hour per IP): `--rpc-budget` defaults on. */
+  anonymousCallsPerHour?: number;
   /** When the network was retired: it no longer answers. */
   retired?: string;
 }
@@ -39,6 +41,7 @@ export const CHAINS: Readonly<Record<string, ChainPreset>> = {
     ws: 'wss://rpc.tiramisu.db-chain.testnet.arkiv.network',
     protocol: 'dbchain',
     blockTimeSeconds: 2,
+    anonymousCallsPerHour: 50,
   },
   braga: v1Preset(braga, '2026-08-12'),
   kaolin: v1Preset(kaolin, '2026-05-15'),
@@ -76,6 +79,7 @@ const OPTIONS = {
   chain: { type: 'string' },
   protocol: { type: 'string' },
   'rpc-key': { type: 'string' },
+  'rpc-budget': { type: 'string' },
   http: { type: 'string' },
   stdio: { type: 'boolean' },
   'data-dir': { type: 'string' },
@@ -119,6 +123,8 @@ export interface ServeConfig {
   protocol: Protocol | 'auto';
   /** ARKIVECTOR_RPC_KEY / --rpc-key: sent as X-API-KEY (never logged or echoed). */
   rpcKey?: string;
+  /** JSON-RPC calls per hour the node stays within (--rpc-budget; 0: none). */
+  rpcBudget: number;
   http?: { host: string; port: number };
   stdio: boolean;
   /** Snapshots (and the embedded devnet's chain); none: everything is forgotten on exit. */
@@ -336,6 +342,15 @@ export function parseServeConfig(
     chainName,
     protocol,
     rpcKey: str('rpc-key'),
+    rpcBudget: check(
+      intFlag('rpc-budget', 0, RPC_BUDGET.max),
+      str('rpc-budget') ??
+        (preset?.anonymousCallsPerHour !== undefined && rpc === preset.rpc
+          ? str('rpc-key')
+            ? RPC_BUDGET.keyed
+            : RPC_BUDGET.anonymous
+          : 0),
+    ),
     http,
     stdio,
     dataDir,

@@ -8,7 +8,9 @@ import pino, { type Logger } from 'pino';
 import type { Hex } from 'viem';
 import {
   createArkivV1Source,
+  budgetedTransport,
   createArkivV1Writer,
+  createCallBudget,
   createDbChainSource,
   createDbChainWriter,
   createHttpTransport,
@@ -165,7 +167,7 @@ export async function startGateway(
       demo = config.demo;
     }
     let rateLimitedAt = -Infinity;
-    const transport: RpcTransport = createHttpTransport({
+    let transport: RpcTransport = createHttpTransport({
       url: rpc,
       apiKey: config.rpcKey,
       onRetry: ({ attempt, delayMs, reason }) => logger.debug({ attempt, delay_ms: delayMs, reason }, 'rpc retry'),
@@ -177,6 +179,12 @@ export async function startGateway(
       },
     });
     closers.push(() => transport.close());
+    // Every call of the node (reads, writes, status) spends from one budget; the follower paces itself to it.
+    const callBudget = config.rpcBudget > 0 ? createCallBudget(config.rpcBudget) : undefined;
+    if (callBudget) {
+      transport = budgetedTransport(transport, callBudget);
+      logger.info({ calls_per_hour: callBudget.callsPerHour }, 'rpc budget: the follower paces its polls to it');
+    }
     // One driver per generation: the indexer reads and the signer writes through the same transport.
     const preset = config.chainName === undefined ? undefined : CHAINS[config.chainName];
     const { protocol, protocolSource } = devnet
@@ -218,6 +226,7 @@ export async function startGateway(
       pinnedOwners: config.collectionOwners,
       startBlock: config.startBlock,
       dataDir: config.dataDir,
+      callBudget,
       logger,
       // One updating line on a terminal; log lines otherwise (stdio: the terminal belongs to the MCP host).
       progress: process.stderr.isTTY && !config.stdio ? ttyProgress() : logProgress(logger),
@@ -235,6 +244,7 @@ export async function startGateway(
         rpc: redactUrl(rpc),
         protocol,
         rateLimited: () => Date.now() - rateLimitedAt < RATE_LIMIT_WINDOW_MS,
+        callsPerHour: callBudget?.callsPerHour,
       },
       minBlockTimeoutMs: config.minBlockTimeoutMs,
       writer,

@@ -16,6 +16,7 @@ export {
   type StringAttribute,
   type UpdateOp,
 } from './operations.ts';
+export { budgetedTransport, countCalls, createCallBudget, type CallBudget } from './callBudget.ts';
 export {
   ChainDataError,
   type BlockHeader,
@@ -25,6 +26,7 @@ export {
   type HeadWatch,
   type PageOptions,
   type SourceBlock,
+  type SourceSpan,
 } from './source.ts';
 export {
   ChainUnreachableError,

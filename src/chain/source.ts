@@ -52,6 +52,16 @@ export interface PageOptions {
   maxMs?: number;
 }
 
+/**
+ * The blocks after a known one up to `end`, of which only those with entity operations (or anomalies) are
+ * listed: every block between them carried nothing for the indexer. `end` is the header of the last block
+ * covered; it may stop short of the block asked for (a driver bounds a range).
+ */
+export interface SourceSpan {
+  blocks: SourceBlock[];
+  end: BlockHeader;
+}
+
 export interface HeadWatch {
   close(): void;
 }
@@ -68,6 +78,13 @@ export interface ChainSource {
    * not line up. A driver whose chain has no expiry events derives the `expire` ops itself.
    */
   blocks(from: number, to: number): Promise<SourceBlock[]>;
+  /**
+   * Optional: blocks after `after` up to at most `to`, skipping those that carry nothing (a chain whose
+   * registry logs say which blocks to read). The driver checks that what it read chains onto `after` (its
+   * hash) and that each listed block is the one the chain has; the indexer keeps `end`'s hash and checks it
+   * at the next step, as for any block it applied. Throws ChainDataError when the reads do not line up.
+   */
+  span?(after: { number: number; hash: Hex }, to: number): Promise<SourceSpan>;
   /**
    * Visits every entity the selector matches as of block `atBlock`, page by page, so a caller can drop
    * what it does not keep before the next page arrives.

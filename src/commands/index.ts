@@ -52,6 +52,10 @@ const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
   'collection-owner': ['NAME=0xADDR', "only this owner's definition counts for NAME (repeatable)"],
   confirmations: ['N', 'follow head - N (default 0)'],
   'live-lag': ['N', 'more than N blocks behind is catching_up (default 5)'],
+  'rpc-budget': [
+    'N',
+    'JSON-RPC calls per hour to stay within, 0 for none (default: 40 on a public --chain without --rpc-key, 3600 with one, none with --rpc)',
+  ],
   'start-block': ['N', 'bootstrap at block N'],
   embedder: [
     'SPEC',

@@ -44,6 +44,8 @@ export interface IndexerView {
   readonly collections: ReadonlyMap<string, PublishedCollection<ReadableStore>>;
   /** Work counters (blocks applied, reorgs, …) for metrics. */
   readonly counters?: Readonly<Record<string, number>>;
+  /** Until when (ms since the epoch) the follower waits for its call budget before polling again. */
+  readonly pacedUntil?: number | undefined;
   waitForBlock(block: number, timeoutMs: number): Promise<boolean>;
   /** Check the chain now (after a write) instead of at the next poll. */
   poke?(): void;
@@ -86,6 +88,8 @@ export interface ServiceContext {
     protocol?: string;
     /** Whether the RPC answered "rate limited" within the last minute (the follower backs off, it is not down). */
     rateLimited?: () => boolean;
+    /** The node's JSON-RPC call budget (`--rpc-budget`), when it has one. */
+    callsPerHour?: number;
   };
   minBlockTimeoutMs: number;
   embedder?: Embedder;

@@ -12,6 +12,11 @@ export interface StatusResult {
   protocol: string | null;
   /** The RPC answered "rate limited" within the last minute: the node waits as asked, it is not stalled. */
   rate_limited: boolean;
+  /**
+   * The call budget the follower paces itself to (`--rpc-budget`), and when it next polls if it is waiting
+   * for it: a paced node is not stalled, and its head_block is as of its last poll. Null: no budget.
+   */
+  rpc_budget: { calls_per_hour: number; next_poll_at: string | null } | null;
   head_block: number | null;
   as_of_block: number | null;
   lag: number | null;
@@ -125,6 +130,13 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
     rpc: ctx.chain.rpc,
     protocol: ctx.chain.protocol ?? null,
     rate_limited: ctx.chain.rateLimited?.() ?? false,
+    rpc_budget:
+      ctx.chain.callsPerHour === undefined
+        ? null
+        : {
+            calls_per_hour: ctx.chain.callsPerHour,
+            next_poll_at: indexer.pacedUntil === undefined ? null : iso(indexer.pacedUntil),
+          },
     head_block: head,
     as_of_block: asOf,
     lag: head !== null && asOf !== null ? head - asOf : null,

@@ -314,6 +314,27 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     await page.close();
   });
 
+  test('a rate-limited node says so beside its sync state, and shows the call budget it paces itself to', async () => {
+    const limited = await chain.node({
+      ctx: {
+        chain: { chainId: chain.devnet.chainId, rpc: chain.devnet.url, rateLimited: () => true, callsPerHour: 40 },
+      },
+    });
+    const { page, problems } = await open(browser, `${limited.url}/`);
+    await page.locator('[data-field=rate_limited]').waitFor(WAIT);
+    assert.match(await text(page, '[data-field=rate_limited]'), /throttled, not down/);
+    assert.match(await text(page, '[data-field=rpc_budget]'), /^40 calls an hour/);
+    assert.match(await text(page, '#sync'), /· rate limited$/);
+    await assertClean(problems);
+    await page.close();
+    // The node that is not limited shows neither.
+    const { page: plain } = await open(browser, `${local.url}/`);
+    await plain.locator('[data-field=sync_state]').waitFor(WAIT);
+    assert.equal(await plain.locator('[data-field=rate_limited]').count(), 0);
+    assert.equal(await plain.locator('[data-field=rpc_budget]').count(), 0);
+    await plain.close();
+  });
+
   test('a malformed percent-escape in the hash route shows "Not found", with no uncaught error', async () => {
     const { page, problems } = await open(browser, `${local.url}/#/collections/%E0%A4%A`);
     await page.locator('body[data-page=missing]').waitFor(WAIT);

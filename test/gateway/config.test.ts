@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
+import { RPC_BUDGET } from '../../indexer/defaults.ts';
 import { ConfigError, envName, parseServeConfig } from '../../src/config.ts';
 import { prettyLine, startGateway } from '../../src/gateway.ts';
 
@@ -115,4 +116,16 @@ test('serve on a public address without access control is refused before connect
   const config = parseServeConfig(['--rpc', 'http://127.0.0.1:9', '--http', '0.0.0.0:0'], {});
   const logger = pino({ level: 'silent' });
   await assert.rejects(startGateway(config, logger), /refusing to serve on 0\.0\.0\.0 without access control/);
+});
+
+test('--rpc-budget: 40 calls an hour on a public preset without a key, 3600 with one, none with --rpc; bounded', () => {
+  assert.equal(parseServeConfig(['--chain', 'tiramisu'], {}).rpcBudget, RPC_BUDGET.anonymous);
+  assert.equal(parseServeConfig(['--chain', 'tiramisu', '--rpc-key', 'k'], {}).rpcBudget, RPC_BUDGET.keyed);
+  assert.equal(parseServeConfig(['--chain', 'tiramisu'], { ARKIVECTOR_RPC_KEY: 'k' }).rpcBudget, RPC_BUDGET.keyed);
+  assert.equal(parseServeConfig(['--rpc', 'http://127.0.0.1:8545'], {}).rpcBudget, 0);
+  assert.equal(parseServeConfig([], {}).rpcBudget, 0);
+  assert.equal(parseServeConfig(['--chain', 'tiramisu', '--rpc-budget', '0'], {}).rpcBudget, 0);
+  assert.equal(parseServeConfig(['--rpc', 'http://127.0.0.1:8545', '--rpc-budget', '120'], {}).rpcBudget, 120);
+  assert.throws(() => parseServeConfig(['--rpc-budget', String(RPC_BUDGET.max + 1)], {}), ConfigError);
+  assert.throws(() => parseServeConfig(['--rpc-budget', '-1'], {}), ConfigError);
 });

@@ -68,6 +68,12 @@ function facts(rows) {
   );
 }
 
+/** The call budget the follower paces itself to, and its next poll while it waits (not a stall). */
+function budgetFact(budget) {
+  const next = budget.next_poll_at ? `; next poll at ${new Date(budget.next_poll_at).toLocaleTimeString()}` : '';
+  return `${budget.calls_per_hour} calls an hour${next}`;
+}
+
 /** A `#/…` link from path segments, each percent-encoded. */
 function link(segments, ...children) {
   return h('a', { href: `#/${segments.map(encodeURIComponent).join('/')}` }, ...children);
@@ -233,8 +239,9 @@ async function poll() {
     });
     if (history.length > HISTORY_SAMPLES) history.splice(0, history.length - HISTORY_SAMPLES);
     lastStatus = status;
-    syncPill.textContent = status.sync_state;
-    syncPill.className = `pill ${status.sync_state}`;
+    // Rate limited is said beside the state: the node waits as the RPC asks, which is not an outage.
+    syncPill.textContent = status.rate_limited ? `${status.sync_state} · rate limited` : status.sync_state;
+    syncPill.className = `pill ${status.sync_state}${status.rate_limited ? ' rate_limited' : ''}`;
     if (route().page === 'overview') renderOverview();
   } catch (error) {
     syncPill.textContent = 'unreachable';
@@ -311,6 +318,10 @@ function renderOverview() {
           ['as_of_block', s.as_of_block, 'as_of_block'],
           ['lag', s.lag, 'lag'],
           ['sync_state', h('span', { class: `pill ${s.sync_state}` }, s.sync_state), 'sync_state'],
+          s.rate_limited
+            ? ['rate limited', 'the RPC asked this node to wait: it is throttled, not down', 'rate_limited']
+            : null,
+          s.rpc_budget ? ['rpc budget', budgetFact(s.rpc_budget), 'rpc_budget'] : null,
           s.last_error ? ['last error', s.last_error, 'last_error'] : null,
         ]),
       ),

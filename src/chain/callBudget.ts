@@ -1,0 +1,75 @@
+// A budget of JSON-RPC calls per hour (`--rpc-budget`): every call the node makes through its transport
+// (each element of a batch, as a per-call rate limit counts them) is spent from a token bucket, and the
+// follower asks how long to wait before its next step so the node stays within what the RPC allows
+// (Tiramisu: 50 anonymous calls an hour per IP). Writes and status reads spend from the same bucket, so
+// the follower slows down for them instead of the RPC refusing the node.
+import type { RpcTransport } from './transport.ts';
+
+export interface CallBudget {
+  readonly callsPerHour: number;
+  /** Records calls made. */
+  spend(calls: number): void;
+  /** How long (ms) until `calls` more fit the budget (0: now). */
+  waitMs(calls: number): number;
+}
+
+/**
+ * @param callsPerHour the steady rate (> 0)
+ * @param burst calls that may go out at once after a quiet spell (the bucket's size)
+ * @example const budget = createCallBudget(40); budget.waitMs(5) // 0 while the bucket holds 5 calls
+ */
+export function createCallBudget(callsPerHour: number, burst = 10, now: () => number = Date.now): CallBudget {
+  if (!(callsPerHour > 0)) throw new RangeError(`a call budget needs calls per hour > 0, not ${callsPerHour}`);
+  const size = Math.max(1, Math.min(burst, callsPerHour));
+  const perMs = callsPerHour / 3_600_000;
+  let tokens = size;
+  let at = now();
+  const refill = () => {
+    const t = now();
+    tokens = Math.min(size, tokens + (t - at) * perMs);
+    at = t;
+  };
+  return {
+    callsPerHour,
+    spend(calls) {
+      refill();
+      tokens -= calls;
+    },
+    waitMs(calls) {
+      refill();
+      // Never more than the bucket holds: a step larger than the burst waits for a full bucket, then goes.
+      const need = Math.min(calls, size);
+      return tokens >= need ? 0 : Math.ceil((need - tokens) / perMs);
+    },
+  };
+}
+
+/**
+ * The transport with every call counted as it goes out: `onCalls(n, methods)` for each request (1) or
+ * batch (its length).
+ */
+export function countCalls(
+  transport: RpcTransport,
+  onCalls: (calls: number, methods: readonly string[]) => void,
+): RpcTransport {
+  return {
+    url: transport.url,
+    request<T>(method: string, params?: unknown[]) {
+      onCalls(1, [method]);
+      return transport.request<T>(method, params);
+    },
+    batch: (calls) => {
+      onCalls(
+        calls.length,
+        calls.map((c) => c.method),
+      );
+      return transport.batch(calls);
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** The transport with every call spent from `budget` (the calls are made as asked; the follower paces). */
+export function budgetedTransport(transport: RpcTransport, budget: CallBudget): RpcTransport {
+  return countCalls(transport, (calls) => budget.spend(calls));
+}
