@@ -15,7 +15,7 @@ import type { LoggedTransaction, RegistryLog } from './reads.ts';
 import { cellAttributes } from './schema.ts';
 
 /** An op of a block, with patches still to be filled with the entity's content at the block. */
-export type DecodedOp = EntityOp | ({ type: 'patched'; key: Hex } & OpPosition);
+export type DecodedOp = EntityOp | ({ type: 'patched'; key: Hex; owner: Address } & OpPosition);
 
 export interface DecodedTransactions {
   ops: DecodedOp[];
@@ -91,7 +91,12 @@ function decodeTransaction(block: number, tx: LoggedTransaction, logs: readonly 
       }
       case 'patch':
         expect('patched');
-        out.push({ type: 'patched', key: event.entityKey, ...position });
+        out.push({
+          type: 'patched',
+          key: event.entityKey,
+          owner: (event as Extract<RegistryEvent, { event: 'patched' }>).owner,
+          ...position,
+        });
         return;
       case 'extend':
         expect('extended');

@@ -3,7 +3,7 @@
 // blocks that logged nothing (3 calls per empty range of up to 1,000 blocks); patches completed by
 // reading the entity at its block; selectors rendered into the typed query dialect. No call per block for
 // expiry: the indexer ends entities at their expiry block from what it tracks (ARCHITECTURE.md §7).
-import { hexToNumber, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { watchHeads, type HeadWatcherLogger } from '../headWatcher.ts';
 import type { CreateOp, EntityOp } from '../operations.ts';
 import { defined } from '../../defined.ts';
@@ -17,7 +17,7 @@ import {
   type SourceSpan,
 } from '../source.ts';
 import { RpcAnswerTooLargeError, RpcResponseError, type RpcTransport } from '../transport.ts';
-import { getBlockNumber, getHeadAndHeader, getHeaders } from '../v1/reads.ts';
+import { getHeaders, headReads } from '../headReads.ts';
 import { USER_NAME_PATTERN } from './attributes.ts';
 import { decodeRegistryTransactions, type DecodedOp } from './blockOps.ts';
 import {
@@ -116,7 +116,9 @@ export function createDbChainSource(transport: RpcTransport, options: DbChainSou
       );
     });
     const patched = decoded.flatMap((d, i) =>
-      d.ops.filter((op) => op.type === 'patched').map((op) => ({ key: op.key, block: numbers[i] as number })),
+      d.ops.flatMap((op) =>
+        op.type === 'patched' ? [{ key: op.key, owner: op.owner, block: numbers[i] as number }] : [],
+      ),
     );
     const reads = patched.length
       ? await transport.batch(patched.map((p) => ({ method: 'arkiv_getEntity', params: [p.key, p.block] })))
@@ -125,7 +127,13 @@ export function createDbChainSource(transport: RpcTransport, options: DbChainSou
     reads.forEach((answer, i) => {
       if (answer instanceof RpcResponseError) throw answer;
       const p = patched[i];
-      if (p) content.set(`${p.block}:${p.key}`, answer ? toChainEntity(answer as EntityData) : undefined);
+      if (!p) return;
+      const entity = answer ? toChainEntity(answer as EntityData) : undefined;
+      // The answer becomes the entity's content: an RPC that answers another entity (or another owner's)
+      // must not write it into this one's collection.
+      if (entity && (entity.key !== p.key.toLowerCase() || entity.owner.toLowerCase() !== p.owner.toLowerCase()))
+        throw new ChainDataError(`the node answered arkiv_getEntity(${p.key}, ${p.block}) with another entity`);
+      content.set(`${p.block}:${p.key}`, entity);
     });
     return decoded.map((d, i) => {
       const n = numbers[i] as number;
@@ -211,10 +219,7 @@ export function createDbChainSource(transport: RpcTransport, options: DbChainSou
   }
 
   return {
-    chainId: async () => hexToNumber(await transport.request<Hex>('eth_chainId')),
-    head: () => getBlockNumber(transport),
-    headers: (numbers) => getHeaders(transport, numbers),
-    headAndHeader: (block) => getHeadAndHeader(transport, block),
+    ...headReads(transport),
     span,
     async blocks(from, to) {
       const out: SourceBlock[] = [];

@@ -44,9 +44,6 @@ interface RawReceipt {
   logs: { address: Address; topics: Hex[]; data: Hex; logIndex: Hex }[];
 }
 
-// The head reads are both generations'; re-exported here for the DB-chain source's existing import.
-export { getBlockNumber, getHeadAndHeader, getHeaders } from '../headReads.ts';
-
 /**
  * Blocks `from..to` with full transactions and receipts, in one JSON-RPC batch
  * (eth_getBlockByNumber + eth_getBlockReceipts per block, as the Arkiv rpciterator does); a batch whose
