@@ -57,6 +57,17 @@ export interface LoggedTransaction {
 }
 
 const I32_OFFSET = 1n << 31n;
+const U64_END = 1n << 64n;
+/** A hex quantity, tolerating leading zeros (a node that answers a u64 as a zero-padded word). */
+const HEX_QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
+const HEX = /^0x(?:[0-9a-fA-F]{2})*$/;
+
+/** A field of a node's answer that must be hex: anything else is the node's fault, said as such. */
+function hexField(value: unknown, field: string): Hex {
+  if (typeof value !== 'string' || !(HEX.test(value) || HEX_QUANTITY.test(value)))
+    throw new ChainDataError(`the node answered ${field} that is not hex`);
+  return value as Hex;
+}
 
 /**
  * The node's entity as the ChainSource's shape: typed attributes in schema v1's two lists (str → string;
@@ -71,19 +82,19 @@ export function toChainEntity(data: EntityData): ChainEntity {
       numericAttributes.push({ key: a.name, value: (BigInt(a.value as number) + I32_OFFSET).toString() });
     else if (a.type === 'bool' && typeof a.value === 'boolean')
       numericAttributes.push({ key: a.name, value: a.value ? '1' : '0' });
-    else if (a.type === 'u64' && typeof a.value === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(a.value))
+    else if (a.type === 'u64' && typeof a.value === 'string' && HEX_QUANTITY.test(a.value) && BigInt(a.value) < U64_END)
       numericAttributes.push({ key: a.name, value: BigInt(a.value).toString() });
   }
-  const block = (v: Hex | undefined) => (v === undefined ? undefined : hexToNumber(v));
+  const block = (v: unknown, field: string) => (v === undefined ? undefined : hexToNumber(hexField(v, field)));
   return {
-    key: data.key.toLowerCase() as Hex,
-    value: data.payload ?? '0x',
+    key: hexField(data.key, 'entity key').toLowerCase() as Hex,
+    value: data.payload === undefined ? '0x' : hexField(data.payload, 'payload'),
     contentType: data.contentType ?? '',
-    expiresAt: data.expiresAt ? BigInt(data.expiresAt).toString() : '0',
-    owner: (data.owner ?? '0x').toLowerCase() as Address,
-    creator: data.creator?.toLowerCase() as Address | undefined,
-    createdAtBlock: block(data.createdAt),
-    lastModifiedAtBlock: block(data.updatedAt),
+    expiresAt: data.expiresAt ? BigInt(hexField(data.expiresAt, 'expiresAt')).toString() : '0',
+    owner: (data.owner === undefined ? '0x' : hexField(data.owner, 'owner')).toLowerCase() as Address,
+    creator: data.creator === undefined ? undefined : (hexField(data.creator, 'creator').toLowerCase() as Address),
+    createdAtBlock: block(data.createdAt, 'createdAt'),
+    lastModifiedAtBlock: block(data.updatedAt, 'updatedAt'),
     stringAttributes,
     numericAttributes,
   };
@@ -161,16 +172,20 @@ export function toRegistryLogs(answer: unknown): RegistryLog[] {
   if (answer instanceof RpcResponseError) throw answer;
   if (!Array.isArray(answer)) throw new ChainDataError('eth_getLogs answered without a list');
   return (answer as RawLog[])
-    .map((log) => ({
-      address: log.address.toLowerCase() as Address,
-      topics: log.topics.map((t) => t.toLowerCase() as Hex),
-      data: log.data,
-      blockNumber: hexToNumber(log.blockNumber),
-      blockHash: log.blockHash.toLowerCase() as Hex,
-      transactionHash: log.transactionHash.toLowerCase() as Hex,
-      transactionIndex: hexToNumber(log.transactionIndex),
-      logIndex: hexToNumber(log.logIndex),
-    }))
+    .map((log) => {
+      if (typeof log !== 'object' || log === null || !Array.isArray(log.topics))
+        throw new ChainDataError('eth_getLogs answered a log without topics');
+      return {
+        address: hexField(log.address, 'a log address').toLowerCase() as Address,
+        topics: log.topics.map((t) => hexField(t, 'a log topic').toLowerCase() as Hex),
+        data: hexField(log.data, 'log data'),
+        blockNumber: hexToNumber(hexField(log.blockNumber, 'a log block number')),
+        blockHash: hexField(log.blockHash, 'a log block hash').toLowerCase() as Hex,
+        transactionHash: hexField(log.transactionHash, 'a log transaction hash').toLowerCase() as Hex,
+        transactionIndex: hexToNumber(hexField(log.transactionIndex, 'a log transaction index')),
+        logIndex: hexToNumber(hexField(log.logIndex, 'a log index')),
+      };
+    })
     .sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
 }
 
@@ -185,11 +200,14 @@ async function transactionsBatch(transport: RpcTransport, hashes: readonly Hex[]
     if (answer instanceof RpcResponseError) throw answer;
     const tx = answer as { hash: Hex; transactionIndex: Hex; from: Address; to: Address | null; input: Hex } | null;
     if (!tx) throw new ChainDataError(`transaction ${hashes[i]} is not available`);
+    const hash = hexField(tx.hash, 'a transaction hash').toLowerCase() as Hex;
+    if (hash !== hashes[i]?.toLowerCase())
+      throw new ChainDataError(`the node answered transaction ${hashes[i]} with another transaction`);
     return {
-      hash: tx.hash.toLowerCase() as Hex,
-      index: hexToNumber(tx.transactionIndex),
-      from: tx.from.toLowerCase() as Address,
-      to: tx.to ? (tx.to.toLowerCase() as Address) : null,
+      hash,
+      index: hexToNumber(hexField(tx.transactionIndex, 'a transaction index')),
+      from: hexField(tx.from, 'a transaction sender').toLowerCase() as Address,
+      to: tx.to ? (hexField(tx.to, 'a transaction recipient').toLowerCase() as Address) : null,
       input: tx.input,
     };
   });

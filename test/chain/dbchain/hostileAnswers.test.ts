@@ -1,7 +1,8 @@
-// A DB-chain patch carries only its changes, so the follower completes it with arkiv_getEntity at the
-// patch's block, and that answer becomes the entity's content. An RPC that answers for another entity, or
-// with another owner than the patch's log names, must fail the read (ChainDataError) rather than write a
-// stranger's entity into this one's collection.
+// What a hostile (or broken) RPC answers the DB-chain source. A patch carries only its changes, so the
+// follower completes it with arkiv_getEntity at the patch's block, and that answer becomes the entity's
+// content: an answer for another entity, or with another owner than the patch's log names, must fail the
+// read (ChainDataError) rather than write a stranger's entity into this one's collection. Answers of the
+// wrong shape fail the read as the node's fault, never as a TypeError; a u64 answered zero-padded is kept.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Hex } from 'viem';
@@ -17,7 +18,7 @@ type Call = { id: number; method: string; params: unknown[] };
 type Answer = { id: number; result?: Record<string, unknown> | null };
 type Lie = (call: Call, answer: Answer) => void;
 
-const notes = openDefinition({ topic: 'str' });
+const notes = openDefinition({ topic: 'str', n: 'uint' });
 
 describe('DB-chain source: the entity answer that completes a patch', () => {
   let devnet: Devnet;
@@ -40,7 +41,7 @@ describe('DB-chain source: the entity answer that completes a patch', () => {
       devnet,
       0,
       mine,
-      vectorArgs('notes', { id: 'mine', vector: [0, 0, 1, 0], attributes: { topic: 'y' } }, notes),
+      vectorArgs('notes', { id: 'mine', vector: [0, 0, 1, 0], attributes: { topic: 'y', n: 5 } }, notes),
       notes,
     );
     patchBlock = devnet.headNumber;
@@ -57,7 +58,7 @@ describe('DB-chain source: the entity answer that completes a patch', () => {
       const list = Array.isArray(answers) ? answers : [answers];
       for (const answer of list) {
         const call = calls.find((c) => c.id === answer.id);
-        if (call?.method === 'arkiv_getEntity') lie(call, answer);
+        if (call) lie(call, answer);
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers));
       return true;
@@ -93,8 +94,8 @@ describe('DB-chain source: the entity answer that completes a patch', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'arkiv_getEntity', params: [stranger, patchBlock] }),
       })
     ).json()) as { result: Record<string, unknown> };
-    lie = (_call, answer) => {
-      answer.result = theirs.result;
+    lie = (call, answer) => {
+      if (call.method === 'arkiv_getEntity') answer.result = theirs.result;
     };
     await assert.rejects(readPatchBlock(), (error: Error) => {
       assert.ok(error instanceof ChainDataError, String(error));
@@ -104,9 +105,44 @@ describe('DB-chain source: the entity answer that completes a patch', () => {
   });
 
   test('an answer naming another owner than the patch log fails the read', async () => {
-    lie = (_call, answer) => {
-      if (answer.result) answer.result.owner = defined(devnet.accounts[1], 'account 1').address;
+    lie = (call, answer) => {
+      if (call.method === 'arkiv_getEntity' && answer.result)
+        answer.result.owner = defined(devnet.accounts[1], 'account 1').address;
     };
     await assert.rejects(readPatchBlock(), ChainDataError);
+  });
+
+  test('a log topic that is not hex fails the read as the node answering badly, not as a TypeError', async () => {
+    lie = (call, answer) => {
+      if (call.method === 'eth_getLogs' && Array.isArray(answer.result))
+        for (const log of answer.result as { topics: unknown[] }[]) log.topics[0] = 42;
+    };
+    await assert.rejects(readPatchBlock(), (error: Error) => {
+      assert.ok(error instanceof ChainDataError, String(error));
+      assert.match(error.message, /not hex/);
+      return true;
+    });
+  });
+
+  test('a transaction answered for another hash fails the read', async () => {
+    lie = (call, answer) => {
+      if (call.method === 'eth_getTransactionByHash' && answer.result) answer.result.hash = `0x${'ab'.repeat(32)}`;
+    };
+    await assert.rejects(readPatchBlock(), /another transaction/);
+  });
+
+  test('a u64 attribute answered as a zero-padded word keeps its value', async () => {
+    lie = (call, answer) => {
+      if (call.method !== 'arkiv_getEntity' || !answer.result) return;
+      for (const a of answer.result.attributes as { type: string; value: string }[])
+        if (a.type === 'u64') a.value = `0x${BigInt(a.value).toString(16).padStart(64, '0')}`;
+    };
+    const [block] = await readPatchBlock();
+    const update = defined(block, 'the patch block').ops.find((op) => op.type === 'update');
+    assert.ok(update?.type === 'update');
+    assert.deepEqual(
+      update.content.numericAttributes.filter((a) => a.key === 'n').map((a) => a.value),
+      [5n],
+    );
   });
 });
