@@ -20,6 +20,26 @@ export const MODEL_FETCH_IDLE_TIMEOUT_MS = 30_000;
  * file, is ~470 MB): a hub or mirror sending without end must not fill the disk.
  */
 export const MODEL_FILE_MAX_BYTES = 2 * 1024 ** 3;
+/** Redirects a model file's fetch follows (the hub sends one, to its file store). */
+export const MODEL_FETCH_REDIRECTS_MAX = 5;
+
+/**
+ * Where a redirect from `from` leads. An https hub may not send a file over plain http (a file without a
+ * pinned hash would then be anyone's on the path), nor to anything but http(s).
+ */
+export function redirectTarget(from: string, location: string): string {
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw new ModelFetchError(`${redactUrl(from)} redirected to a location that is not a URL`);
+  }
+  if (next.protocol !== 'https:' && next.protocol !== 'http:')
+    throw new ModelFetchError(`${redactUrl(from)} redirected to ${next.protocol} (only http and https are fetched)`);
+  if (new URL(from).protocol === 'https:' && next.protocol !== 'https:')
+    throw new ModelFetchError(`${redactUrl(from)} redirected from https to plain http: refused`);
+  return next.href;
+}
 /** Hashes of files the catalog does not pin, written at the first fetch. */
 const RECORDED_HASHES = 'arkivector-hashes.json';
 
@@ -142,7 +162,17 @@ async function fetchFile(model: CatalogModel, file: string, dest: string, option
   };
   await mkdir(dirname(dest), { recursive: true });
   try {
-    const response = await fetch(url, { signal: controller.signal, redirect: 'follow' });
+    let target = url;
+    let response = await fetch(target, { signal: controller.signal, redirect: 'manual' });
+    for (let hops = 0; response.status >= 300 && response.status < 400; hops++) {
+      const location = response.headers.get('location');
+      await response.body?.cancel();
+      if (location === null) throw new ModelFetchError(`${where}: HTTP ${response.status} without a location`);
+      if (hops >= MODEL_FETCH_REDIRECTS_MAX)
+        throw new ModelFetchError(`${where}: more than ${MODEL_FETCH_REDIRECTS_MAX} redirects`);
+      target = redirectTarget(target, location);
+      response = await fetch(target, { signal: controller.signal, redirect: 'manual' });
+    }
     if (!response.ok || !response.body) {
       await response.body?.cancel();
       throw new ModelFetchError(`${where}: HTTP ${response.status}`);

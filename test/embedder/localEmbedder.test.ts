@@ -19,7 +19,7 @@ import {
   modelFolder,
   parseLocalModel,
 } from '../../src/localEmbedder/index.ts';
-import { recordedHashes } from '../../src/localEmbedder/modelCache.ts';
+import { recordedHashes, redirectTarget } from '../../src/localEmbedder/modelCache.ts';
 import { defined } from '../helpers/defined.ts';
 import { type FakeHub, refuseOtherHosts, startFakeHub } from '../helpers/fakeHub.ts';
 import {
@@ -85,6 +85,7 @@ describe('local embedder: fetching the model from a hub', () => {
       { redirect: 'http://hub.example.invalid/x' },
       /the test refuses hub\.example\.invalid/,
     ],
+    ['redirects in a loop', { redirect: 'tokenizer.json' }, /more than 5 redirects/],
   ] as const) {
     test(`${name}: the documented error, and nothing of the model stays in the cache`, async () => {
       await fresh();
@@ -402,4 +403,13 @@ describe('local embedder: a model folder by path', () => {
     await assert.rejects(embedder.embed('cat'), /is not a model folder \(it needs onnx\/model\.onnx/);
     await embedder.close();
   });
+});
+
+test('a redirect from an https hub to plain http (or to another scheme) is refused; others resolve as URLs', () => {
+  const from = 'https://hub.example/org/model/resolve/main/model.onnx';
+  assert.equal(redirectTarget(from, '/files/abc'), 'https://hub.example/files/abc');
+  assert.equal(redirectTarget(from, 'https://cdn.example/x?sig=1'), 'https://cdn.example/x?sig=1');
+  assert.equal(redirectTarget('http://127.0.0.1:1/a/b', 'https://cdn.example/x'), 'https://cdn.example/x');
+  assert.throws(() => redirectTarget(from, 'http://cdn.example/x'), /from https to plain http: refused/);
+  assert.throws(() => redirectTarget(from, 'file:///etc/passwd'), /only http and https/);
 });
