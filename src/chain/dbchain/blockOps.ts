@@ -24,6 +24,18 @@ export interface DecodedTransactions {
 
 class Mismatch extends Error {}
 
+/** Items by key, each group in the items' order (Map.groupBy is Node 21's). */
+export function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
 /**
  * @param transactions the block's registry transactions that emitted logs (a reverted one emits none)
  * @param logs those transactions' registry logs, in log order
@@ -35,8 +47,12 @@ export function decodeRegistryTransactions(
 ): DecodedTransactions {
   const ops: DecodedOp[] = [];
   const anomalies: string[] = [];
+  const logsOf = groupBy(
+    logs.filter((log) => log.address === REGISTRY_ADDRESS),
+    (log) => log.transactionHash,
+  );
   for (const tx of [...transactions].sort((a, b) => a.index - b.index)) {
-    const txLogs = logs.filter((log) => log.transactionHash === tx.hash && log.address === REGISTRY_ADDRESS);
+    const txLogs = logsOf.get(tx.hash) ?? [];
     try {
       ops.push(...decodeTransaction(block, tx, txLogs));
     } catch (error) {

@@ -19,7 +19,7 @@ import {
 import { RpcAnswerTooLargeError, RpcResponseError, type RpcTransport } from '../transport.ts';
 import { getHeaders, headReads } from '../headReads.ts';
 import { USER_NAME_PATTERN } from './attributes.ts';
-import { decodeRegistryTransactions, type DecodedOp } from './blockOps.ts';
+import { decodeRegistryTransactions, groupBy, type DecodedOp } from './blockOps.ts';
 import {
   LOG_RANGE_MAX,
   forEachEntityPage,
@@ -106,12 +106,15 @@ export function createDbChainSource(transport: RpcTransport, options: DbChainSou
       if (log.blockHash !== at.get(log.blockNumber)?.hash)
         throw new ChainDataError(`block ${log.blockNumber} changed while it was read`);
     const transactions = await getTransactions(transport, [...new Set(logs.map((l) => l.transactionHash))]);
+    // Grouped once: a range may hold thousands of logs, and filtering them per block would be quadratic.
+    const logsOf = groupBy(logs, (l) => l.blockNumber);
+    const byHash = new Map(transactions.map((t) => [t.hash, t]));
     const decoded = numbers.map((n) => {
-      const blockLogs = logs.filter((l) => l.blockNumber === n);
-      const hashes = new Set(blockLogs.map((l) => l.transactionHash));
+      const blockLogs = logsOf.get(n) ?? [];
+      const hashes = [...new Set(blockLogs.map((l) => l.transactionHash))];
       return decodeRegistryTransactions(
         n,
-        transactions.filter((t) => hashes.has(t.hash)),
+        hashes.flatMap((h) => byHash.get(h) ?? []),
         blockLogs,
       );
     });
