@@ -262,6 +262,41 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     await page.close();
   });
 
+  test("the overview shows the node's recall estimate per collection as /v1/status reports it", async () => {
+    // More than 10 records: a collection the estimate covers (small enough to be scanned exactly).
+    await walletClient(chain.devnet, 2).mutateEntities({
+      creates: [
+        definitionArgs('recall', NOTES),
+        ...Array.from({ length: 12 }, (_, i) =>
+          vectorArgs('recall', {
+            id: `r${i}`,
+            vector: [1, i / 12, 0, 0],
+            document: '',
+            attributes: { topic: 'r', stars: i },
+          }),
+        ),
+      ],
+    });
+    assert.ok(await chain.indexer.waitForBlock(chain.devnet.headNumber, 30_000));
+    const { page, problems } = await open(browser, `${local.url}/`);
+    const row = page.locator('tr[data-recall=recall]');
+    await row.waitFor(WAIT);
+    const reported = (await call(`${local.url}/v1/status`)).body.recall as {
+      collection: string;
+      records: number;
+      recall_at_10: number;
+      search_mode: string;
+    }[];
+    const mine = reported.find((r) => r.collection === 'recall');
+    assert.ok(mine, 'the status reports the collection');
+    assert.match(
+      await shown(row),
+      new RegExp(`^recall\\s+${mine.records}\\s+${mine.recall_at_10.toFixed(3)}\\s+${mine.search_mode}\\b`),
+    );
+    await assertClean(problems);
+    await page.close();
+  });
+
   test('the collection list shows a page at a time, and More appends the next page as the API answers it', async () => {
     // Names after "notes", so the first page still shows it; 100 definitions in one transaction.
     await walletClient(chain.devnet, 2).mutateEntities({

@@ -355,6 +355,36 @@ function renderOverview() {
       ),
       chart(),
     ),
+    recallCard(s.recall ?? []),
+  );
+}
+
+/** The node's own recall@10 estimate per collection (GET /v1/status `recall`), largest first. */
+function recallCard(rows) {
+  if (rows.length === 0) return null;
+  return h(
+    'section',
+    { class: 'card', 'data-field': 'recall' },
+    h('h2', {}, 'Recall estimate'),
+    h(
+      'p',
+      { class: 'muted' },
+      "recall@10 of each collection's default search against the exact answer, on sampled records",
+    ),
+    listTable(
+      ['collection', 'records', 'recall@10', 'search', 'measured'],
+      rows.map((r) =>
+        h(
+          'tr',
+          { 'data-recall': r.collection },
+          h('td', {}, link(['collections', r.collection], r.collection)),
+          h('td', { class: 'num' }, r.records),
+          h('td', { class: 'num' }, r.recall_at_10 === null ? 'measuring…' : r.recall_at_10.toFixed(3)),
+          h('td', {}, r.search_mode ?? ''),
+          h('td', {}, r.measured_at ?? (r.search_mode === 'exact' ? 'exact by construction' : '')),
+        ),
+      ),
+    ),
   );
 }
 
