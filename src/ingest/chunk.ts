@@ -80,8 +80,38 @@ function sections(text: string): string[][] {
   return out;
 }
 
-/** Packs a section's paragraphs into chunks of at most `max` characters. */
+/**
+ * Packs a section's paragraphs into chunks of at most `max` characters. Headings that end the section (the
+ * document's last section, see `sections`) go into its last chunk, or, where they do not fit there, into a
+ * final chunk that starts with the end of that chunk's text: never a chunk of headings alone.
+ */
 function packSection(paragraphs: string[], max: number, overlap: number): string[] {
+  let body = paragraphs.length;
+  while (body > 0 && isHeading(paragraphs[body - 1] as string)) body--;
+  if (body === 0 || body === paragraphs.length) return packParagraphs(paragraphs, max, overlap);
+  const chunks = packParagraphs(paragraphs.slice(0, body), max, overlap);
+  const headings = paragraphs.slice(body).join('\n\n');
+  const last = chunks.at(-1) as string;
+  const room = max - headings.length - 2;
+  if (last.length + 2 + headings.length <= max) chunks[chunks.length - 1] = `${last}\n\n${headings}`;
+  // As much of the last chunk as a chunk's overlap would carry (at least a long word's room).
+  else if (room >= WORD_ROOM)
+    chunks.push(`${textTail(last, Math.min(room, Math.max(overlap, WORD_ROOM)))}\n\n${headings}`);
+  else chunks.push(...packParagraphs(paragraphs.slice(body), max, overlap));
+  return chunks;
+}
+
+/** The end of `text`, at most `room` characters, starting at a word boundary (or a character one in CJK). */
+function textTail(text: string, room: number): string {
+  const trimmed = text.trimEnd();
+  if (trimmed.length <= room) return trimmed;
+  const window = trimmed.slice(trimmed.length - room);
+  const space = window.search(/\s/);
+  if (space >= 0 && space < window.length - 1) return window.slice(space).trimStart();
+  return dropLeadingLowSurrogate(window);
+}
+
+function packParagraphs(paragraphs: string[], max: number, overlap: number): string[] {
   const chunks: string[] = [];
   let current = '';
   // Pieces of one paragraph join with nothing (they keep their own spacing); paragraphs with a blank line.

@@ -68,6 +68,16 @@ describe('chunkText', () => {
       ['# Title'],
     );
     const headingOnly = (text: string) => text.split(/\n\n/).every((p) => /^#{1,6} /.test(p));
+    // fast-check's counterexample (seed 141378934): headings ending the document that do not fit its last
+    // chunk go into a final chunk with the end of the text before them.
+    const ending = `${'Lorem ipsum dolor sit amet consectetur. '.repeat(5)}\n\n## aAAaAAAAAAAA\n\n## aaaaAAaAA\n\n## AaaAAA`;
+    const ended = chunkText(ending, { maxChars: 230, overlapChars: 30 }).map((c) => c.text);
+    assert.ok(ended.length > 1, 'the headings do not fit the first chunk');
+    for (const text of ended) {
+      assert.ok(!headingOnly(text), `a chunk of headings only: ${JSON.stringify(text)}`);
+      assert.ok(text.length <= 230);
+    }
+    assert.match(ended.at(-1) ?? '', /amet consectetur\.\n\n## aAAaAAAAAAAA\n\n## aaaaAAaAA\n\n## AaaAAA$/);
     fc.assert(
       // From 260 characters up the headings a section can start with (at most 12 of 15) always leave room.
       fc.property(latinDoc, fc.integer({ min: 260, max: 600 }), (doc, max) => {
