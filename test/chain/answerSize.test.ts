@@ -13,6 +13,7 @@ import {
 } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { body, cell, createEntity, dbchainClients } from '../helpers/dbchainDevnet.ts';
+import { execute, op, cell as raw } from '../helpers/dbchainRawWriter.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 
 describe('chain reads: answers over the size limit are split', () => {
@@ -118,5 +119,25 @@ describe('DB-chain reads: a query page or a transaction batch over the size limi
     const all = await createDbChainSource(roomy).blocks(1, head);
     assert.equal(all.flatMap((b) => b.ops).length, 8);
     assert.deepEqual(await createDbChainSource(tight).blocks(1, head), all);
+  });
+
+  test('blocks: the entities read back to complete patches come back in halves, equal to an unlimited read', async () => {
+    // One transaction patching the three big entities: their read-back batch (~120 KB) is over the bound.
+    const big = (await createDbChainSource(roomy).blocks(1, devnet.headNumber)).flatMap((b) =>
+      b.ops.flatMap((o) => (o.type === 'create' && o.content.payload.length > 10_000 ? [o.key] : [])),
+    );
+    assert.equal(big.length, 3);
+    await execute(
+      devnet,
+      0,
+      big.map((key) => op.patch(key, [raw.str('note', 'patched')])),
+    );
+    const block = devnet.headNumber;
+    const all = await createDbChainSource(roomy).blocks(block, block);
+    assert.deepEqual(
+      all.flatMap((b) => b.ops.map((o) => o.type)),
+      ['update', 'update', 'update'],
+    );
+    assert.deepEqual(await createDbChainSource(tight).blocks(block, block), all);
   });
 });

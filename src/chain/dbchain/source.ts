@@ -18,6 +18,7 @@ import {
 } from '../source.ts';
 import { RpcAnswerTooLargeError, RpcResponseError, type RpcTransport } from '../transport.ts';
 import { getHeaders, headReads } from '../headReads.ts';
+import { readInHalves } from '../pageWalk.ts';
 import { USER_NAME_PATTERN } from './attributes.ts';
 import { decodeRegistryTransactions, groupBy, type DecodedOp } from './blockOps.ts';
 import {
@@ -123,8 +124,11 @@ export function createDbChainSource(transport: RpcTransport, options: DbChainSou
         op.type === 'patched' ? [{ key: op.key, owner: op.owner, block: numbers[i] as number }] : [],
       ),
     );
+    // Each answer is a whole entity (up to its 128 KiB payload): a batch over the answer bound goes in halves.
     const reads = patched.length
-      ? await transport.batch(patched.map((p) => ({ method: 'arkiv_getEntity', params: [p.key, p.block] })))
+      ? await readInHalves(patched, (part) =>
+          transport.batch(part.map((p) => ({ method: 'arkiv_getEntity', params: [p.key, p.block] }))),
+        )
       : [];
     const content = new Map<string, ChainEntity | undefined>();
     reads.forEach((answer, i) => {
