@@ -104,7 +104,7 @@ const summary = (c: CollectionView) =>
   `${c.name}: ${c.column ?? `dim ${c.dim}`}, ${c.metric}, ${c.stats.live_entities} live entities${c.embedder ? `, embedder ${c.embedder.model}` : ''}`;
 
 /** Pages `collection list` reads at most: 500,000 collections, far above what a node tracks by default. */
-const LIST_PAGES_MAX = 1_000;
+export const LIST_PAGES_MAX = 1_000;
 
 /**
  * Every page of the listing, as one answer: the later pages are asked for at least the first page's block,

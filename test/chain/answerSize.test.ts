@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import type { Hex } from 'viem';
 import {
   createArkivV1Source,
   createDbChainSource,
@@ -15,6 +16,8 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { body, cell, createEntity, dbchainClients } from '../helpers/dbchainDevnet.ts';
 import { execute, op, cell as raw } from '../helpers/dbchainRawWriter.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
+import { defined } from '../helpers/defined.ts';
+import { devnetProxy } from '../helpers/rpcProxy.ts';
 
 describe('chain reads: answers over the size limit are split', () => {
   let devnet: Devnet;
@@ -139,5 +142,56 @@ describe('DB-chain reads: a query page or a transaction batch over the size limi
       ['update', 'update', 'update'],
     );
     assert.deepEqual(await createDbChainSource(tight).blocks(block, block), all);
+  });
+});
+
+describe('DB-chain follower: a log range whose answer is over the size limit is asked again over its first half', () => {
+  test('the span covers fewer blocks per step, and the steps together give the blocks of an unlimited read', async () => {
+    const devnet = await startTestDevnet({ protocol: 'dbchain' });
+    const alice = dbchainClients(devnet, 0);
+    for (let i = 0; i < 4; i++)
+      await createEntity(devnet, alice, { attributes: body(`entity ${i}`), minLifetime: 100_000n });
+    const head = devnet.headNumber;
+    // A node whose eth_getLogs answer over more than one block is over the bound (padded with JSON
+    // whitespace, as a verbose node might answer): only single-block ranges come back.
+    const ranges: number[] = [];
+    const proxy = await devnetProxy(devnet.url, async (_req, res, body, forward) => {
+      const calls = JSON.parse(body.toString('utf8')) as {
+        method: string;
+        params: { fromBlock: Hex; toBlock: Hex }[];
+      }[];
+      const logs = Array.isArray(calls) ? calls.find((c) => c.method === 'eth_getLogs') : undefined;
+      if (!logs) return false;
+      const [filter] = logs.params;
+      const width = Number(filter?.toBlock) - Number(filter?.fromBlock) + 1;
+      ranges.push(width);
+      const { status, text } = await forward();
+      res.writeHead(status, { 'content-type': 'application/json' }).end(width > 1 ? text + ' '.repeat(70_000) : text);
+      return true;
+    });
+    const roomy = createHttpTransport({ url: devnet.url });
+    const tight = createHttpTransport({ url: proxy.url, maxAnswerBytes: 64 * 1024 });
+    try {
+      const genesis = defined((await createDbChainSource(roomy).headers([0]))[0], 'block 0');
+      const span = (source: ChainSource) => defined(source.span?.bind(source), 'the DB-chain source spans');
+      const expected = await span(createDbChainSource(roomy))({ number: 0, hash: genesis.hash }, head);
+      assert.equal(expected.end.number, head);
+      const limited = span(createDbChainSource(tight));
+      const got: typeof expected.blocks = [];
+      let after = { number: 0, hash: genesis.hash };
+      for (let steps = 0; after.number < head; steps++) {
+        assert.ok(steps <= head, 'the walk advances every step');
+        const step = await limited(after, head);
+        got.push(...step.blocks);
+        after = { number: step.end.number, hash: step.end.hash };
+      }
+      assert.deepEqual(got, expected.blocks);
+      assert.ok(ranges.includes(1) && ranges.some((w) => w > 1), `asked ranges ${ranges.join(', ')}`);
+    } finally {
+      await roomy.close();
+      await tight.close();
+      await proxy.close();
+      await devnet.stop();
+    }
   });
 });

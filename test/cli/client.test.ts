@@ -7,11 +7,12 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createSpec, listSpec, showSpec } from '../../src/commands/collection.ts';
+import { createSpec, LIST_PAGES_MAX, listSpec, showSpec } from '../../src/commands/collection.ts';
 import { helpFor } from '../../src/commands/index.ts';
 import { putSpec } from '../../src/commands/put.ts';
 import { searchSpec } from '../../src/commands/search.ts';
@@ -254,6 +255,29 @@ describe('arkivector collection / put / search against a gateway', () => {
     const count = await fetch(`${gateway.httpUrl}/v1/collections/memories`).then((r) => r.json());
     // cat, dog, fern and the text-only tea.
     assert.equal((count as { stats: { live_entities: number } }).stats.live_entities, 4, 'ok1 was not sent');
+  });
+
+  test('collection list stops after LIST_PAGES_MAX pages of a listing that never ends, and says so', async () => {
+    let asked = 0;
+    const endless = createHttpServer((req, res) => {
+      asked++;
+      assert.match(req.url ?? '', /^\/v1\/collections\?/);
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({ collections: [], as_of_block: 1, sync_state: 'live', total: 0, next_cursor: `c${asked}` }),
+        );
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (endless.address() as { port: number }).port;
+      const run = await arkivector(['collection', 'list', '--url', `http://127.0.0.1:${port}`]);
+      assert.notEqual(run.code, 0);
+      assert.match(run.stderr, new RegExp(`more than ${LIST_PAGES_MAX} pages`));
+      assert.equal(asked, LIST_PAGES_MAX);
+    } finally {
+      await new Promise<void>((resolve) => endless.close(() => resolve()));
+    }
   });
 
   test('exit 3 when no gateway answers', async () => {
