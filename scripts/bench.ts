@@ -21,17 +21,12 @@ import { writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import hnswlib from 'hnswlib-node';
-import {
-  type CollectionDefinition,
-  decodeVectorPayload,
-  encodeVectorPayload,
-  type VectorRecord,
-} from '../src/collections/index.ts';
+import { decodeVectorPayload, encodeVectorPayload, type VectorRecord } from '../src/collections/index.ts';
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../src/engine/exact.ts';
 import { selectedEngine } from '../src/engine/hnsw/engine.ts';
 import { CollectionStore, EF_SEARCH_SCALE, METRIC_OPS } from '../src/engine/index.ts';
 import { clustered, mulberry32 } from './generators.ts';
-import { benchRecord } from './benchRecord.ts';
+import { benchDefinition, benchRecord } from './benchRecord.ts';
 
 // ---- arguments ----
 
@@ -342,14 +337,7 @@ async function main(): Promise<void> {
     log(`hnswlib-node build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s, ${Math.round(bytes)} B/vector`);
   }
 
-  const definition: CollectionDefinition = {
-    dim: DIM,
-    metric: 'cosine',
-    attributes: { bucket: 'i32', cluster: 'i32' },
-    open: true,
-    writers: [],
-    index: { m: M, ef_construction: EF_CONSTRUCTION, ef_search: 40 },
-  };
+  const definition = benchDefinition(DIM, { m: M, efConstruction: EF_CONSTRUCTION });
   const memBefore = rss();
   const store = new CollectionStore('bench', definition);
   const BLOCK = 1000;

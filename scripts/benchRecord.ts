@@ -1,7 +1,9 @@
 // The record the engine benches (`scripts/bench.ts`, `scripts/peers/inMemory.ts`) insert for vector i: a
-// synthetic key, owner and id, and the vector passed through the wire codec, as the indexer stores it.
+// synthetic key, owner and id, and the vector passed through the wire codec, as the indexer stores it;
+// and the collection those records go into.
 import {
   type AttributeValue,
+  type CollectionDefinition,
   decodeVectorPayload,
   encodeVectorPayload,
   type VectorRecord,
@@ -23,5 +25,17 @@ export function benchRecord(i: number, vector: Vector, attributes: Record<string
     halfvec: p.halfvec,
     document: '',
     attributes: Object.assign(Object.create(null), attributes),
+  };
+}
+
+/** The benches' collection: cosine, the two attributes their filter cases select on (`bucket`, `cluster`). */
+export function benchDefinition(dim: number, index: { m: number; efConstruction: number }): CollectionDefinition {
+  return {
+    dim,
+    metric: 'cosine',
+    attributes: { bucket: 'i32', cluster: 'i32' },
+    open: true,
+    writers: [],
+    index: { m: index.m, ef_construction: index.efConstruction, ef_search: 40 },
   };
 }

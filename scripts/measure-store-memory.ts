@@ -7,11 +7,11 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { CollectionDefinition, VectorRecord } from '../src/collections/index.ts';
+import type { VectorRecord } from '../src/collections/index.ts';
 import { CollectionStore } from '../src/engine/index.ts';
 import { createGraph, selectedEngine } from '../src/engine/hnsw/engine.ts';
 import { METRIC_OPS } from '../src/engine/metrics.ts';
-import { benchRecord } from './benchRecord.ts';
+import { benchDefinition, benchRecord } from './benchRecord.ts';
 import { mulberry32 } from './generators.ts';
 
 const argv = process.argv.slice(2);
@@ -63,14 +63,7 @@ if (GRAPH_ONLY) {
   process.exit(0);
 }
 
-const definition: CollectionDefinition = {
-  dim: DIM,
-  metric: 'cosine',
-  attributes: { bucket: 'i32', cluster: 'i32' },
-  open: true,
-  writers: [],
-  index: { m: PARAMS.m, ef_construction: PARAMS.efConstruction, ef_search: 40 },
-};
+const definition = benchDefinition(DIM, PARAMS);
 const before = await usage();
 const store = new CollectionStore('bench', definition);
 for (let i = 0; i < N; i += 1000) {

@@ -14,6 +14,7 @@ import {
   type RawEntity,
 } from '../../src/collections/index.ts';
 import type { ChainIndexer } from '../../indexer/index.ts';
+import { FULL_SELECT, QUERY_PAGE_LIMIT } from '../../src/chain/dbchain/reads.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { rpcResult } from './devnet.ts';
 
@@ -106,7 +107,8 @@ async function v1RowsAt(devnet: Devnet, query: string, block: number): Promise<R
 }
 
 // DB-chain (arkiv-gen-d.md §4.1): typed cells read back as the schema's v1 forms (ARCHITECTURE.md §8.3),
-// written here from the table rather than taken from the driver; answers come newest-first by entity id.
+// written here from the table rather than taken from the driver (the request's select is the wire's, the
+// driver's own); answers come newest-first by entity id.
 interface DbChainRow {
   key: Hex;
   owner: string;
@@ -118,17 +120,6 @@ interface DbChainRow {
   payload?: Hex;
   attributes?: { name: string; type: string; value: unknown }[];
 }
-const DBCHAIN_SELECT = {
-  key: true,
-  owner: true,
-  creator: true,
-  createdAt: true,
-  updatedAt: true,
-  expiresAt: true,
-  contentType: true,
-  payload: true,
-  attributes: true,
-};
 
 async function dbchainRowsAt(devnet: Devnet, query: string, block: number): Promise<Row[]> {
   const rows: Row[] = [];
@@ -136,7 +127,7 @@ async function dbchainRowsAt(devnet: Devnet, query: string, block: number): Prom
   for (let page = 0; page < 10_000; page++) {
     const result = await rpcResult<{ data: DbChainRow[]; cursor?: string }>(devnet, 'arkiv_query', [
       query,
-      { atBlock: numberToHex(block), select: DBCHAIN_SELECT, limit: 200, ...(cursor ? { cursor } : {}) },
+      { atBlock: numberToHex(block), select: FULL_SELECT, limit: QUERY_PAGE_LIMIT, ...(cursor ? { cursor } : {}) },
     ]);
     for (const row of result.data) {
       const strings = new Map<string, string>();
