@@ -222,7 +222,7 @@ const waitArg = z
   .enum(['indexed', 'receipt', 'none'])
   .default('indexed')
   .describe(
-    'indexed (default): return once this node can search the write; receipt: once mined; none: once the node accepted the transaction',
+    'indexed (default): return once this node can search the write; receipt: once mined, with the keys the chain minted; none: once the node accepted the transaction (block_number null; on the DB-chain the keys of new entities are predictions, which another process signing with the same key can take first)',
   );
 
 export const upsertEntitySchema = z.object({

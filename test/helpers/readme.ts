@@ -58,3 +58,28 @@ export async function runShell(command: string, env: NodeJS.ProcessEnv, timeoutM
   clearTimeout(timer);
   return { code, stdout, stderr };
 }
+
+/**
+ * The body rows of the first Markdown table in `text` whose header row starts with `firstHeader`, as cells
+ * (trimmed; `\|` inside a cell is a literal `|`).
+ */
+export function tableRows(text: string, firstHeader: string): string[][] {
+  const split = (line: string) =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split(/(?<!\\)\|/)
+      .map((cell) => cell.trim().replace(/\\\|/g, '|'));
+  const lines = text.split('\n');
+  const head = lines.findIndex((line) => line.startsWith('|') && split(line)[0] === firstHeader);
+  if (head < 0) throw new Error(`no README table with the header "${firstHeader}"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(head + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(split(line));
+  }
+  return rows;
+}
+
+/** The text of every backticked span of a Markdown cell, in order. */
+export const codeSpans = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');

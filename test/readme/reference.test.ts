@@ -1,0 +1,75 @@
+// README reference text as test input, without a node: the error table is the code's closed list of codes
+// with their HTTP statuses, every `arkivector serve …` line the README shows is one `serve` accepts, and the
+// MCP client configurations parse and name a command that exists in a checkout and in the package.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { parseServeConfig } from '../../src/config.ts';
+import { ERROR_STATUS } from '../../src/errors.ts';
+import { codeSpans, fencedBlocks, README, readmeSection, tableRows } from '../helpers/readme.ts';
+
+test('README Errors: the table lists every code the code can answer, with its HTTP status, and no other', () => {
+  const rows = tableRows(readmeSection('Errors'), 'code').map(([code = '', http = '']) => [
+    codeSpans(code)[0],
+    Number(http),
+  ]);
+  assert.deepEqual(Object.fromEntries(rows), ERROR_STATUS, 'README "Errors" and ERROR_STATUS (src/errors.ts) differ');
+  assert.equal(rows.length, Object.keys(ERROR_STATUS).length, 'a code listed twice');
+});
+
+/** `serve` arguments with the README's placeholders replaced by values of their kind. */
+function serveArgs(line: string): string[] {
+  return line
+    .replace(/(^|\s+)#.*$/, '')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) =>
+      word === 'URL'
+        ? 'http://127.0.0.1:9'
+        : word === 'local:PATH'
+          ? 'local:/tmp/model'
+          : word === 'NAME' || word === 'KEY'
+            ? 'placeholder'
+            : word,
+    );
+}
+
+test('README: every `arkivector serve …` line it shows is accepted by serve', () => {
+  // Continued shell lines joined, so a command split over two lines is read whole.
+  const text = README.replace(/\\\n\s*/g, '');
+  const lines = [...text.matchAll(/arkivector serve((?: [^`\n|]*)?)(?=[`\n|])/g)].map((m) => (m[1] ?? '').trim());
+  assert.ok(lines.length >= 10, `only ${lines.length} serve lines found`);
+  let parsed = 0;
+  for (const line of lines) {
+    const args = serveArgs(line);
+    if (args.includes('--help')) continue;
+    assert.doesNotThrow(() => parseServeConfig(args, { HOME: '/home/readme-test' }), `arkivector serve ${line}`);
+    parsed += 1;
+  }
+  assert.ok(parsed >= 10);
+});
+
+test('README: the MCP client configurations parse, start a serve that accepts their args, with a command that exists', () => {
+  const blocks = fencedBlocks(README, 'json').filter((block) => block.includes('mcpServers'));
+  assert.ok(blocks.length >= 2, 'the Connecting and Agent memory snippets');
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { bin: Record<string, string>; files: string[] };
+  for (const block of blocks) {
+    const config = JSON.parse(block) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    for (const [name, server] of Object.entries(config.mcpServers)) {
+      // `arkivector` is what `npm install -g` of the package puts on PATH: the package's bin, in its files.
+      assert.equal(server.command, 'arkivector', `${name}: the installed command`);
+      const bin = pkg.bin[server.command];
+      assert.ok(bin !== undefined && existsSync(bin), `package.json bin ${server.command}`);
+      assert.ok(
+        pkg.files.some((f) => bin.startsWith(f)),
+        `${bin} is in the package's files`,
+      );
+      assert.equal(server.args[0], 'serve');
+      assert.doesNotThrow(() => parseServeConfig(server.args.slice(1), {}), server.args.join(' '));
+    }
+  }
+  // The checkout form the README names: `"command": "node"` with the absolute path of bin/arkivector.js.
+  assert.match(readmeSection('Connecting'), /"command": "node"`? with the absolute path of its `bin\/arkivector\.js`/);
+  assert.ok(existsSync('bin/arkivector.js'));
+});
