@@ -1,0 +1,101 @@
+// README "Request limits" as test input: the table is src/service/limits.ts (every numeric bound, its
+// value), and each argument bound is enforced at its value through a real node's REST routes: the bound
+// itself passes, one over it is `invalid_argument` naming the argument, before any work.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { loadAccessPolicy } from '../../src/http/index.ts';
+import * as limits from '../../src/service/limits.ts';
+import type { ServiceContext } from '../../src/service/index.ts';
+import { defined } from '../helpers/defined.ts';
+import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
+import { assertProblem, call, startChain, type Chain, type Node } from '../http/fixture.ts';
+
+const ROWS = new Map(
+  tableRows(readmeSection('Request limits'), 'limit').map(([name = '', value = '']) => [
+    defined(codeSpans(name)[0], name),
+    Number(defined(/^[\d,.]+/.exec(value)?.[0], value).replace(/,/g, '')),
+  ]),
+);
+
+test('README Request limits: the table is every numeric bound of src/service/limits.ts, with its value', () => {
+  const declared = Object.fromEntries(Object.entries(limits).filter(([, value]) => typeof value === 'number'));
+  assert.deepEqual(Object.fromEntries(ROWS), declared);
+  assert.deepEqual(limits.DEFAULT_WRITE_TTL, { days: 30 });
+  assert.match(readmeSection('Request limits'), /live 30 days \(`DEFAULT_WRITE_TTL`\)/);
+});
+
+// Validation comes before the writer is used, so a node that only says it has one shows the write bounds.
+const STUB_WRITER = { address: '0x0000000000000000000000000000000000000001' } as unknown as ServiceContext['writer'];
+
+describe('README Request limits: enforced at the stated value, before any work', () => {
+  let chain: Chain;
+  let node: Node;
+  before(async () => {
+    chain = await startChain();
+    node = await chain.node({
+      access: await loadAccessPolicy({ publicRead: false, host: '127.0.0.1' }),
+      ctx: { writer: STUB_WRITER },
+    });
+  });
+  after(async () => await chain.close());
+
+  const limit = (name: string) => defined(ROWS.get(name), name);
+  const refused = async (answer: Promise<Awaited<ReturnType<typeof call>>>, path: string) => {
+    const problem = await answer;
+    assertProblem(problem, 400, 'invalid_argument');
+    assert.ok(
+      problem.body.errors.some((e: { path: string }) => e.path === path || e.path.startsWith(`${path}.`)),
+      `errors name ${path}: ${JSON.stringify(problem.body.errors)}`,
+    );
+  };
+  const search = (body: object) =>
+    call(`${node.url}/v1/collections/notes/search`, { method: 'POST', json: { vector: [1, 0, 0, 0], ...body } });
+
+  test('k, where, text', async () => {
+    for (const k of [limit('SEARCH_K_MIN'), limit('SEARCH_K_MAX')]) assert.equal((await search({ k })).status, 200);
+    assert.equal((await search({})).body.results.length, Math.min(limit('SEARCH_K_DEFAULT'), 4));
+    await refused(search({ k: limit('SEARCH_K_MIN') - 1 }), 'k');
+    await refused(search({ k: limit('SEARCH_K_MAX') + 1 }), 'k');
+    // A `where` of exactly the bound: a valid expression padded with spaces.
+    const where = "topic = 'pets'";
+    const atBound = where.padEnd(limit('WHERE_MAX_CHARS'), ' ');
+    assert.equal((await search({ where: atBound })).status, 200);
+    await refused(search({ where: `${atBound} ` }), 'where');
+    await refused(
+      call(`${node.url}/v1/collections/notes/search`, {
+        method: 'POST',
+        json: { text: 'x'.repeat(limit('TEXT_MAX_CHARS') + 1), mode: 'keyword' },
+      }),
+      'text',
+    );
+    const keyword = await call(`${node.url}/v1/collections/notes/search`, {
+      method: 'POST',
+      json: { text: `purr ${'x'.repeat(limit('TEXT_MAX_CHARS') - 5)}`, mode: 'keyword' },
+    });
+    assert.equal(keyword.status, 200, JSON.stringify(keyword.body));
+  });
+
+  test('ref, cursor, listing limits', async () => {
+    const get = (ref: string) => call(`${node.url}/v1/collections/notes/entities/${encodeURIComponent(ref)}`);
+    assertProblem(await get('x'.repeat(limit('REF_MAX_CHARS'))), 404, 'entity_not_found');
+    await refused(get('x'.repeat(limit('REF_MAX_CHARS') + 1)), 'ref');
+    const list = (query: string) => call(`${node.url}/v1/collections/notes/entities?${query}`);
+    for (const n of [limit('LIST_LIMIT_MIN'), limit('LIST_LIMIT_MAX')])
+      assert.equal((await list(`limit=${n}`)).status, 200);
+    await refused(list(`limit=${limit('LIST_LIMIT_MAX') + 1}`), 'limit');
+    await refused(list(`limit=${limit('LIST_LIMIT_MIN') - 1}`), 'limit');
+    assert.equal((await list('')).body.entities.length, Math.min(limit('LIST_LIMIT_DEFAULT'), 4));
+    await refused(list(`cursor=${'c'.repeat(limit('CURSOR_MAX_CHARS') + 1)}`), 'cursor');
+    const collections = (query: string) => call(`${node.url}/v1/collections?${query}`);
+    assert.equal((await collections(`limit=${limit('COLLECTIONS_LIMIT_MAX')}`)).status, 200);
+    await refused(collections(`limit=${limit('COLLECTIONS_LIMIT_MAX') + 1}`), 'limit');
+  });
+
+  test('upsert entities and documents', async () => {
+    const upsert = (entities: object[]) =>
+      call(`${node.url}/v1/collections/notes/entities`, { method: 'POST', json: { entities } });
+    const entity = (i: number, document = 'd') => ({ id: `e${i}`, vector: [1, 0, 0, 0], document });
+    await refused(upsert(Array.from({ length: limit('UPSERT_MAX_ENTITIES') + 1 }, (_, i) => entity(i))), 'entities');
+    await refused(upsert([entity(0, 'd'.repeat(limit('DOCUMENT_MAX_CHARS') + 1))]), 'entities');
+  });
+});
