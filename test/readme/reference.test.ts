@@ -1,7 +1,10 @@
 // README reference text as test input, without a node: the error table is the code's closed list of codes
 // with their HTTP statuses, every `arkivector serve …` line the README shows is one `serve` accepts, and the
-// MCP client configurations parse and name a command that exists in a checkout and in the package.
+// MCP client configurations parse and name a command that exists in a checkout and in the package; a refused
+// flag is a usage error, in a pipe too.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parseServeConfig } from '../../src/config.ts';
@@ -72,4 +75,24 @@ test('README: the MCP client configurations parse, start a serve that accepts th
   // The checkout form the README names: `"command": "node"` with the absolute path of bin/arkivector.js.
   assert.match(readmeSection('Connecting'), /"command": "node"`? with the absolute path of its `bin\/arkivector\.js`/);
   assert.ok(existsSync('bin/arkivector.js'));
+});
+
+test('README Quick start: a refused flag is a usage error (plain line and help, exit 2) even in a pipe; other startup errors are a JSON line there (exit 1)', async () => {
+  const run = async (args: string[]) => {
+    const child = spawn(process.execPath, ['bin/arkivector.js', 'serve', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return { code, stderr };
+  };
+  assert.match(readmeSection('Quick start'), /a bad value such as `--live-lag x`\) is a usage error/);
+  const usage = await run(['--live-lag', 'x']);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /^arkivector: --live-lag must be a number\nusage: arkivector serve /);
+  // Port 9 of loopback: refused before anything is reached (a public bind without access control).
+  const refused = await run(['--rpc', 'http://127.0.0.1:9', '--http', '0.0.0.0:0']);
+  assert.equal(refused.code, 1);
+  assert.equal(JSON.parse(refused.stderr.trim()).level, 'fatal');
 });
