@@ -130,6 +130,26 @@ describe('README: the REST API table', () => {
     }
   });
 
+  test('the console files need no token and carry the headers "Web console" spells out', async () => {
+    const section = readmeSection('Web console');
+    const paragraph = defined(
+      /every console\s+response carries ([\s\S]*?)\.\n/.exec(section)?.[1],
+      'the headers sentence',
+    );
+    const promised = [...paragraph.replace(/\n/g, ' ').matchAll(/`([A-Z][A-Za-z-]+): ([^`]+)`/g)].map(
+      ([, name = '', value = '']) => [name.toLowerCase(), value] as const,
+    );
+    assert.deepEqual(
+      promised.map(([name]) => name),
+      ['content-security-policy', 'x-content-type-options', 'referrer-policy', 'x-frame-options'],
+    );
+    for (const path of ['/', '/console/app.js', '/console/style.css', '/console/favicon.svg']) {
+      const answer = await fetch(`${node.url}${path}`);
+      assert.equal(answer.status, 200, path);
+      for (const [name, value] of promised) assert.equal(answer.headers.get(name), value, `${path} ${name}`);
+    }
+  });
+
   test('the /v1/status row names every field the status answers, and no other', async () => {
     const row = defined(
       ROWS.find((r) => r.path === '/v1/status'),
