@@ -1,13 +1,13 @@
 // The difference between a file's chunks and what the collection holds for its source: which chunk
 // entities to create, update (changed text, or about to expire) and delete. Pure, so it is tested alone.
 import { createHash } from 'node:crypto';
+// Entity ids are at most ID_MAX_BYTES; a readable `source#chunk` id is used while it fits.
+import { ID_MAX_BYTES } from '../collections/limits.ts';
 import type { Chunk } from './chunk.ts';
 import type { RemoteChunk } from './remote.ts';
 
 /** An unchanged chunk that expires within this many blocks (7 days of 2 s blocks) is written again. */
 export const INGEST_REFRESH_BLOCKS = 302_400;
-/** Entity ids are at most 256 bytes; a readable `source#chunk` id is used while it fits. */
-const ID_MAX_BYTES = 256;
 
 export interface ChunkEntity {
   id: string;

@@ -4,24 +4,48 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadAccessPolicy } from '../../src/http/index.ts';
+import * as collectionLimits from '../../src/collections/limits.ts';
 import * as limits from '../../src/service/limits.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
 import { assertProblem, call, startChain, type Chain, type Node } from '../http/fixture.ts';
 
-const ROWS = new Map(
-  tableRows(readmeSection('Request limits'), 'limit').map(([name = '', value = '']) => [
-    defined(codeSpans(name)[0], name),
-    Number(defined(/^[\d,.]+/.exec(value)?.[0], value).replace(/,/g, '')),
-  ]),
-);
+/** A `NAME | value | what` table as a map of NAME to its number (`4,096`, `-2,147,483,648`). */
+const boundsTable = (section: string, firstHeader: string) =>
+  new Map(
+    tableRows(readmeSection(section), firstHeader).map(([name = '', value = '']) => [
+      defined(codeSpans(name)[0], name),
+      Number(defined(/^-?[\d,.]+/.exec(value)?.[0], value).replace(/,/g, '')),
+    ]),
+  );
+const ROWS = boundsTable('Request limits', 'limit');
+const SCHEMA_BOUNDS = boundsTable('Writing collections with the SDK', 'bound');
+/** Numbers of src/collections/limits.ts that are the wire format's, not bounds. */
+const WIRE_FORMAT = [
+  'I32_OFFSET',
+  'BLOCK_TIME_SECONDS',
+  'VECTOR_PAYLOAD_FORMAT',
+  'VECTOR_ELEMENT_BINARY16',
+  'VECTOR_PAYLOAD_HEADER_BYTES',
+];
 
 test('README Request limits: the table is every numeric bound of src/service/limits.ts, with its value', () => {
   const declared = Object.fromEntries(Object.entries(limits).filter(([, value]) => typeof value === 'number'));
   assert.deepEqual(Object.fromEntries(ROWS), declared);
   assert.deepEqual(limits.DEFAULT_WRITE_TTL, { days: 30 });
   assert.match(readmeSection('Request limits'), /live 30 days \(`DEFAULT_WRITE_TTL`\)/);
+});
+
+test('README Writing collections: every bound of src/collections/limits.ts is documented, with its value', () => {
+  const section = readmeSection('Writing collections with the SDK');
+  for (const [name, value] of Object.entries(collectionLimits)) {
+    if (typeof value !== 'number' || WIRE_FORMAT.includes(name)) continue;
+    // Either a row of the bounds table with its value, or named in the limits table above it.
+    if (SCHEMA_BOUNDS.has(name)) assert.equal(SCHEMA_BOUNDS.get(name), value, name);
+    else assert.ok(section.includes(`(\`${name}\`)`), `${name} is not in the README`);
+  }
+  for (const name of SCHEMA_BOUNDS.keys()) assert.ok(Object.hasOwn(collectionLimits, name), `${name} is not declared`);
 });
 
 // Validation comes before the writer is used, so a node that only says it has one shows the write bounds.
@@ -89,6 +113,41 @@ describe('README Request limits: enforced at the stated value, before any work',
     const collections = (query: string) => call(`${node.url}/v1/collections?${query}`);
     assert.equal((await collections(`limit=${limit('COLLECTIONS_LIMIT_MAX')}`)).status, 200);
     await refused(collections(`limit=${limit('COLLECTIONS_LIMIT_MAX') + 1}`), 'limit');
+  });
+
+  test('collection definitions: name, dim and index bounds', async () => {
+    const bound = (name: string) => defined(SCHEMA_BOUNDS.get(name), name);
+    const create = (definition: object) =>
+      call(`${node.url}/v1/collections`, {
+        method: 'POST',
+        json: { name: 'bounded', dim: 4, metric: 'cosine', ...definition },
+      });
+    await refused(create({ name: 'a'.repeat(bound('COLLECTION_NAME_MAX_CHARS') + 1) }), 'name');
+    await refused(create({ dim: bound('DIM_MIN') - 1 }), 'dim');
+    await refused(create({ dim: bound('DIM_MAX') + 1 }), 'dim');
+    for (const [field, low, high] of [
+      ['m', 'HNSW_MIN_M', 'HNSW_MAX_M'],
+      ['ef_construction', 'HNSW_MIN_EF_CONSTRUCTION', 'HNSW_MAX_EF_CONSTRUCTION'],
+      ['ef_search', 'HNSW_MIN_EF_SEARCH', 'HNSW_MAX_EF_SEARCH'],
+    ] as const) {
+      await refused(create({ index: { [field]: bound(low) - 1 } }), 'index');
+      await refused(create({ index: { [field]: bound(high) + 1 } }), 'index');
+    }
+  });
+
+  test('vector entities: id bytes and attribute values', async () => {
+    const bound = (name: string) => defined(SCHEMA_BOUNDS.get(name), name);
+    const upsert = (entity: object) =>
+      call(`${node.url}/v1/collections/notes/entities`, {
+        method: 'POST',
+        json: { entities: [{ id: 'x', vector: [1, 0, 0, 0], ...entity }] },
+      });
+    await refused(upsert({ id: 'é'.repeat(bound('ID_MAX_BYTES') / 2 + 1) }), 'entities');
+    await refused(upsert({ id: '' }), 'entities');
+    await refused(upsert({ attributes: { topic: 'x'.repeat(bound('STR_ATTRIBUTE_MAX_BYTES') + 1) } }), 'entities');
+    await refused(upsert({ attributes: { stars: bound('I32_MAX') + 1 } }), 'entities');
+    await refused(upsert({ attributes: { stars: bound('I32_MIN') - 1 } }), 'entities');
+    await refused(upsert({ vector: [bound('HALF_MAX') * 2, 0, 0, 0] }), 'entities');
   });
 
   test('upsert entities and documents', async () => {
