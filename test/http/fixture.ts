@@ -144,6 +144,11 @@ export async function startChain(options: { write?: boolean; protocol?: DevnetPr
   };
 }
 
+/** A signer that only says it exists: access and validation are decided before a writer is used. */
+export const STUB_WRITER = {
+  address: '0x0000000000000000000000000000000000000001',
+} as unknown as ServiceContext['writer'];
+
 export const PROBLEM_TYPE = 'application/problem+json';
 
 /** fetch + JSON body, for assertions on status, headers and body together. */

@@ -6,10 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import { loadAccessPolicy } from '../../src/http/index.ts';
 import * as collectionLimits from '../../src/collections/limits.ts';
 import * as limits from '../../src/service/limits.ts';
-import type { ServiceContext } from '../../src/service/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
-import { assertProblem, call, startChain, type Chain, type Node } from '../http/fixture.ts';
+import { assertProblem, call, STUB_WRITER, startChain, type Chain, type Node } from '../http/fixture.ts';
 
 /** A `NAME | value | what` table as a map of NAME to its number (`4,096`, `-2,147,483,648`). */
 const boundsTable = (section: string, firstHeader: string) =>
@@ -47,9 +46,6 @@ test('README Writing collections: every bound of src/collections/limits.ts is do
   }
   for (const name of SCHEMA_BOUNDS.keys()) assert.ok(Object.hasOwn(collectionLimits, name), `${name} is not declared`);
 });
-
-// Validation comes before the writer is used, so a node that only says it has one shows the write bounds.
-const STUB_WRITER = { address: '0x0000000000000000000000000000000000000001' } as unknown as ServiceContext['writer'];
 
 describe('README Request limits: enforced at the stated value, before any work', () => {
   let chain: Chain;

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createHttpApp, createMetrics, loadAccessPolicy } from '../../src/http/index.ts';
-import type { ServiceContext } from '../../src/service/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
 import { createEntityAs } from '../helpers/generations.ts';
@@ -14,6 +13,7 @@ import {
   call,
   captureLogger,
   NOTES,
+  STUB_WRITER,
   startChain,
   vectorArgs,
   type Chain,
@@ -22,8 +22,6 @@ import {
 
 const READER = 'readme-reader-0123456789';
 const WRITER = 'readme-writer-0123456789';
-// Authorization is decided before the writer is used, so the scope checks need only a node that has one.
-const STUB_WRITER = { address: '0x0000000000000000000000000000000000000001' } as unknown as ServiceContext['writer'];
 
 interface Row {
   method: string;

@@ -4,27 +4,9 @@
 // an argument the row marks `?` is never required.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ServiceContext } from '../../src/service/index.ts';
-import { buildServer } from '../../tools/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
-
-async function listedTools(): Promise<Tool[]> {
-  // Listing runs no handler: the context only says that a signer exists.
-  const ctx = { writer: { address: '0x0000000000000000000000000000000000000001' } } as unknown as ServiceContext;
-  const server = buildServer({ ctx, compat: 'kuradb' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'readme-tools', version: '1.0.0' });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  try {
-    return (await client.listTools()).tools;
-  } finally {
-    await client.close();
-  }
-}
+import { listedTools } from '../helpers/toolSurface.ts';
 
 /** `text` without its parenthesized asides (value lists, bounds, defaults), nested ones included. */
 function withoutAsides(text: string): string {

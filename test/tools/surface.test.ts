@@ -4,35 +4,15 @@
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import fc from 'fast-check';
 import { z } from 'zod';
-import type { ServiceContext } from '../../src/service/index.ts';
-import { buildServer } from '../../tools/index.ts';
 import { portabilityProblems, portableSchema } from '../../tools/portableSchema.ts';
 import { TOOLS } from '../../tools/table.ts';
+import { listedTools } from '../helpers/toolSurface.ts';
 
 const SNAPSHOT = new URL('./tool-surface.json', import.meta.url);
-
-/** tools/list of a node with a signer and --compat kuradb, through the SDK's real Client. */
-async function listedTools(): Promise<Tool[]> {
-  // Listing tools runs no handler, so the context only needs to say that a signer exists.
-  const ctx = { writer: { address: '0x0000000000000000000000000000000000000001' } } as unknown as ServiceContext;
-  const server = buildServer({ ctx, compat: 'kuradb' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'surface', version: '1.0.0' });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  try {
-    return (await client.listTools()).tools;
-  } finally {
-    await client.close();
-    await server.close();
-  }
-}
 
 test('tools/list surface matches the snapshot (with signer and --compat kuradb)', async () => {
   const tools = await listedTools();
