@@ -168,12 +168,13 @@ export interface ServeConfig {
   devnetPort: number;
 }
 
-const intFlag = (name: string, min: number, max: number) =>
+const numberFlag = (name: string, min: number, max: number) =>
   z.coerce
     .number({ error: `--${name} must be a number` })
-    .int({ error: `--${name} must be an integer` })
     .min(min, { error: `--${name} must be at least ${min}` })
     .max(max, { error: `--${name} must be at most ${max}` });
+const intFlag = (name: string, min: number, max: number) =>
+  numberFlag(name, min, max).int({ error: `--${name} must be an integer` });
 
 function parseHostPort(value: string): { host: string; port: number } {
   const [, bracketed, plain, digits] = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value) ?? [];
@@ -372,7 +373,8 @@ export function parseServeConfig(
     kuradbEndpointFile,
     logLevel: logLevel as ServeConfig['logLevel'],
     minBlockTimeoutMs:
-      check(z.coerce.number().min(0).max(600), str('min-block-timeout') ?? MIN_BLOCK_TIMEOUT_MS_DEFAULT / 1000) * 1000,
+      check(numberFlag('min-block-timeout', 0, 600), str('min-block-timeout') ?? MIN_BLOCK_TIMEOUT_MS_DEFAULT / 1000) *
+      1000,
     privateKeyFile: str('private-key-file'),
     blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? DEVNET_DEFAULTS.blockTime),
     demo: get('no-demo') !== true,

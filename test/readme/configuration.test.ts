@@ -187,3 +187,29 @@ test('README Configuration: the values the table lists are the values accepted, 
   assert.equal(parse(['--rpc-budget', '1000000']).rpcBudget, 1_000_000);
   assert.throws(() => parse(['--rpc-budget', '1000001']), /at most 1000000/);
 });
+
+test('README Configuration: each "at most N" a row states is the bound serve enforces, with a message naming the flag', () => {
+  const bounded = ROWS.flatMap(({ flag, meaning }) => {
+    const most = /\(at most ([\d,]+)[;)]/.exec(meaning)?.[1];
+    return most === undefined ? [] : [{ flag, most: Number(most.replace(/,/g, '')) }];
+  });
+  assert.deepEqual(bounded.map((b) => b.flag).sort(), [
+    'block-time',
+    'confirmations',
+    'live-lag',
+    'min-block-timeout',
+    'rate-limit',
+    'rpc-budget',
+  ]);
+  for (const { flag, most } of bounded) {
+    assert.doesNotThrow(() => parse([`--${flag}`, String(most)]), `--${flag} ${most}`);
+    assert.throws(
+      () => parse([`--${flag}`, String(most + 1)]),
+      (e: Error) => e instanceof ConfigError && e.message === `--${flag} must be at most ${most}`,
+    );
+    assert.throws(
+      () => parse([`--${flag}`, 'x']),
+      (e: Error) => e instanceof ConfigError && e.message === `--${flag} must be a number`,
+    );
+  }
+});
