@@ -9,6 +9,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parseServeConfig } from '../../src/config.ts';
 import { ERROR_STATUS } from '../../src/errors.ts';
+import {
+  HTTP_CONNECTIONS_CHECK_MS,
+  HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  HTTP_MAX_CONNECTIONS,
+  HTTP_REQUEST_TIMEOUT_MS,
+} from '../../src/httpDefault.ts';
+import { defined } from '../helpers/defined.ts';
 import { codeSpans, fencedBlocks, README, readmeSection, tableRows } from '../helpers/readme.ts';
 
 test('README Errors: the table lists every code the code can answer, with its HTTP status, and no other', () => {
@@ -95,4 +103,30 @@ test('README Quick start: a refused flag is a usage error (plain line and help, 
   const refused = await run(['--rpc', 'http://127.0.0.1:9', '--http', '0.0.0.0:0']);
   assert.equal(refused.code, 1);
   assert.equal(JSON.parse(refused.stderr.trim()).level, 'fatal');
+});
+
+const DECLARED: Record<string, number> = { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_MAX_CONNECTIONS };
+
+test('README REST API: the connection limits it states are the ones src/httpDefault.ts declares', () => {
+  const section = readmeSection('REST API');
+  const rows = tableRows(section, 'what').map(([what = '', limit = '']) => [
+    defined(/`(HTTP_[A-Z_]+)`/.exec(what)?.[1], what),
+    limit,
+  ]);
+  const asDeclared = (value: number, name: string) =>
+    name.endsWith('_MS') ? `${value / 1000} s` : value.toLocaleString('en-US');
+  assert.deepEqual(
+    rows,
+    rows.map(([name = '']) => [name, asDeclared(defined(DECLARED[name], name), name)]),
+  );
+  assert.deepEqual(rows.map(([name]) => name).sort(), [
+    'HTTP_HEADERS_TIMEOUT_MS',
+    'HTTP_MAX_CONNECTIONS',
+    'HTTP_REQUEST_TIMEOUT_MS',
+  ]);
+  const keepAlive = HTTP_KEEP_ALIVE_TIMEOUT_MS / 1000;
+  assert.match(section, new RegExp(`stay open ${keepAlive} s \\(\`HTTP_KEEP_ALIVE_TIMEOUT_MS\`,`));
+  assert.match(section, new RegExp(`\`Keep-Alive: timeout=${keepAlive}\``));
+  assert.equal(HTTP_CONNECTIONS_CHECK_MS, 1000);
+  assert.match(section, /checked every second \(`HTTP_CONNECTIONS_CHECK_MS`\)/);
 });
