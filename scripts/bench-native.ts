@@ -177,6 +177,7 @@ for (const ef of EFS) {
       unknown
     >;
     if (ef === DEFAULT_EF) r.default_width = true;
+    r.load_average = loadavg()[0];
     if (s === sys.length - 1) {
       r.qps_per_cpu_s = median(perCpu);
       if (ratios.length > 0) r.vs_hnswlib = median(ratios);
