@@ -46,7 +46,7 @@ export const WIDTH_GROWTH_EXPONENT = 0.6;
  * at the same block (the same live records) searches at the same width and answers alike; a width
  * calibrated per collection from sampled answers would depend on when each node measured.
  * @param live the collection's live records
- * @example widthGrowth(400_000) // 2
+ * @example widthGrowth(1_000_000) // 3.98 (10^0.6)
  */
 export function widthGrowth(live: number): number {
   if (!(live > WIDTH_GROWTH_FROM)) return 1;
