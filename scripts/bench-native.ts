@@ -6,15 +6,24 @@
 // halfvec-rounded for both systems). Ground truth from the addon's exact scan.
 //
 // Usage: tsx scripts/bench-native.ts [--n N] [--dim D] [--queries Q] [--out FILE]  (default 100k × 384, 300 queries)
+//   [--efs 40,64,…]  the widths swept (hnswlib ef), with the store's default width at this size (marked default_width)
+//   [--native-only]  the native graph alone (no hnswlib-node build; QPS per CPU second instead of a ratio)
+//   [--graph-dir DIR]  reuse the native graph of this size saved there, or build it and save it
+//   [--checkpoints n1,n2,…]  with --graph-dir, also save the graph at these smaller sizes while building
+//     (the data of a smaller size is a prefix of a larger one's, inserted in the same order)
 
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import hnswlib from 'hnswlib-node';
 import { floatToHalfBits, HALF_TO_FLOAT32 } from '../src/collections/index.ts';
 import { HalfGraph } from '../src/engine/hnsw/halfGraph.ts';
+import { effectiveEf } from '../src/engine/hnsw/params.ts';
 import { nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
 import { METRIC_OPS } from '../src/engine/metrics.ts';
+import { benchDefinition } from './benchRecord.ts';
 import { clustered } from './generators.ts';
 
 const argv = process.argv.slice(2);
@@ -27,10 +36,16 @@ const DIM = Number(option('--dim') ?? 384);
 const NQ = Number(option('--queries') ?? 300);
 const OUT = option('--out');
 const PARAMS = { m: 16, efConstruction: 64 };
-const EFS = [40, 64, 100, 128, 200];
+const K = 10;
+const list = (name: string): number[] | undefined => option(name)?.split(',').map(Number);
+/** The store's default width at this size (ef_search 40, grown with the collection: effectiveEf). */
+const DEFAULT_EF = effectiveEf(benchDefinition(DIM, PARAMS), K, N);
+const EFS = [...new Set([...(list('--efs') ?? [40, 64, 100, 128, 200]), DEFAULT_EF])].sort((a, b) => a - b);
+const NATIVE_ONLY = argv.includes('--native-only');
+const GRAPH_DIR = option('--graph-dir');
+const CHECKPOINTS = new Set(list('--checkpoints') ?? []);
 const ROUNDS = 5;
 const CHUNK = 25;
-const K = 10;
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -41,7 +56,9 @@ const rss = (): number => {
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
 const round16 = (v: Float32Array) => Float32Array.from(v, (x) => HALF_TO_FLOAT32[floatToHalfBits(x)]!);
-const base = clustered(N, DIM, 1, { latent: 64 }).vectors.map(round16);
+// Made only when a graph is built (a saved graph needs the queries alone).
+let baseVectors: Float32Array[] | undefined;
+const base = (): Float32Array[] => (baseVectors ??= clustered(N, DIM, 1, { latent: 64 }).vectors.map(round16));
 const queries = clustered(NQ, DIM, 2, { latent: 64 }).vectors.map(round16);
 const arr = new Array<number>(DIM).fill(0);
 const toArray = (v: Float32Array): number[] => {
@@ -52,50 +69,91 @@ const toArray = (v: Float32Array): number[] => {
 log(
   `bench-native: n=${N} dim=${DIM} queries=${NQ} m=${PARAMS.m} efc=${PARAMS.efConstruction}, kernel ${nativeAddon().cpu().default}`,
 );
+/** Where the native graph of `n` points of this data is saved with --graph-dir. */
+const graphPath = (n: number): string | undefined =>
+  GRAPH_DIR === undefined
+    ? undefined
+    : join(GRAPH_DIR, `clustered-${n}x${DIM}-m${PARAMS.m}-efc${PARAMS.efConstruction}.hnsw`);
+
 let before = rss();
 let t0 = performance.now();
-const raw = new hnswlib.HierarchicalNSW('cosine', DIM);
-raw.initIndex(N, PARAMS.m, PARAMS.efConstruction, 100);
-for (let i = 0; i < N; i++) raw.addPoint(toArray(base[i]!), i);
-const rawBuild = (performance.now() - t0) / 1000;
-const rawBytes = (rss() - before) / N;
-log(`hnswlib-node build ${rawBuild.toFixed(1)} s, ${Math.round(rawBytes)} B/vector`);
+let raw: hnswlib.HierarchicalNSW | undefined;
+let rawBuild = 0;
+let rawBytes = 0;
+if (!NATIVE_ONLY) {
+  raw = new hnswlib.HierarchicalNSW('cosine', DIM);
+  raw.initIndex(N, PARAMS.m, PARAMS.efConstruction, 100);
+  for (let i = 0; i < N; i++) raw.addPoint(toArray(base()[i]!), i);
+  rawBuild = (performance.now() - t0) / 1000;
+  rawBytes = (rss() - before) / N;
+  log(`hnswlib-node build ${rawBuild.toFixed(1)} s, ${Math.round(rawBytes)} B/vector`);
+}
 
+const saved = graphPath(N);
+const reuse = saved !== undefined && existsSync(saved);
+if (!reuse) base();
 before = rss();
 t0 = performance.now();
-const half = HalfGraph.create(METRIC_OPS.cosine, DIM, PARAMS, N);
-for (let i = 0; i < N; i++) half.add(base[i]!, i);
-const halfBuild = (performance.now() - t0) / 1000;
-const halfBytes = (rss() - before) / N;
-log(`native build ${halfBuild.toFixed(1)} s, ${Math.round(halfBytes)} B/vector`);
+let half: HalfGraph;
+let halfBuild: number | null = null;
+let halfBytes: number | null = null;
+if (reuse) {
+  half = await HalfGraph.read(METRIC_OPS.cosine, DIM, PARAMS, saved);
+  if (half.elementCount !== N) throw new Error(`${saved} holds ${half.elementCount} points, not ${N}`);
+  log(`native graph read from ${saved}`);
+} else {
+  half = HalfGraph.create(METRIC_OPS.cosine, DIM, PARAMS, N);
+  const vectors = base();
+  let writing = 0;
+  for (let i = 0; i < N; i++) {
+    half.add(vectors[i]!, i);
+    const at = graphPath(i + 1);
+    if (at !== undefined && CHECKPOINTS.has(i + 1) && i + 1 < N) {
+      const w0 = performance.now();
+      await half.write(at);
+      writing += performance.now() - w0;
+      log(`native graph of ${i + 1} points saved to ${at} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    }
+  }
+  halfBuild = (performance.now() - t0 - writing) / 1000;
+  halfBytes = (rss() - before) / N;
+  log(`native build ${halfBuild.toFixed(1)} s, ${Math.round(halfBytes)} B/vector`);
+  if (saved !== undefined) await half.write(saved);
+}
 
 const truth = queries.map((q) => new Set(half.exact(q, K).labels));
 type Sys = { name: string; search: (q: Float32Array) => number[] };
-const systems = (ef: number): Sys[] => [
-  {
+/** The systems compared at one width: hnswlib-node (unless --native-only), then the native graph. */
+const systems = (ef: number): Sys[] => {
+  const native: Sys = { name: 'native', search: (q) => half.search(q, K, ef).labels };
+  const r = raw;
+  if (r === undefined) return [native];
+  const rawSys: Sys = {
     name: 'hnswlib-node',
     search: (q) => {
-      raw.setEf(ef);
-      return raw.searchKnn(toArray(q), K).neighbors;
+      r.setEf(ef);
+      return r.searchKnn(toArray(q), K).neighbors;
     },
-  },
-  { name: 'native', search: (q) => half.search(q, K, ef).labels },
-];
+  };
+  return [rawSys, native];
+};
 
-const rows: Record<string, unknown>[] = [
-  { system: 'hnswlib-node', n: N, dim: DIM, build_s: rawBuild, bytes_per_vector: rawBytes },
-  { system: 'native', n: N, dim: DIM, build_s: halfBuild, bytes_per_vector: halfBytes, kernel: half.kernel },
-];
+const rows: Record<string, unknown>[] = [];
+if (raw !== undefined)
+  rows.push({ system: 'hnswlib-node', n: N, dim: DIM, build_s: rawBuild, bytes_per_vector: rawBytes });
+rows.push({ system: 'native', n: N, dim: DIM, build_s: halfBuild, bytes_per_vector: halfBytes, kernel: half.kernel });
 for (const ef of EFS) {
   const sys = systems(ef);
-  const best = [0, 0];
+  const idx = sys.map((_, s) => s);
+  const best = idx.map(() => 0);
   const ratios: number[] = [];
-  const recall = [0, 0];
+  const perCpu: number[] = [];
+  const recall = idx.map(() => 0);
   for (let round = 0; round < ROUNDS; round++) {
-    const wall = [0, 0];
-    const cpu = [0, 0];
+    const wall = idx.map(() => 0);
+    const cpu = idx.map(() => 0);
     for (let c = 0; c < NQ; c += CHUNK) {
-      const order = ((c / CHUNK) & 1) === 0 ? [0, 1] : [1, 0];
+      const order = ((c / CHUNK) & 1) === 0 ? idx : [...idx].reverse();
       for (const s of order) {
         const u0 = process.cpuUsage();
         const w0 = performance.now();
@@ -108,21 +166,27 @@ for (const ef of EFS) {
         cpu[s]! += (u.user + u.system) / 1000;
       }
     }
-    for (const s of [0, 1]) best[s] = Math.max(best[s]!, (NQ / wall[s]!) * 1000);
-    ratios.push(cpu[0]! / cpu[1]!);
+    for (const s of idx) best[s] = Math.max(best[s]!, (NQ / wall[s]!) * 1000);
+    if (sys.length === 2) ratios.push(cpu[0]! / cpu[1]!);
+    perCpu.push((NQ / cpu[sys.length - 1]!) * 1000);
   }
-  ratios.sort((a, b) => a - b);
-  const ratio = ratios[Math.floor(ratios.length / 2)]!;
-  for (const s of [0, 1]) {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const s of idx) {
     const r = { system: sys[s]!.name, ef, recall_at_10: recall[s]! / (NQ * K), qps: best[s]! } as Record<
       string,
       unknown
     >;
-    if (s === 1) r.vs_hnswlib = ratio;
+    if (ef === DEFAULT_EF) r.default_width = true;
+    r.load_average = loadavg()[0];
+    if (s === sys.length - 1) {
+      r.qps_per_cpu_s = median(perCpu);
+      if (ratios.length > 0) r.vs_hnswlib = median(ratios);
+    }
     rows.push(r);
   }
+  const n = sys.length - 1;
   log(
-    `ef=${ef}: hnswlib-node ${Math.round(best[0]!)} QPS recall ${(recall[0]! / (NQ * K)).toFixed(3)}; native ${Math.round(best[1]!)} QPS recall ${(recall[1]! / (NQ * K)).toFixed(3)}; native ÷ raw per CPU second ${ratio.toFixed(2)}×`,
+    `ef=${ef}: ${sys.length === 2 ? `hnswlib-node ${Math.round(best[0]!)} QPS recall ${(recall[0]! / (NQ * K)).toFixed(3)}; ` : ''}native ${Math.round(best[n]!)} QPS (${Math.round(median(perCpu))} per CPU s) recall ${(recall[n]! / (NQ * K)).toFixed(3)}${ratios.length > 0 ? `; native ÷ raw per CPU second ${median(ratios).toFixed(2)}×` : ''}; load ${loadavg()[0]!.toFixed(2)}`,
   );
 }
 if (OUT !== undefined) writeFileSync(OUT, `${JSON.stringify(rows, null, 2)}\n`);

@@ -24,7 +24,7 @@ import hnswlib from 'hnswlib-node';
 import { decodeVectorPayload, encodeVectorPayload, type VectorRecord } from '../src/collections/index.ts';
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../src/engine/exact.ts';
 import { selectedEngine } from '../src/engine/hnsw/engine.ts';
-import { CollectionStore, EF_SEARCH_SCALE, METRIC_OPS } from '../src/engine/index.ts';
+import { CollectionStore, EF_SEARCH_SCALE, effectiveEf, METRIC_OPS } from '../src/engine/index.ts';
 import { clustered, mulberry32 } from './generators.ts';
 import { benchDefinition, benchRecord } from './benchRecord.ts';
 
@@ -43,7 +43,6 @@ const DIM = Number(option('--dim') ?? (QUICK || LONG ? 128 : 384));
 const NQ = Number(option('--queries') ?? (QUICK || LONG ? 200 : 500));
 const OUT = option('--out');
 const EXACT_QUERIES = Math.min(NQ, QUICK ? 50 : 30);
-const EFS = [40, 64, 100, 128];
 const SELECTIVITIES = [0.5, 0.1, 0.01, 0.001];
 const K = 10;
 const M = 16;
@@ -55,8 +54,10 @@ const ROUNDS = QUICK ? 7 : 5;
 const SIDE_BY_SIDE_CHUNK = 25;
 /** The built-in filter crawls most of the graph on narrow or far sets: fewer queries there. */
 const SLOW_QUERIES = 100;
-/** hnswlib ef at the default ef_search (40). */
-const DEFAULT_EF = Math.round(40 * EF_SEARCH_SCALE);
+/** hnswlib ef of the store's default search at this size (ef_search 40, grown with the collection). */
+const DEFAULT_EF = effectiveEf(benchDefinition(DIM, { m: M, efConstruction: EF_CONSTRUCTION }), K, N);
+/** Unfiltered widths; the default one is among them (the filtered rows are set against it). */
+const EFS = [...new Set([40, 64, 100, 128, DEFAULT_EF])].sort((a, b) => a - b);
 /** The graph engine arkivector's stores use here (`ARKIVECTOR_ENGINE=native` for the native one). */
 const ENGINE = selectedEngine();
 

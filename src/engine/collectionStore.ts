@@ -347,7 +347,7 @@ export class CollectionStore {
     }
     const q = t.vectors.copy(slot);
     const fetch = k + 1;
-    const got = plannedSearch(this.#ctx, q, fetch, effectiveEf(this.#def, fetch), undefined);
+    const got = plannedSearch(this.#ctx, q, fetch, effectiveEf(this.#def, fetch, t.live), undefined);
     const truth = exactSearch(this.#ctx, q, fetch);
     const others = (slots: number[]) => slots.filter((s) => s !== slot).slice(0, k);
     const want = new Set(others(truth.slots));
@@ -381,7 +381,8 @@ export class CollectionStore {
     // One more than k shows whether a tie runs past the k-th place; while it might, fetch twice as many
     // (bounded by the live count: duplicates of one vector can tie across the whole collection).
     for (let fetch = Math.min(k + 1, this.#t.live); ; fetch = Math.min(fetch * 2, this.#t.live)) {
-      const res = plannedSearch(this.#ctx, q, fetch, effectiveEf(this.#def, fetch, params.efSearch), cond);
+      const ef = effectiveEf(this.#def, fetch, this.#t.live, params.efSearch);
+      const res = plannedSearch(this.#ctx, q, fetch, ef, cond);
       const n = res.slots.length;
       const boundary = res.distances[k - 1];
       if (n < fetch || fetch >= this.#t.live || n <= k || res.distances[n - 1] !== boundary)

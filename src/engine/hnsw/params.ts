@@ -27,17 +27,47 @@ export const REBUILD_DELETED_MIN = 1024;
 export const HNSW_INITIAL_CAPACITY = 1024;
 
 /**
- * hnswlib's ef for a search.
- * @param definition the collection definition (its `index.ef_search` is the default)
- * @param k results wanted
- * @param efSearch per-request override of `ef_search`
- * @returns max(k, round(ef_search × EF_SEARCH_SCALE))
- * @example effectiveEf(def, 10) // 100 with the default ef_search = 40
+ * Up to this many live records a collection is searched at its definition's width (`ef_search ×
+ * EF_SEARCH_SCALE`): at 100k, on the benchmark data (ARCHITECTURE.md §10.1, m 16), the default width
+ * gives recall@10 0.976 at 128 dims and 0.973 at 384 (README "Search width at scale").
  */
-export function effectiveEf(definition: CollectionDefinition, k: number, efSearch?: number): number {
-  const ef =
-    efSearch !== undefined && Number.isFinite(efSearch) && efSearch > 0 ? efSearch : definition.index.ef_search;
-  return Math.max(k, Math.round(ef * EF_SEARCH_SCALE));
+export const WIDTH_GROWTH_FROM = 100_000;
+/**
+ * Above it the width grows as `(live / WIDTH_GROWTH_FROM) ^ WIDTH_GROWTH_EXPONENT`: a graph of fixed m
+ * needs a wider search for the same recall as it grows, and the width recall 0.95 needs was measured to
+ * grow as a power of the size, not its logarithm (×1.5–1.7 per doubling from 100k to 1M × 128); 0.6 keeps
+ * the default width 1.25–1.7× above it at each size measured (README "Search width at scale").
+ */
+export const WIDTH_GROWTH_EXPONENT = 0.6;
+
+/**
+ * The factor the definition's width is multiplied by at this live count: 1 up to WIDTH_GROWTH_FROM, then
+ * `(live / WIDTH_GROWTH_FROM) ^ WIDTH_GROWTH_EXPONENT`. A function of the live count alone, so every node
+ * at the same block (the same live records) searches at the same width and answers alike; a width
+ * calibrated per collection from sampled answers would depend on when each node measured.
+ * @param live the collection's live records
+ * @example widthGrowth(1_000_000) // 3.98 (10^0.6)
+ */
+export function widthGrowth(live: number): number {
+  if (!(live > WIDTH_GROWTH_FROM)) return 1;
+  return (live / WIDTH_GROWTH_FROM) ** WIDTH_GROWTH_EXPONENT;
+}
+
+/**
+ * hnswlib's ef for a search.
+ * @param definition the collection definition (its `index.ef_search` is the default width)
+ * @param k results wanted
+ * @param live the collection's live records (the default width grows with it, widthGrowth)
+ * @param efSearch per-request `ef_search`: the caller's width, taken as it is (not grown)
+ * @returns max(k, round(ef_search × EF_SEARCH_SCALE)) for a per-request ef_search; otherwise
+ *   max(k, min(HNSW_MAX_WIDEN_EF, round(index.ef_search × EF_SEARCH_SCALE × widthGrowth(live))))
+ * @example effectiveEf(def, 10, 50_000) // 100 with the default ef_search = 40
+ */
+export function effectiveEf(definition: CollectionDefinition, k: number, live: number, efSearch?: number): number {
+  if (efSearch !== undefined && Number.isFinite(efSearch) && efSearch > 0)
+    return Math.max(k, Math.round(efSearch * EF_SEARCH_SCALE));
+  const grown = Math.round(definition.index.ef_search * EF_SEARCH_SCALE * widthGrowth(live));
+  return Math.max(k, Math.min(HNSW_MAX_WIDEN_EF, grown));
 }
 
 /**
