@@ -1,4 +1,4 @@
-// Snapshots of native stores (ARKIVECTOR_ENGINE=native): the store keeps no slab beside the graph, so its
+// Snapshots of native stores (the default engine): the store keeps no slab beside the graph, so its
 // snapshot (format 4) holds each vector once, inside hnsw.bin. A format-3 snapshot of a native store (what the
 // previous version wrote, with halfvec.bin beside the graph) still loads; a format-4 snapshot is refused
 // cleanly by a node of the other engine, when its manifest claims another engine, when it names a future
@@ -76,7 +76,7 @@ describe('native store snapshots', () => {
 
   test('a format-4 snapshot is refused cleanly: by the other engine, as another engine, as a future format', async () => {
     const { path } = await savedNative('refused');
-    delete process.env[ENGINE_ENV];
+    process.env[ENGINE_ENV] = 'hnswlib-node';
     await assert.rejects(CollectionStore.load(path, 'test', def), InvalidArgumentError);
     // A manifest claiming the default engine for a file with no vectors beside the graph.
     const manifest = JSON.parse(await readFile(join(path, 'store.json'), 'utf8'));
