@@ -57,7 +57,7 @@ const SIDE_BY_SIDE_CHUNK = 25;
 const SLOW_QUERIES = 100;
 /** hnswlib ef at the default ef_search (40). */
 const DEFAULT_EF = Math.round(40 * EF_SEARCH_SCALE);
-/** The graph engine arkivector's stores use here (`ARKIVECTOR_ENGINE=native` for the native one). */
+/** The graph engine arkivector's stores use here (native unless `ARKIVECTOR_ENGINE=hnswlib-node`). */
 const ENGINE = selectedEngine();
 
 // ---- helpers ----

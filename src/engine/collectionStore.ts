@@ -351,7 +351,8 @@ export class CollectionStore {
       if (tries >= t.slotCount) return undefined;
       slot = (slot + 1) % t.slotCount;
     }
-    const q = t.vectors.copy(slot);
+    // From the slab or, in a native store, from the graph (its only copy).
+    const q = t.copy(slot);
     const fetch = k + 1;
     const got = plannedSearch(this.#ctx, q, fetch, effectiveEf(this.#def, fetch), undefined);
     const truth = exactSearch(this.#ctx, q, fetch);
