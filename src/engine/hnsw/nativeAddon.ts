@@ -96,7 +96,7 @@ export function addonPath(from = dirname(fileURLToPath(import.meta.url))): strin
     dir = dirname(dir);
   }
   throw new Error(
-    'arkivector: the native graph engine (the default) is not built: native/build/Release/arkivector_native.node ' +
+    'the native graph engine (the default) is not built: native/build/Release/arkivector_native.node ' +
       'is missing (was the install run with --ignore-scripts?). Build it with `node native/build.mjs` in the ' +
       'package folder (or `npm rebuild arkivector`; needs a C++ compiler, as hnswlib-node does), or run the ' +
       'hnswlib-node engine with ARKIVECTOR_ENGINE=hnswlib-node (a store keeps the engine it was created with)',
