@@ -1,8 +1,8 @@
-// A store snapshot of the hnswlib-node engine loaded by a node whose stores use the native one (the
-// default since issue 23): its graph is built again from the snapshot's own binary16 vectors
-// (`halfvec.bin`, slot order) in a rebuild worker, so upgrading a node never makes it re-read its
-// collections from the chain (on anonymous public Tiramisu that is paced at 40 calls an hour). The
-// values are the ones the slab held: binary16 → float32 → binary16 is exact.
+// A store snapshot of one graph engine loaded by a node whose stores use the other (an hnswlib-node
+// snapshot under the native default since issue 23, or a native one under ARKIVECTOR_ENGINE=hnswlib-node):
+// its graph is built again from the snapshot's own binary16 vectors (slot order) in a rebuild worker, so
+// switching engines never makes a node re-read its collections from the chain (on anonymous public
+// Tiramisu that is paced at 40 calls an hour). binary16 → float32 → binary16 is exact.
 
 import { HALF_TO_FLOAT32 } from '../collections/index.ts';
 import { buildInWorker, type WorkerBuild } from './rebuildThread.ts';

@@ -5,10 +5,16 @@
 
 import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AttributeValue, type CollectionDefinition, InvalidArgumentError } from '../collections/index.ts';
+import {
+  type AttributeValue,
+  type CollectionDefinition,
+  floatToHalfBits,
+  InvalidArgumentError,
+} from '../collections/index.ts';
 import { defined } from '../defined.ts';
 import { readGraph, selectedEngine } from './hnsw/engine.ts';
 import { GRAPH_ENGINES, type GraphEngine } from './hnsw/graph.ts';
+import { nativeAddon } from './hnsw/nativeAddon.ts';
 import { KeywordIndex } from './keyword.ts';
 import type { RebuildOptions } from './rebuild.ts';
 import { compactAttributes, type StoredRecord } from './recordView.ts';
@@ -164,11 +170,50 @@ export async function readStoreManifest(dir: string, definition: CollectionDefin
   if (manifest.format === GRAPH_VECTORS_SNAPSHOT_FORMAT && written !== 'native')
     throw damaged(`format ${GRAPH_VECTORS_SNAPSHOT_FORMAT} written by the ${written} engine`);
   // A native node converts an hnswlib-node snapshot (format 3 keeps the vectors beside the graph); the
-  // other way, hnswlib-node would need the native addon to read the vectors out of the graph.
+  // other way, the vectors are read out of the native graph, which needs the native addon.
   const engine = selectedEngine();
-  if (written === 'native' && engine !== 'native')
-    throw new InvalidArgumentError(`snapshot graph is of the native engine, this node runs ${engine}`);
+  if (written === 'native' && engine !== 'native' && !nativeAddonBuilt())
+    throw new InvalidArgumentError(
+      `snapshot graph is of the native engine, this node runs ${engine} and its native addon is not built`,
+    );
   return manifest;
+}
+
+/** Whether the native addon loads here (a checkout installed with --ignore-scripts has none). */
+function nativeAddonBuilt(): boolean {
+  try {
+    nativeAddon();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A native snapshot's vectors as `halfvec.bin` would hold them (slot order, little-endian binary16), read
+ * out of its graph under each record's label.
+ */
+async function halvesOfNativeGraph(
+  dir: string,
+  t: SlotTable,
+  definition: CollectionDefinition,
+  tuples: readonly RecordTuple[],
+  slotCount: number,
+): Promise<Uint8Array> {
+  const dim = definition.dim;
+  const graph = await readGraph('native', t.ops, dim, graphParams(definition), join(dir, 'hnsw.bin'));
+  const read = defined(graph.vector, 'the native graph hands its vectors back').bind(graph);
+  const out = new Uint8Array(slotCount * dim * 2);
+  const v = new Float32Array(dim);
+  for (const [slot, label] of tuples) {
+    read(label, v);
+    for (let j = 0, o = slot * dim * 2; j < dim; j++, o += 2) {
+      const bits = floatToHalfBits(v[j]!);
+      out[o] = bits & 0xff;
+      out[o + 1] = bits >>> 8;
+    }
+  }
+  return out;
 }
 
 /** The engine that wrote a snapshot's graph (absent: hnswlib-node, before the native engine). */
@@ -180,8 +225,8 @@ function snapshotEngine(manifest: SnapshotManifest): GraphEngine {
 
 /**
  * Fills an empty table from a snapshot whose manifest `readStoreManifest` accepted. A snapshot of another
- * engine than the table's (hnswlib-node into native) is converted: the graph is built from its vectors in
- * a rebuild worker, with compact labels, instead of read from `hnsw.bin`.
+ * engine than the table's is converted: the graph is built from its vectors (`halfvec.bin`, or read out of
+ * a native `hnsw.bin`) in a rebuild worker, with compact labels.
  * @param dir the snapshot directory
  * @param manifest its manifest
  * @param t a fresh table for the collection
@@ -200,7 +245,8 @@ export async function restoreStoreSnapshot(
   const started = performance.now();
   const dim = definition.dim;
   const engine = t.graph.engine;
-  const convert = snapshotEngine(manifest) !== engine;
+  const from = snapshotEngine(manifest);
+  const convert = from !== engine;
   // hnswlib reads its index on libuv's thread pool: the records and the keyword index are parsed on the
   // main thread meanwhile (placing records touches no graph). The catch keeps an early failure handled
   // until it is awaited below.
@@ -220,9 +266,11 @@ export async function restoreStoreSnapshot(
     ? convert
       ? readFile(halvesPath)
       : Promise.resolve(undefined)
-    : targets === undefined
-      ? readFile(halvesPath)
-      : readInto(halvesPath, targets, manifest.slotCount * dim * 2);
+    : convert
+      ? Promise.resolve(undefined) // read out of the native graph below, once the labels are known
+      : targets === undefined
+        ? readFile(halvesPath)
+        : readInto(halvesPath, targets, manifest.slotCount * dim * 2);
   halvesRead.catch(() => undefined);
   const [text, normsFile, keywordJson] = await Promise.all([
     readFile(join(dir, 'records.json'), 'utf8'),
@@ -240,7 +288,10 @@ export async function restoreStoreSnapshot(
       : new Float32Array(normsFile.buffer.slice(normsFile.byteOffset, normsFile.byteOffset + normsFile.byteLength));
   if (norms !== undefined && norms.length !== manifest.slotCount)
     throw damaged(`${norms.length} inverse norms, expected ${manifest.slotCount}`);
-  const halves = await halvesRead;
+  const halves =
+    convert && from === 'native'
+      ? await halvesOfNativeGraph(dir, t, definition, tuples, manifest.slotCount)
+      : await halvesRead;
   if (halves !== undefined && halves.length !== manifest.slotCount * dim * 2)
     throw damaged(`${halves.length} bytes of vectors, expected ${manifest.slotCount * dim * 2}`);
   if (!slab) t.ensureCapacity(manifest.slotCount);
@@ -299,6 +350,6 @@ export async function restoreStoreSnapshot(
   }
   options.logger?.info(
     { collection: name, records: tuples.length, ms: Math.round(performance.now() - started) },
-    `store converted from its hnswlib-node snapshot to the ${engine} engine (no chain read)`,
+    `store converted from its ${from} snapshot to the ${engine} engine (no chain read)`,
   );
 }

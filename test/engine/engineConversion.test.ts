@@ -2,7 +2,8 @@
 // its binary16 slab halfvec.bin) loads into a native store by building the graph from those vectors
 // (src/engine/snapshotConversion.ts), so an upgraded node re-reads nothing from the chain. The converted
 // store answers as the old one did, holds the same binary16 values, keeps taking blocks, and its next
-// snapshot is a native one. A native snapshot is still refused by an hnswlib-node node.
+// snapshot is a native one. The other way (ARKIVECTOR_ENGINE=hnswlib-node), a native snapshot converts back
+// from the vectors read out of its graph.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -126,21 +127,33 @@ describe('hnswlib-node snapshots loaded by a native node', () => {
     assertSameAnswers(answers(back), answers(old));
   });
 
-  test('ARKIVECTOR_ENGINE=hnswlib-node loads its own snapshot as it is, and refuses a native one', async () => {
+  test('ARKIVECTOR_ENGINE=hnswlib-node loads its own snapshot as it is, and converts a native one back', async () => {
     const { path, store: old } = await savedHnswlibNode('kept');
     process.env[ENGINE_ENV] = 'hnswlib-node';
     const kept = await CollectionStore.load(path, 'test', def);
     assert.equal(kept.graphStats.engine, 'hnswlib-node');
     assert.deepEqual(answers(kept), answers(old));
+    // A native store with churn (labels are not slots), saved as format 4: no vectors beside the graph.
     delete process.env[ENGINE_ENV];
     const native = new CollectionStore('test', def);
     await native.apply({ remove: [], upsert: records });
+    await native.apply({ remove: [records[9]!.key], upsert: [makeRecord(8, records[300]!.vector, { n: 8 })] });
     await native.save(join(dir, 'native'));
     process.env[ENGINE_ENV] = 'hnswlib-node';
+    const back = await CollectionStore.load(join(dir, 'native'), 'test', def);
+    assert.equal(back.graphStats.engine, 'hnswlib-node');
+    assert.equal(back.graphStats.elementCount, native.size);
+    assertSameAnswers(answers(back), answers(native));
+    await back.save(join(dir, 'native-back'));
+    const written = JSON.parse(await readFile(join(dir, 'native-back', 'store.json'), 'utf8'));
+    assert.deepEqual([written.format, written.engine], [STORE_SNAPSHOT_FORMAT, 'hnswlib-node']);
+    assertSameAnswers(answers(await CollectionStore.load(join(dir, 'native-back'), 'test', def)), answers(native));
+    // A manifest naming an engine nobody has is refused, not guessed.
+    const manifest = JSON.parse(await readFile(join(dir, 'native', 'store.json'), 'utf8'));
+    await writeFile(join(dir, 'native', 'store.json'), JSON.stringify({ ...manifest, engine: 'faiss' }));
     await assert.rejects(
       CollectionStore.load(join(dir, 'native'), 'test', def),
-      (error: Error) =>
-        error instanceof InvalidArgumentError && /native engine, this node runs hnswlib-node/.test(error.message),
+      (error: Error) => error instanceof InvalidArgumentError && /unknown graph engine faiss/.test(error.message),
     );
   });
 

@@ -1,9 +1,8 @@
 // The engine choice (src/engine/hnsw/engine.ts): native by default, hnswlib-node with
 // ARKIVECTOR_ENGINE=hnswlib-node. The whole suite runs the default; the engine's recall, filtered-path and
 // rebuild suites also pass unchanged against the opt-out engine (run in a child process with the variable
-// set, as a node would run). Stores hold the engine they were created with; a native snapshot is refused
-// by an hnswlib-node node (which then re-reads the collection from the chain; the other way converts,
-// engineConversion.test.ts), and a misspelt engine is an error.
+// set, as a node would run). Stores hold the engine they were created with; a snapshot of the other engine
+// is converted (engineConversion.test.ts), and a misspelt engine is an error.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,7 +42,7 @@ describe('native engine behind the store', () => {
     assert.match(out, /# fail 0/);
   });
 
-  test('a store holds the engine it was created with; the default is native; hnswlib-node refuses a native snapshot', async () => {
+  test('a store holds the engine it was created with; the default is native; a snapshot loads as this node’s engine', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'arkivector-engine-'));
     try {
       const def = definition(16);
@@ -59,7 +58,9 @@ describe('native engine behind the store', () => {
       const back = await CollectionStore.load(join(dir, 'native'), 'test', def);
       assert.deepEqual(back.search({ vector: q, k: 5, efSearch: 100 }), answer);
       process.env[ENGINE_ENV] = 'hnswlib-node';
-      await assert.rejects(CollectionStore.load(join(dir, 'native'), 'test', def), InvalidArgumentError);
+      // Converted from the vectors in its graph (engineConversion.test.ts): the store is of this node's engine.
+      const converted = await CollectionStore.load(join(dir, 'native'), 'test', def);
+      assert.equal(converted.graphStats.engine, 'hnswlib-node');
       const plain = new CollectionStore('test', def);
       assert.equal(plain.graphStats.engine, 'hnswlib-node');
       await plain.apply({ remove: [], upsert: records });

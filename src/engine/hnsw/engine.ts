@@ -1,8 +1,8 @@
 // Which graph engine a new store uses (issue 23): arkivector's own native addon by default (binary16
 // inside the graph, kernels chosen at run time), hnswlib-node with `ARKIVECTOR_ENGINE=hnswlib-node`.
 // A store keeps the engine it was created with (its rebuilds build the same one); a snapshot records
-// it. A native node converts an hnswlib-node snapshot from its own binary16 vectors, without reading
-// the chain; a native snapshot is refused by an hnswlib-node node, which re-reads it (storeSnapshot.ts).
+// it. A snapshot of the other engine is converted from its own binary16 vectors, without reading the
+// chain (storeSnapshot.ts); only an hnswlib-node node without the native addon refuses a native one.
 
 import { InvalidArgumentError } from '../../collections/index.ts';
 import type { MetricOps } from '../metrics.ts';
