@@ -58,7 +58,7 @@ const SLOW_QUERIES = 100;
 const DEFAULT_EF = effectiveEf(benchDefinition(DIM, { m: M, efConstruction: EF_CONSTRUCTION }), K, N);
 /** Unfiltered widths; the default one is among them (the filtered rows are set against it). */
 const EFS = [...new Set([40, 64, 100, 128, DEFAULT_EF])].sort((a, b) => a - b);
-/** The graph engine arkivector's stores use here (`ARKIVECTOR_ENGINE=native` for the native one). */
+/** The graph engine arkivector's stores use here (native unless `ARKIVECTOR_ENGINE=hnswlib-node`). */
 const ENGINE = selectedEngine();
 
 // ---- helpers ----

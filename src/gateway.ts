@@ -30,8 +30,8 @@ import { BIN_PATH } from './packageInfo.ts';
 import { type StdioFacts, stdioServerEntry } from './stdioSnippet.ts';
 import { assertPortFree } from './portCheck.ts';
 import {
-  addonBuild,
   type CollectionStore,
+  ENGINE_ENV,
   engineStoresWith,
   nativeAddon,
   selectedEngine,
@@ -143,6 +143,11 @@ export async function startGateway(
     : undefined;
   if (config.http && access) assertSafeExposure(config.http.host, access);
   if (config.http) await assertPortFree(config.http.host, config.http.port);
+  // ARKIVECTOR_ENGINE, checked before anything starts: a misspelt engine or a native addon that was not
+  // built stops the node at once (never a silent switch to the other engine: replicas would differ).
+  if (selectedEngine() === 'native')
+    logger.info({ kernel: nativeAddon().cpu().default }, 'graph engine: native (binary16 inside the graph)');
+  else logger.info({ env: ENGINE_ENV }, 'graph engine: hnswlib-node (float32 inside the graph)');
   try {
     if (!rpc) {
       const { devnet: started, stateFile } = await startEmbeddedDevnet(config, logger);
@@ -208,13 +213,6 @@ export async function startGateway(
     const privateKey = (await readPrivateKey(config)) ?? devnet?.accounts[0]?.privateKey;
     const writer = privateKey ? driver.writer({ rpcUrl: rpc, chainId, privateKey, transport }) : undefined;
     if (writer) logger.info({ signer: writer.address }, 'signer configured: write tools enabled');
-    // A native build dies with an illegal instruction on another CPU: say so whenever one is loaded.
-    const addon = addonBuild();
-    if (addon.build === 'native') logger.info(addon, 'hnswlib-node: native build for this CPU (npm run build:native)');
-    else logger.debug(addon, 'hnswlib-node addon build');
-    // ARKIVECTOR_ENGINE: checked here, so a misspelt engine stops the node before it indexes anything.
-    if (selectedEngine() === 'native')
-      logger.info({ kernel: nativeAddon().cpu().default }, 'graph engine: native (binary16 inside the graph)');
     const indexer = new ChainIndexer({
       source,
       stores: engineStoresWith({ rebuild: { logger } }),

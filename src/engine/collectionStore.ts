@@ -29,6 +29,7 @@ import { compileFilter } from './filter/compile.ts';
 import { allowedSlots, estimate, leafCount } from './filter/plan.ts';
 import { buildPredicate } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
+import type { GraphEngine } from './hnsw/graph.ts';
 import { effectiveEf, exactThreshold } from './hnsw/params.ts';
 import { rrf } from './keyword.ts';
 import { QUERY_VALUE_MAX } from './limits.ts';
@@ -165,11 +166,16 @@ export class CollectionStore {
 
   /**
    * The graph's element and deleted counts (rebuilds reset both to the live records), and whether its
-   * native index exists (from the first insert on).
+   * native index exists (from the first insert on), and its engine (kept for the store's life).
    */
-  get graphStats(): { elementCount: number; deleted: number; allocated: boolean } {
+  get graphStats(): { elementCount: number; deleted: number; allocated: boolean; engine: GraphEngine } {
     const graph = this.#t.graph;
-    return { elementCount: graph.elementCount, deleted: graph.deleted, allocated: graph.allocated };
+    return {
+      elementCount: graph.elementCount,
+      deleted: graph.deleted,
+      allocated: graph.allocated,
+      engine: graph.engine,
+    };
   }
 
   /** Graph rebuilds: whether one is in flight, how many were swapped in, how many worker attempts failed. */
@@ -345,7 +351,8 @@ export class CollectionStore {
       if (tries >= t.slotCount) return undefined;
       slot = (slot + 1) % t.slotCount;
     }
-    const q = t.vectors.copy(slot);
+    // From the slab or, in a native store, from the graph (its only copy).
+    const q = t.copy(slot);
     const fetch = k + 1;
     const got = plannedSearch(this.#ctx, q, fetch, effectiveEf(this.#def, fetch, t.live), undefined);
     const truth = exactSearch(this.#ctx, q, fetch);
@@ -534,7 +541,7 @@ export class CollectionStore {
   ): Promise<CollectionStore> {
     const manifest = await readStoreManifest(dir, definition);
     const store = new CollectionStore(name, definition, options);
-    await restoreStoreSnapshot(dir, manifest, store.#t, name, definition);
+    await restoreStoreSnapshot(dir, manifest, store.#t, name, definition, options.rebuild);
     return store;
   }
 }

@@ -17,7 +17,6 @@ export type {
 } from './collectionStore.ts';
 export { engineStores, engineStoresWith } from './storeFactory.ts';
 export { stopGraphRebuilds } from './rebuildThread.ts';
-export { addonBuild } from './addonBuild.ts';
 export { ENGINE_ENV, selectedEngine } from './hnsw/engine.ts';
 export { nativeAddon } from './hnsw/nativeAddon.ts';
 export { REBUILD_RETRY_MS, REBUILD_WORKER_ATTEMPTS } from './rebuild.ts';

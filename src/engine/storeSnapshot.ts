@@ -1,14 +1,25 @@
 // Snapshot phase of a collection store: writes the table to a directory (graph via hnswlib's
 // writeIndex, records as one JSON array of tuples, the vector slab's binary16 bytes and inverse norms,
-// keyword index, manifest last) and restores it.
+// keyword index, manifest last) and restores it. A snapshot of the hnswlib-node engine restored into a
+// native store gets its graph built again from its own vectors (snapshotConversion.ts).
 
 import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AttributeValue, type CollectionDefinition, InvalidArgumentError } from '../collections/index.ts';
+import {
+  type AttributeValue,
+  type CollectionDefinition,
+  floatToHalfBits,
+  InvalidArgumentError,
+} from '../collections/index.ts';
+import { defined } from '../defined.ts';
 import { readGraph, selectedEngine } from './hnsw/engine.ts';
+import { GRAPH_ENGINES, type GraphEngine } from './hnsw/graph.ts';
+import { nativeAddon } from './hnsw/nativeAddon.ts';
 import { KeywordIndex } from './keyword.ts';
+import type { RebuildOptions } from './rebuild.ts';
 import { compactAttributes, type StoredRecord } from './recordView.ts';
 import { graphParams, growInt32, type SlotTable } from './slotTable.ts';
+import { buildFromHalves } from './snapshotConversion.ts';
 import { LITTLE_ENDIAN } from './vectorSlab.ts';
 
 /**
@@ -154,24 +165,74 @@ export async function readStoreManifest(dir: string, definition: CollectionDefin
       `snapshot is ${manifest.metric} halfvec(${manifest.dim}), definition is ${definition.metric} halfvec(${definition.dim})`,
     );
   }
-  const engine = selectedEngine();
-  if ((manifest.engine ?? 'hnswlib-node') !== engine)
-    throw new InvalidArgumentError(
-      `snapshot graph is of the ${manifest.engine ?? 'hnswlib-node'} engine, this node runs ${engine}`,
-    );
+  const written = snapshotEngine(manifest);
   // Format 4 has no vectors beside the graph: only a graph that keeps them can have written it.
-  if (manifest.format === GRAPH_VECTORS_SNAPSHOT_FORMAT && engine !== 'native')
-    throw damaged(`format ${GRAPH_VECTORS_SNAPSHOT_FORMAT} written by the ${engine} engine`);
+  if (manifest.format === GRAPH_VECTORS_SNAPSHOT_FORMAT && written !== 'native')
+    throw damaged(`format ${GRAPH_VECTORS_SNAPSHOT_FORMAT} written by the ${written} engine`);
+  // A native node converts an hnswlib-node snapshot (format 3 keeps the vectors beside the graph); the
+  // other way, the vectors are read out of the native graph, which needs the native addon.
+  const engine = selectedEngine();
+  if (written === 'native' && engine !== 'native' && !nativeAddonBuilt())
+    throw new InvalidArgumentError(
+      `snapshot graph is of the native engine, this node runs ${engine} and its native addon is not built`,
+    );
   return manifest;
 }
 
+/** Whether the native addon loads here (a checkout installed with --ignore-scripts has none). */
+function nativeAddonBuilt(): boolean {
+  try {
+    nativeAddon();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Fills an empty table from a snapshot whose manifest `readStoreManifest` accepted.
+ * A native snapshot's vectors as `halfvec.bin` would hold them (slot order, little-endian binary16), read
+ * out of its graph under each record's label.
+ */
+async function halvesOfNativeGraph(
+  dir: string,
+  t: SlotTable,
+  definition: CollectionDefinition,
+  tuples: readonly RecordTuple[],
+  slotCount: number,
+): Promise<Uint8Array> {
+  const dim = definition.dim;
+  const graph = await readGraph('native', t.ops, dim, graphParams(definition), join(dir, 'hnsw.bin'));
+  const read = defined(graph.vector, 'the native graph hands its vectors back').bind(graph);
+  const out = new Uint8Array(slotCount * dim * 2);
+  const v = new Float32Array(dim);
+  for (const [slot, label] of tuples) {
+    read(label, v);
+    for (let j = 0, o = slot * dim * 2; j < dim; j++, o += 2) {
+      const bits = floatToHalfBits(v[j]!);
+      out[o] = bits & 0xff;
+      out[o + 1] = bits >>> 8;
+    }
+  }
+  return out;
+}
+
+/** The engine that wrote a snapshot's graph (absent: hnswlib-node, before the native engine). */
+function snapshotEngine(manifest: SnapshotManifest): GraphEngine {
+  const written = manifest.engine ?? 'hnswlib-node';
+  if (!(GRAPH_ENGINES as readonly string[]).includes(written)) throw damaged(`unknown graph engine ${written}`);
+  return written as GraphEngine;
+}
+
+/**
+ * Fills an empty table from a snapshot whose manifest `readStoreManifest` accepted. A snapshot of another
+ * engine than the table's is converted: the graph is built from its vectors (`halfvec.bin`, or read out of
+ * a native `hnsw.bin`) in a rebuild worker, with compact labels.
  * @param dir the snapshot directory
  * @param manifest its manifest
  * @param t a fresh table for the collection
  * @param name the collection name
  * @param definition its current definition
+ * @param options the store's rebuild options (worker module, temporary folder, logger)
  */
 export async function restoreStoreSnapshot(
   dir: string,
@@ -179,27 +240,37 @@ export async function restoreStoreSnapshot(
   t: SlotTable,
   name: string,
   definition: CollectionDefinition,
+  options: RebuildOptions = {},
 ): Promise<void> {
+  const started = performance.now();
   const dim = definition.dim;
+  const engine = t.graph.engine;
+  const from = snapshotEngine(manifest);
+  const convert = from !== engine;
   // hnswlib reads its index on libuv's thread pool: the records and the keyword index are parsed on the
   // main thread meanwhile (placing records touches no graph). The catch keeps an early failure handled
   // until it is awaited below.
-  const graphRead = readGraph(selectedEngine(), t.ops, dim, graphParams(definition), join(dir, 'hnsw.bin'));
-  graphRead.catch(() => undefined);
+  const graphRead = convert ? undefined : readGraph(engine, t.ops, dim, graphParams(definition), join(dir, 'hnsw.bin'));
+  graphRead?.catch(() => undefined);
   t.slotCount = manifest.slotCount;
-  t.nextLabel = manifest.nextLabel;
+  t.nextLabel = convert ? manifest.live : manifest.nextLabel;
   t.ensureCapacity(manifest.slotCount);
-  t.labelSlot = growInt32(t.labelSlot, manifest.nextLabel, -1);
+  t.labelSlot = growInt32(t.labelSlot, t.nextLabel, -1);
   // The vectors are read on the thread pool straight into the slab (a little-endian host), while the
-  // records are parsed here. A store without a slab reads them with its graph (hnsw.bin).
+  // records are parsed here. A store without a slab reads them with its graph (hnsw.bin), or builds its
+  // graph from them (a conversion).
   const slab = t.vectors.holdsVectors;
   const halvesPath = join(dir, 'halfvec.bin');
   const targets = slab ? t.vectors.targets(manifest.slotCount) : undefined;
   const halvesRead = !slab
-    ? Promise.resolve(undefined)
-    : targets === undefined
+    ? convert
       ? readFile(halvesPath)
-      : readInto(halvesPath, targets, manifest.slotCount * dim * 2);
+      : Promise.resolve(undefined)
+    : convert
+      ? Promise.resolve(undefined) // read out of the native graph below, once the labels are known
+      : targets === undefined
+        ? readFile(halvesPath)
+        : readInto(halvesPath, targets, manifest.slotCount * dim * 2);
   halvesRead.catch(() => undefined);
   const [text, normsFile, keywordJson] = await Promise.all([
     readFile(join(dir, 'records.json'), 'utf8'),
@@ -209,6 +280,7 @@ export async function restoreStoreSnapshot(
   const occupied = new Uint8Array(manifest.slotCount);
   const tuples = JSON.parse(text) as RecordTuple[];
   for (const r of tuples) occupied[r[0]] = 1;
+  if (convert && tuples.length !== manifest.live) throw damaged(`${tuples.length} records, expected ${manifest.live}`);
   // A Buffer from readFile may sit at any offset of a shared pool: copy into an aligned array.
   const norms =
     normsFile === undefined
@@ -216,13 +288,19 @@ export async function restoreStoreSnapshot(
       : new Float32Array(normsFile.buffer.slice(normsFile.byteOffset, normsFile.byteOffset + normsFile.byteLength));
   if (norms !== undefined && norms.length !== manifest.slotCount)
     throw damaged(`${norms.length} inverse norms, expected ${manifest.slotCount}`);
-  const halves = await halvesRead;
+  const halves =
+    convert && from === 'native'
+      ? await halvesOfNativeGraph(dir, t, definition, tuples, manifest.slotCount)
+      : await halvesRead;
   if (halves !== undefined && halves.length !== manifest.slotCount * dim * 2)
     throw damaged(`${halves.length} bytes of vectors, expected ${manifest.slotCount * dim * 2}`);
   if (!slab) t.ensureCapacity(manifest.slotCount);
   else if (halves === undefined) t.vectors.restoreNorms(manifest.slotCount, occupied, norms);
   else t.vectors.loadBytes(new Uint8Array(halves), manifest.slotCount, occupied, norms);
-  for (const [slot, label, key, owner, creator, id, expiresAt, document, stored] of tuples) {
+  // A converted graph labels the i-th record i (records.json is in slot order, as the build below).
+  let compact = 0;
+  for (const [slot, written, key, owner, creator, id, expiresAt, document, stored] of tuples) {
+    const label = convert ? compact++ : written;
     // JSON.parse made own properties (`__proto__` included); compactAttributes drops the prototype.
     const attributes = compactAttributes(stored);
     for (const [k, v] of Object.entries(attributes))
@@ -250,6 +328,28 @@ export async function restoreStoreSnapshot(
       if (rec !== undefined) t.keyword.add(s, rec.document);
     }
   }
-  t.graph = await graphRead;
-  t.graph.deleted = manifest.deleted;
+  if (graphRead !== undefined) {
+    t.graph = await graphRead;
+    t.graph.deleted = manifest.deleted;
+    // A graph never inserted into is written without an index (an empty file, the native engine).
+    if (manifest.live > 0 && !t.graph.allocated) throw damaged(`an empty graph for ${manifest.live} records`);
+    return;
+  }
+  const build = buildFromHalves(
+    { engine, metric: definition.metric, dim, m: definition.index.m, efConstruction: definition.index.ef_construction },
+    defined(halves, 'halfvec.bin'),
+    tuples.map((r) => r[0]),
+    options,
+  );
+  try {
+    t.graph = await readGraph(engine, t.ops, dim, graphParams(definition), await build.done);
+    if (t.graph.elementCount !== tuples.length)
+      throw new Error(`converted graph holds ${t.graph.elementCount} elements, expected ${tuples.length}`);
+  } finally {
+    await build.dispose();
+  }
+  options.logger?.info(
+    { collection: name, records: tuples.length, ms: Math.round(performance.now() - started) },
+    `store converted from its ${from} snapshot to the ${engine} engine (no chain read)`,
+  );
 }

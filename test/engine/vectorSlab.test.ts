@@ -1,7 +1,7 @@
 // Tests src/engine/vectorSlab.ts and the store's use of it: vectors live once in the slab, so records
 // read out must carry the right vector and halfvec after replace, delete + slot reuse, a graph rebuild
 // and a snapshot round trip, must be the caller's own copies, and the store must not keep the arrays
-// of the records it was given.
+// of the records it was given. The store cases run the hnswlib-node engine, whose stores keep the slab.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
 import { halfvecOf, VectorSlab } from '../../src/engine/vectorSlab.ts';
 import { clustered, definition, keyOf, makeRecord, mulberry32 } from './helpers.ts';
 import { rewriteFormat } from '../helpers/snapshotFiles.ts';
+import { useEngine } from '../helpers/engineEnv.ts';
 
 const DIM = 8;
 const vec = (i: number): number[] => Array.from({ length: DIM }, (_, j) => Math.sin(i * 7.1 + j * 1.3));
@@ -199,6 +200,8 @@ describe('VectorSlab', () => {
 });
 
 describe('CollectionStore: vectors kept in the slab', () => {
+  // The slab is the hnswlib-node engine's (a native store keeps its vectors in the graph).
+  useEngine('hnswlib-node');
   test('behavior: replace by id, by key, and delete + slot reuse hand back the current vector', async () => {
     const store = new CollectionStore('slab', definition(DIM, { topic: 'str' }));
     await store.apply({ remove: [], upsert: [1, 2, 3, 4].map((i) => makeRecord(i, vec(i))) });

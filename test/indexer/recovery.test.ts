@@ -18,7 +18,7 @@ import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { assertRebuiltFromChain, expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { definitionArgs, openDefinition, stateReached, vectorArgs } from '../helpers/writes.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
-import { STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
+import { GRAPH_VECTORS_SNAPSHOT_FORMAT, STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
 import { defined } from '../helpers/defined.ts';
 import { suiteIndexers } from '../helpers/indexers.ts';
 import { rewriteFormat } from '../helpers/snapshotFiles.ts';
@@ -159,7 +159,8 @@ describe('indexer: recovery and options', () => {
       assert.equal(first.counters.snapshotsWritten, 1);
       // What a node of the previous version left behind: the same layout, an older store format.
       const manifestPath = join(dataDir, 'snapshot', 'stores', '0', 'store.json');
-      await rewriteFormat(manifestPath, STORE_SNAPSHOT_FORMAT, STORE_SNAPSHOT_FORMAT - 1);
+      // (A native store writes format 4; format 2 is older than either engine reads.)
+      await rewriteFormat(manifestPath, GRAPH_VECTORS_SNAPSHOT_FORMAT, STORE_SNAPSHOT_FORMAT - 1);
 
       const second = newIndexer({ dataDir });
       await synced(second);

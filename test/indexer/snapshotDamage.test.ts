@@ -12,6 +12,7 @@ import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts
 import type { Devnet } from '../../src/devnet/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { assertRebuiltFromChain } from '../helpers/indexerOracle.ts';
+import { useEngine } from '../helpers/engineEnv.ts';
 import { suiteIndexers } from '../helpers/indexers.ts';
 import { definitionArgs, openDefinition, vectorArgs } from '../helpers/writes.ts';
 
@@ -67,6 +68,8 @@ const damages: [string, (dir: string) => Promise<void>][] = [
 ];
 
 describe('indexer: damaged snapshots', () => {
+  // The damages name the hnswlib-node engine's store files (halfvec.bin, invnorms.bin beside the graph).
+  useEngine('hnswlib-node');
   let devnet: Devnet;
   let transport: RpcTransport;
   let pristine: string;

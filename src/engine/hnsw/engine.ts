@@ -1,7 +1,8 @@
-// Which graph engine a new store uses (issue 23): hnswlib-node by default, arkivector's own native
-// addon with `ARKIVECTOR_ENGINE=native` until it is proven at the targets. A store keeps the engine it
-// was created with (its rebuilds build the same one); a snapshot records it, and a snapshot of the other
-// engine is refused, so the node rebuilds from the chain (storeSnapshot.ts).
+// Which graph engine a new store uses (issue 23): arkivector's own native addon by default (binary16
+// inside the graph, kernels chosen at run time), hnswlib-node with `ARKIVECTOR_ENGINE=hnswlib-node`.
+// A store keeps the engine it was created with (its rebuilds build the same one); a snapshot records
+// it. A snapshot of the other engine is converted from its own binary16 vectors, without reading the
+// chain (storeSnapshot.ts); only an hnswlib-node node without the native addon refuses a native one.
 
 import { InvalidArgumentError } from '../../collections/index.ts';
 import type { MetricOps } from '../metrics.ts';
@@ -12,12 +13,12 @@ import { HalfGraph } from './halfGraph.ts';
 export const ENGINE_ENV = 'ARKIVECTOR_ENGINE';
 
 /**
- * The engine new stores use: `ARKIVECTOR_ENGINE` (hnswlib-node or native), hnswlib-node when unset.
+ * The engine new stores use: `ARKIVECTOR_ENGINE` (native or hnswlib-node), native when unset.
  * @throws InvalidArgumentError for any other value (a typo must not silently pick the default)
  */
 export function selectedEngine(): GraphEngine {
   const value = process.env[ENGINE_ENV];
-  if (value === undefined || value === '') return 'hnswlib-node';
+  if (value === undefined || value === '') return 'native';
   if ((GRAPH_ENGINES as readonly string[]).includes(value)) return value as GraphEngine;
   throw new InvalidArgumentError(`${ENGINE_ENV}=${value}: expected one of ${GRAPH_ENGINES.join(', ')}`);
 }

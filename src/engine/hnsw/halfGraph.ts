@@ -1,13 +1,16 @@
-// The native graph engine (issue 23, `ARKIVECTOR_ENGINE=native`): the same Graph as graph.ts over
-// arkivector's own addon (nativeAddon.ts), whose hnswlib space keeps every vector once in binary16 and
-// computes distances from binary16 with a kernel chosen at run time. A query is rounded to binary16
-// too, as pgvector casts a query to halfvec. Filters go down once per query as typed arrays (the
-// label → slot map, and the allowed slots as a bitset): no call into JS per visited node.
+// The native graph engine (issue 23, the default): the same Graph as graph.ts over arkivector's own
+// addon (nativeAddon.ts), whose hnswlib space keeps every vector once in binary16 and computes
+// distances from binary16 with a kernel chosen at run time. A query is rounded to binary16 too, as
+// pgvector casts a query to halfvec. Filters go down once per query as typed arrays (the label → slot
+// map, and the allowed slots as a bitset): no call into JS per visited node. As in graph.ts, the index
+// is made at the first insert: hnswlib allocates 65,536 label mutexes (~2.6 MB) per index, which an
+// empty collection must not cost (a public chain can define any number of them).
 
+import { stat, writeFile } from 'node:fs/promises';
 import { HALF_TO_FLOAT32 } from '../../collections/index.ts';
 import type { MetricOps } from '../metrics.ts';
 import { type Graph, type GraphFilter, type GraphHits, type GraphParams, grownCapacity } from './graph.ts';
-import { type HalfIndex, type NativeKernel, nativeAddon } from './nativeAddon.ts';
+import { type HalfIndex, NATIVE_KERNELS, type NativeKernel, nativeAddon } from './nativeAddon.ts';
 import { HNSW_INITIAL_CAPACITY, HNSW_RANDOM_SEED } from './params.ts';
 
 export class HalfGraph implements Graph {
@@ -16,8 +19,10 @@ export class HalfGraph implements Graph {
   readonly dim: number;
   readonly ops: MetricOps;
   readonly params: GraphParams;
-  readonly #index: HalfIndex;
+  #index: HalfIndex | undefined;
   #capacity: number;
+  /** The kernel asked for at `create` (tests lower it), for the index made at the first insert. */
+  readonly #kernel: NativeKernel | undefined;
   deleted = 0;
   /** Reused per search: answers (grown to k), stats [hits, checks], the query when not a Float32Array. */
   #labels = new Uint32Array(64);
@@ -27,13 +32,45 @@ export class HalfGraph implements Graph {
   /** What `vector` reads the binary16 patterns into (allocated at the first read). */
   #halves: Uint16Array | undefined;
 
-  private constructor(ops: MetricOps, dim: number, params: GraphParams, index: HalfIndex) {
+  private constructor(
+    ops: MetricOps,
+    dim: number,
+    params: GraphParams,
+    index: HalfIndex | undefined,
+    capacity: number,
+    kernel?: NativeKernel,
+  ) {
     this.ops = ops;
     this.dim = dim;
     this.params = params;
     this.#index = index;
-    this.#capacity = index.info().capacity;
+    this.#capacity = index?.info().capacity ?? capacity;
+    this.#kernel = kernel;
     this.#query = new Float32Array(dim);
+  }
+
+  /** The index, made now if this is the first insert. */
+  #made(capacity: number): HalfIndex {
+    if (this.#index !== undefined) return this.#index;
+    const { HalfIndex } = nativeAddon();
+    const index = new HalfIndex({
+      metric: this.ops.metric,
+      dim: this.dim,
+      maxElements: Math.max(16, capacity),
+      m: this.params.m,
+      efConstruction: this.params.efConstruction,
+      seed: HNSW_RANDOM_SEED,
+      kernel: this.#kernel,
+    });
+    this.#index = index;
+    this.#capacity = index.info().capacity;
+    return index;
+  }
+
+  /** The index of a graph that holds a label (an empty graph holds none). */
+  #holding(): HalfIndex {
+    if (this.#index === undefined) throw new RangeError('the graph is empty: it holds no label');
+    return this.#index;
   }
 
   /**
@@ -48,17 +85,9 @@ export class HalfGraph implements Graph {
     capacity = HNSW_INITIAL_CAPACITY,
     kernel?: NativeKernel,
   ): HalfGraph {
-    const { HalfIndex } = nativeAddon();
-    const index = new HalfIndex({
-      metric: ops.metric,
-      dim,
-      maxElements: Math.max(16, capacity),
-      m: params.m,
-      efConstruction: params.efConstruction,
-      seed: HNSW_RANDOM_SEED,
-      kernel,
-    });
-    return new HalfGraph(ops, dim, params, index);
+    // Loaded now, so a node whose addon is missing fails at its first store, not at its first insert.
+    nativeAddon();
+    return new HalfGraph(ops, dim, params, undefined, capacity, kernel);
   }
 
   /**
@@ -67,26 +96,39 @@ export class HalfGraph implements Graph {
    */
   static async read(ops: MetricOps, dim: number, params: GraphParams, path: string): Promise<HalfGraph> {
     const { HalfIndex } = nativeAddon();
+    // An empty file is what `write` leaves for a graph never inserted into: it loads without an index.
+    // (A missing file is the addon's to report, as any other it cannot open.)
+    const size = await stat(path).then(
+      (st) => st.size,
+      () => undefined,
+    );
+    if (size === 0) return new HalfGraph(ops, dim, params, undefined, HNSW_INITIAL_CAPACITY);
     const index = new HalfIndex({ metric: ops.metric, dim, maxElements: 1, m: params.m, path });
-    return new HalfGraph(ops, dim, params, index);
+    return new HalfGraph(ops, dim, params, index, index.info().capacity);
   }
 
+  /** hnswlib's saveIndex; a graph never inserted into writes an empty file (no index is made for it). */
   async write(path: string): Promise<void> {
-    this.#index.save(path);
+    if (this.#index === undefined) await writeFile(path, new Uint8Array(0));
+    else this.#index.save(path);
   }
 
-  /** Always allocated: the native index is made with the graph (lazy allocation is hnswlib-node's, graph.ts). */
+  /** Whether the native index exists (it does from the first insert on). */
   get allocated(): boolean {
-    return true;
+    return this.#index !== undefined;
   }
 
-  /** Which distance kernel this graph runs. */
+  /** Which distance kernel this graph runs (or will, once its index is made). */
   get kernel(): NativeKernel {
-    return this.#index.info().kernel;
+    if (this.#index !== undefined) return this.#index.info().kernel;
+    // What the addon will pick: the kernel asked for, never above what the CPU runs.
+    const cpu = nativeAddon().cpu();
+    if (this.#kernel === undefined) return cpu.default;
+    return NATIVE_KERNELS.indexOf(this.#kernel) <= NATIVE_KERNELS.indexOf(cpu.detected) ? this.#kernel : cpu.detected;
   }
 
   get elementCount(): number {
-    return this.#index.info().count;
+    return this.#index?.info().count ?? 0;
   }
 
   get capacity(): number {
@@ -94,6 +136,10 @@ export class HalfGraph implements Graph {
   }
 
   reserve(extra: number): void {
+    if (this.#index === undefined) {
+      this.#made(Math.max(this.#capacity, extra));
+      return;
+    }
     const grown = grownCapacity(this.elementCount, extra, this.deleted, this.#capacity);
     if (grown !== undefined) {
       this.#index.resize(grown);
@@ -102,16 +148,17 @@ export class HalfGraph implements Graph {
   }
 
   add(vector: Float32Array, label: number): void {
+    const index = this.#made(this.#capacity);
     if (this.deleted > 0) {
-      this.#index.addPoint(vector, label, true);
+      index.addPoint(vector, label, true);
       this.deleted--;
     } else {
-      this.#index.addPoint(vector, label);
+      index.addPoint(vector, label);
     }
   }
 
   remove(label: number): void {
-    this.#index.markDelete(label);
+    this.#holding().markDelete(label);
     this.deleted++;
   }
 
@@ -148,6 +195,7 @@ export class HalfGraph implements Graph {
    * @returns labels and pgvector distances, nearest first, and the filter checks the walk made
    */
   search(query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits {
+    if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
     const kk = Math.max(1, Math.min(k, this.#capacity));
     this.#grow(kk);
     const q = this.#queryOf(query);
@@ -169,6 +217,7 @@ export class HalfGraph implements Graph {
    * @returns labels and pgvector distances, nearest first (ties by label)
    */
   exact(query: ArrayLike<number>, k: number, candidates?: Uint32Array): GraphHits {
+    if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
     const kk = Math.max(1, k);
     this.#grow(kk);
     this.#index.exactSearch(this.#queryOf(query), kk, this.#labels, this.#distances, this.#stats, candidates);
@@ -179,7 +228,7 @@ export class HalfGraph implements Graph {
   vector(label: number, out: Float32Array): Float32Array {
     this.#halves ??= new Uint16Array(this.dim);
     const h = this.#halves;
-    this.#index.getHalves(label, h);
+    this.#holding().getHalves(label, h);
     for (let i = 0; i < h.length; i++) out[i] = HALF_TO_FLOAT32[h[i]!]!;
     return out;
   }
@@ -187,7 +236,7 @@ export class HalfGraph implements Graph {
   /** The binary16 patterns stored under a label. */
   halves(label: number): Uint16Array {
     const out = new Uint16Array(this.dim);
-    this.#index.getHalves(label, out);
+    this.#holding().getHalves(label, out);
     return out;
   }
 }

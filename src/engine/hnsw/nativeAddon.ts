@@ -1,7 +1,8 @@
 // Loads arkivector's own N-API addon (native/, built at install by native/build.mjs over hnswlib's
-// headers): the half-precision HNSW index behind the `native` graph engine (halfGraph.ts). Loaded on
-// first use only, so a checkout whose addon was not built (`npm ci --ignore-scripts`) still runs the
-// default engine; asking for the native one then fails with a message saying how to build it.
+// headers): the half-precision HNSW index behind the `native` graph engine (halfGraph.ts), the default.
+// Loaded on first use only, so a checkout whose addon was not built (`npm ci --ignore-scripts`) still
+// runs `ARKIVECTOR_ENGINE=hnswlib-node`; the native engine then fails at start (gateway.ts) with a
+// message saying how to build it, rather than a node silently running another engine than its peers.
 
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -82,17 +83,23 @@ export type NativeAddon = {
 const ADDON_FILE = join('native', 'build', 'Release', 'arkivector_native.node');
 let addon: NativeAddon | undefined;
 
-/** The package root: the nearest folder above this module holding native/ (src/… in a checkout, dist/src/… installed). */
-function addonPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
+/**
+ * The addon's file: in the nearest folder above `from` holding it (src/… in a checkout, dist/src/… installed).
+ * @param from where to look from (this module's folder; tests start elsewhere)
+ * @throws Error naming the build command and the other engine when no folder holds it
+ */
+export function addonPath(from = dirname(fileURLToPath(import.meta.url))): string {
+  let dir = from;
   for (let up = 0; up < 6; up++) {
     const candidate = join(dir, ADDON_FILE);
     if (existsSync(candidate)) return candidate;
     dir = dirname(dir);
   }
   throw new Error(
-    'arkivector: the native engine is not built (native/build/Release/arkivector_native.node is missing); ' +
-      'run `npm rebuild arkivector` or `node native/build.mjs` in the checkout (needs a C++ compiler, as hnswlib-node does)',
+    'the native graph engine (the default) is not built: native/build/Release/arkivector_native.node ' +
+      'is missing (was the install run with --ignore-scripts?). Build it with `node native/build.mjs` in the ' +
+      'package folder (or `npm rebuild arkivector`; needs a C++ compiler, as hnswlib-node does), or run the ' +
+      'hnswlib-node engine with ARKIVECTOR_ENGINE=hnswlib-node (a store keeps the engine it was created with)',
   );
 }
 
