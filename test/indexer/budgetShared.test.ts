@@ -72,6 +72,7 @@ test("a write through the signer and a status read spend from the follower's bud
       `the follower waits for its budget (next poll in ${before - Date.now()} ms)`,
     );
     const beforeCalls = calls;
+    const writeStarted = Date.now();
 
     const made = await rest('/v1/collections', { name: 'budgeted', dim: 2, metric: 'cosine', wait: 'receipt' });
     assert.equal(made.status, 200, JSON.stringify(made.body));
@@ -93,9 +94,15 @@ test("a write through the signer and a status read spend from the follower's bud
       Math.abs(afterStatus - afterWrite - statusCalls * oneCall) < 1_000,
       `next poll moved ${afterStatus - afterWrite} ms for the status read's ${statusCalls} calls`,
     );
-    // What status says is when the follower polls next.
+    // What status says is when the follower polls next, and when it last read the head: before the write
+    // (writes and status do not read the head), so `live` is as of then.
     const next = (status.body.rpc_budget as { next_poll_at: string | null }).next_poll_at;
     assert.ok(next !== null && Date.parse(next) >= before - 1_000);
+    const seenAt = Date.parse(String(status.body.head_seen_at));
+    assert.ok(seenAt <= writeStarted, `head seen at ${status.body.head_seen_at}, before the write`);
+    const age = Number(status.body.head_age_seconds);
+    assert.ok(Math.abs(age - (Date.now() - seenAt) / 1000) < 5, `head_age_seconds ${age}`);
+    assert.equal(status.body.bootstrap, null, 'no bootstrap runs');
   } finally {
     await gateway.close();
     await proxy.close();

@@ -15,7 +15,7 @@ import {
 } from '../../src/chain/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
-import { createCollection, upsert, type ServiceContext } from '../../src/service/index.ts';
+import { createCollection, status, upsert, type ServiceContext, type StatusResult } from '../../src/service/index.ts';
 import { ChainIndexer, type ProgressSink } from '../../indexer/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
@@ -114,12 +114,20 @@ test('a bootstrap over many pages waits before each call: the calls never outrun
   let now = 0;
   const callsPerHour = 36;
   const burst = 2;
-  const seen: { pacedUntil: number | undefined; pages: number | undefined }[] = [];
+  const seen: Pick<StatusResult, 'sync_state' | 'bootstrap' | 'rpc_budget'>[] = [];
   let indexer: ChainIndexer<CollectionStore> | undefined;
   const budget = createCallBudget(callsPerHour, burst, {
     now: () => now,
     sleep: async (ms) => {
-      seen.push({ pacedUntil: indexer?.pacedUntil, pages: indexer?.bootstrapProgress?.pages });
+      // What `/v1/status` says while the node waits for its budget.
+      if (indexer) {
+        const said = await status({
+          indexer,
+          chain: { chainId: chain.chainId, rpc: chain.url, callsPerHour },
+          minBlockTimeoutMs: 1_000,
+        });
+        seen.push({ sync_state: said.sync_state, bootstrap: said.bootstrap, rpc_budget: said.rpc_budget });
+      }
       now += ms;
     },
   });
@@ -160,9 +168,17 @@ test('a bootstrap over many pages waits before each call: the calls never outrun
       call.used <= burst + (call.at * callsPerHour) / 3_600_000 + 1e-9,
       `call ${call.used} (${call.method}) at ${call.at} ms of the bucket's clock: over the budget`,
     );
-  // It waited while bootstrapping, said so in status's terms (pacedUntil: rpc_budget.next_poll_at), and
-  // its progress counted the pages answered, with the next call's time while it waited.
-  assert.ok(seen.some((s) => s.pages !== undefined && s.pacedUntil !== undefined));
+  // It waited while bootstrapping and status said so: `starting` (never `stalled`), the pages answered so
+  // far, and when the next call goes; its progress counted the pages, with the next call's time.
+  const waits = seen.filter((s) => s.bootstrap !== null);
+  assert.ok(waits.length >= 6, `${waits.length} waits within the bootstrap`);
+  for (const said of waits) {
+    assert.equal(said.sync_state, 'starting');
+    assert.ok(said.rpc_budget?.next_poll_at, 'status says when the next call goes');
+  }
+  const statusPages = waits.map((s) => s.bootstrap?.pages ?? -1);
+  assert.ok(defined(statusPages.at(-1), 'last') >= 6, `status counted ${statusPages.join(', ')} pages`);
+  assert.equal(waits.at(-1)?.bootstrap?.block, paced.asOfBlock);
   const pages = progress.filter((p) => p.pages !== undefined);
   assert.ok(pages.length >= queries / 2, `progress of ${pages.length} pages`);
   const counts = pages.map((p) => defined(p.pages, 'pages'));
