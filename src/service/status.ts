@@ -20,10 +20,9 @@ export interface StatusResult {
   head_block: number | null;
   /**
    * When the node last read the head (null: not yet): `head_block`, `lag` and `sync_state` are as of then,
-   * minutes old on a node paced to its call budget. `head_age_seconds` is how long ago that was.
+   * minutes old on a node paced to its call budget.
    */
   head_seen_at: string | null;
-  head_age_seconds: number | null;
   as_of_block: number | null;
   lag: number | null;
   sync_state: ServiceContext['indexer']['syncState'];
@@ -151,7 +150,6 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
           },
     head_block: head,
     head_seen_at: seenAt === undefined ? null : iso(seenAt),
-    head_age_seconds: seenAt === undefined ? null : ageSeconds(seenAt),
     as_of_block: asOf,
     lag: head !== null && asOf !== null ? head - asOf : null,
     sync_state: indexer.syncState,

@@ -100,8 +100,6 @@ test("a write through the signer and a status read spend from the follower's bud
     assert.ok(next !== null && Date.parse(next) >= before - 1_000);
     const seenAt = Date.parse(String(status.body.head_seen_at));
     assert.ok(seenAt <= writeStarted, `head seen at ${status.body.head_seen_at}, before the write`);
-    const age = Number(status.body.head_age_seconds);
-    assert.ok(Math.abs(age - (Date.now() - seenAt) / 1000) < 5, `head_age_seconds ${age}`);
     assert.equal(status.body.bootstrap, null, 'no bootstrap runs');
   } finally {
     await gateway.close();

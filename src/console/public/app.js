@@ -77,7 +77,7 @@ function budgetFact(budget, bootstrapping) {
 
 /** When the head was last read: a paced node's head, lag and state are as old as this. */
 function headSeenFact(status) {
-  const age = Math.round(status.head_age_seconds ?? 0);
+  const age = Math.max(0, Math.round((Date.now() - Date.parse(status.head_seen_at)) / 1000));
   return `${new Date(status.head_seen_at).toLocaleTimeString()} (${age < 120 ? `${age} s` : `${Math.round(age / 60)} min`} ago)`;
 }
 
