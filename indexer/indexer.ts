@@ -464,17 +464,22 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   async #awaitBudget(calls: number): Promise<void> {
     const budget = this.#options.callBudget;
     if (!budget) return;
+    let said: number | undefined;
     for (let wait = budget.waitMs(calls); wait > 0 && !this.#stopped; wait = budget.waitMs(calls)) {
       const until = Date.now() + wait;
       // Quiet chosen after a good step is not a stall; after a failed one the stall clock runs on.
       if (this.#failures === 0) this.#quietUntil = until;
-      this.#logger.debug({ wait_ms: wait, calls_per_hour: budget.callsPerHour }, 'pacing to the rpc budget');
-      const progress = this.#bootstrapping;
-      if (progress)
-        this.#progress.bootstrap(progress.entities, Date.now() - progress.startedAt, {
-          pages: progress.pages,
-          nextCallAt: until,
-        });
+      // Said again only when a spend moved it: pokes (a newHeads every block with --ws) wake this wait too.
+      if (said === undefined || Math.abs(until - said) >= 1_000) {
+        said = until;
+        this.#logger.debug({ wait_ms: wait, calls_per_hour: budget.callsPerHour }, 'pacing to the rpc budget');
+        const progress = this.#bootstrapping;
+        if (progress)
+          this.#progress.bootstrap(progress.entities, Date.now() - progress.startedAt, {
+            pages: progress.pages,
+            nextCallAt: until,
+          });
+      }
       await (budget.sleep ? budget.sleep(wait) : this.#sleep(wait));
     }
   }
