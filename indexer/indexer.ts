@@ -11,6 +11,7 @@ import {
   type ChainEntity,
   type ChainSource,
   type EntitySelector,
+  type PageOptions,
   type RpcTransport,
   type SourceBlock,
 } from '../src/chain/index.ts';
@@ -80,11 +81,23 @@ export interface IndexerOptions<S extends IndexedStore = IndexedStore> {
   snapshotEveryBlocks?: number;
   /**
    * The RPC's call budget (`--rpc-budget`, src/chain/callBudget.ts): every step waits until a step's calls
-   * fit it. Waiting so is chosen, not a stall: `stalled` counts from when the next step was due.
+   * fit it, and a bootstrap (or a collection's vectors read by pages) waits before each of its calls.
+   * Waiting so is chosen, not a stall: `stalled` counts from when the next call was due.
    */
-  callBudget?: Pick<CallBudget, 'waitMs' | 'callsPerHour'>;
+  callBudget?: Pick<CallBudget, 'waitMs' | 'callsPerHour' | 'sleep'>;
   logger?: IndexerLogger;
   progress?: ProgressSink;
+}
+
+/** How far a bootstrap has read (while one runs): `/v1/status` `bootstrap` and the progress line. */
+export interface BootstrapProgress {
+  /** The block it reads at. */
+  block: number;
+  /** Query pages answered so far, and the entities on them this node keeps. */
+  pages: number;
+  entities: number;
+  /** ms since the epoch. */
+  startedAt: number;
 }
 
 /** The last failed step, kept after recovery so status can say what happened and when. */
@@ -175,6 +188,11 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   #asOf: number | undefined;
   #hashes = new Map<number, Hex>();
   #head: number | undefined;
+  /** When the head was last read (ms since the epoch). */
+  #headSeenAt: number | undefined;
+  #bootstrapping: BootstrapProgress | undefined;
+  /** Page walks of the indexer wait for the call budget before each call. */
+  readonly #paced: PageOptions = { beforeCall: () => this.#awaitBudget(1) };
   #state: SyncState = 'starting';
   /**
    * When the node last knew it was current: a step that finished (head read and whatever it called for
@@ -277,6 +295,14 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   get headBlock(): number | undefined {
     return this.#head;
   }
+  /** When the head was last read (ms since the epoch): a paced node's `live` is as of then. */
+  get headSeenAt(): number | undefined {
+    return this.#headSeenAt;
+  }
+  /** How far the bootstrap running now has read (undefined when none runs). */
+  get bootstrapProgress(): Readonly<BootstrapProgress> | undefined {
+    return this.#bootstrapping;
+  }
   get syncState(): SyncState {
     return this.#state;
   }
@@ -351,6 +377,11 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.emit('block', block);
   }
 
+  #seeHead(head: number): void {
+    this.#head = head;
+    this.#headSeenAt = Date.now();
+  }
+
   #setState(state: SyncState): void {
     if (state === this.#state) return;
     this.#state = state;
@@ -420,18 +451,37 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     return this.#quietUntil > Date.now() ? this.#quietUntil : undefined;
   }
 
-  /** Waits until a step's calls fit the call budget; a poke does not cut the wait short, a stop does. */
-  async #pace(): Promise<void> {
-    const wait = this.#options.callBudget?.waitMs(PACED_STEP_CALLS) ?? 0;
-    if (wait === 0) return;
-    const until = Date.now() + wait;
-    // Quiet chosen after a good step is not a stall; after a failed one the stall clock runs on.
-    if (this.#failures === 0) this.#quietUntil = until;
-    this.#logger.debug(
-      { wait_ms: wait, calls_per_hour: this.#options.callBudget?.callsPerHour },
-      'pacing to the rpc budget',
-    );
-    while (!this.#stopped && Date.now() < until) await this.#sleep(until - Date.now());
+  /** Waits until a step's calls fit the call budget. */
+  #pace(): Promise<void> {
+    return this.#awaitBudget(PACED_STEP_CALLS);
+  }
+
+  /**
+   * Waits until `calls` more fit the call budget. The budget is asked again after each wait: writes and
+   * status reads spend from it too, so a poke (the service pokes after a write) re-reads how long is left
+   * instead of cutting the wait short; a stop ends it.
+   */
+  async #awaitBudget(calls: number): Promise<void> {
+    const budget = this.#options.callBudget;
+    if (!budget) return;
+    let said: number | undefined;
+    for (let wait = budget.waitMs(calls); wait > 0 && !this.#stopped; wait = budget.waitMs(calls)) {
+      const until = Date.now() + wait;
+      // Quiet chosen after a good step is not a stall; after a failed one the stall clock runs on.
+      if (this.#failures === 0) this.#quietUntil = until;
+      // Said again only when a spend moved it: pokes (a newHeads every block with --ws) wake this wait too.
+      if (said === undefined || Math.abs(until - said) >= 1_000) {
+        said = until;
+        this.#logger.debug({ wait_ms: wait, calls_per_hour: budget.callsPerHour }, 'pacing to the rpc budget');
+        const progress = this.#bootstrapping;
+        if (progress)
+          this.#progress.bootstrap(progress.entities, Date.now() - progress.startedAt, {
+            pages: progress.pages,
+            nextCallAt: until,
+          });
+      }
+      await (budget.sleep ? budget.sleep(wait) : this.#sleep(wait));
+    }
   }
 
   #fail(error: Error): void {
@@ -467,7 +517,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       this.#progress.phase('connecting to the chain');
       const head = await this.#firstHead();
       if (head === undefined) return 'applied';
-      this.#head = head;
+      this.#seeHead(head);
       await this.#initialize(Math.max(0, head - this.#options.confirmations));
       return 'applied';
     }
@@ -479,8 +529,9 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       this.#unverified = false;
       if (!header || header.hash !== this.#hashes.get(this.#asOf)) {
         this.#logger.warn({ block: this.#asOf }, 'snapshot block is no longer canonical; rebuilding');
-        this.#head = await source.head();
-        await this.#bootstrap(Math.max(0, this.#head - this.#options.confirmations));
+        const head = await source.head();
+        this.#seeHead(head);
+        await this.#bootstrap(Math.max(0, head - this.#options.confirmations));
         return 'applied';
       }
     }
@@ -492,7 +543,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       throw new Error(`the RPC does not know block ${this.#asOf}, already applied here (a lagging backend?); retrying`);
     if (tip.hash === this.#hashes.get(this.#asOf) && head < this.#asOf)
       throw new Error(`the RPC's head ${head} is below block ${this.#asOf}, already applied here; retrying`);
-    this.#head = Math.max(head, this.#asOf);
+    this.#seeHead(Math.max(head, this.#asOf));
     const target = Math.max(0, head - this.#options.confirmations);
     if (tip.hash !== this.#hashes.get(this.#asOf)) {
       await this.#handleReorg();
@@ -746,6 +797,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
           (page) => {
             for (const entity of page) keep(entity);
           },
+          this.#paced,
         );
     }
     if (hash !== undefined) {
@@ -770,6 +822,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
           if (tracked) out.push(tracked);
         }
       },
+      this.#paced,
     );
     const [header] = await this.#source.headers([block]);
     if (header?.hash !== hash) throw new Error(`block ${block} changed while loading collection ${name}; retrying`);
@@ -791,9 +844,22 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
 
   async #bootstrap(pinned: number): Promise<void> {
-    const source = this.#source;
     this.#prefetched = undefined;
     const started = Date.now();
+    const progress: BootstrapProgress = { block: pinned, pages: 0, entities: 0, startedAt: started };
+    this.#bootstrapping = progress;
+    try {
+      await this.#bootstrapAt(pinned, progress);
+    } finally {
+      this.#bootstrapping = undefined;
+    }
+  }
+
+  /** Reads every definition and vector live at `pinned`, each call paced to the budget (#paced). */
+  async #bootstrapAt(pinned: number, progress: BootstrapProgress): Promise<void> {
+    const source = this.#source;
+    const started = progress.startedAt;
+    await this.#awaitBudget(1);
     const [before] = await source.headers([pinned]);
     if (!before) throw new Error(`block ${pinned} is not available for bootstrap`);
     // Definitions first: only vectors of a name that has one are read, and each page is bounded
@@ -809,18 +875,27 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
         const t = toTracked(entity, this.#wanted);
         if (t) tracked.push(t);
       }
-      this.#progress.bootstrap(tracked.length, Date.now() - started);
+      progress.pages++;
+      progress.entities = tracked.length;
+      this.#progress.bootstrap(tracked.length, Date.now() - started, { pages: progress.pages });
     };
     const definitions: EntitySelector = { strings: { [ATTR_TYPE]: 'collection', ...only } };
-    await source.forEachEntityPage(definitions, pinned, keep);
+    await source.forEachEntityPage(definitions, pinned, keep, this.#paced);
     const names = [...new Set(tracked.map((t) => t.collection))].sort();
     for (let i = 0; i < names.length; i += BOOTSTRAP_NAMES_PER_QUERY) {
       const chunk = names.slice(i, i + BOOTSTRAP_NAMES_PER_QUERY);
-      await source.forEachEntityPage({ strings: { [ATTR_TYPE]: 'vector', [ATTR_COLLECTION]: chunk } }, pinned, keep);
+      await source.forEachEntityPage(
+        { strings: { [ATTR_TYPE]: 'vector', [ATTR_COLLECTION]: chunk } },
+        pinned,
+        keep,
+        this.#paced,
+      );
     }
+    await this.#awaitBudget(1);
     const [after] = await source.headers([pinned]);
     if (!after || after.hash !== before.hash)
       throw new Error(`block ${pinned} changed during bootstrap (reorg); retrying`);
+    this.#bootstrapping = undefined;
     this.#reset();
     for (const entity of tracked) this.#table.set(entity.key, entity);
     const commit = await this.#resolver.flush(this.#table, pinned, before.hash);

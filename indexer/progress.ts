@@ -1,18 +1,28 @@
 // What the indexer is doing from start to `live` (connecting, loading a snapshot, bootstrap entities/s,
 // catch-up blocks/s): on a TTY one line rewritten in place on stderr, at most a few times a second;
 // otherwise log lines, a few seconds apart, so a service's logs show the same story.
+export interface BootstrapPaging {
+  pages: number;
+  nextCallAt?: number;
+}
+
 export interface ProgressSink {
   /** A milestone: shown at once (connecting, loading a snapshot, snapshot loaded, bootstrap done). */
   phase(text: string): void;
-  bootstrap(entities: number, elapsedMs: number): void;
+  /** Entities read so far; `pages` answered, and `nextCallAt` while it waits for the call budget (ms since the epoch). */
+  bootstrap(entities: number, elapsedMs: number, paging?: BootstrapPaging): void;
   catchUp(info: { block: number; target: number; blocksPerSecond: number; entitiesPerSecond: number }): void;
   /** The node is live: clear the line. */
   done(): void;
 }
 
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
-const bootstrapText = (entities: number, elapsedMs: number) =>
-  `bootstrap: ${n(entities)} entities read (${n((entities * 1000) / Math.max(1, elapsedMs))}/s)`;
+const bootstrapText = (entities: number, elapsedMs: number, paging?: BootstrapPaging) =>
+  `bootstrap: ${n(entities)} entities read${paging ? ` in ${n(paging.pages)} pages` : ''} (${n((entities * 1000) / Math.max(1, elapsedMs))}/s)${
+    paging?.nextCallAt === undefined
+      ? ''
+      : `; waiting for the rpc budget, next call at ${new Date(paging.nextCallAt).toISOString().slice(11, 19)} UTC`
+  }`;
 const catchUpText = ({ block, target, blocksPerSecond, entitiesPerSecond }: Parameters<ProgressSink['catchUp']>[0]) =>
   `catch-up: block ${n(block)} / ${n(target)} (${n(blocksPerSecond)} blocks/s, ${n(entitiesPerSecond)} entities/s, ETA ${
     blocksPerSecond > 0 ? `${n((target - block) / blocksPerSecond)} s` : '?'
@@ -45,7 +55,9 @@ export function ttyProgress(stream: NodeJS.WriteStream = process.stderr, interva
   };
   return {
     phase: (text) => show(text),
-    bootstrap: (entities, elapsedMs) => throttled(bootstrapText(entities, elapsedMs)),
+    // A wait for the call budget is shown at once: the line then stands still until the next call.
+    bootstrap: (entities, elapsedMs, paging) =>
+      (paging?.nextCallAt === undefined ? throttled : show)(bootstrapText(entities, elapsedMs, paging)),
     catchUp: (info) => throttled(catchUpText(info)),
     done: () => clearProgressLine(stream),
   };
@@ -65,7 +77,14 @@ export function logProgress(
   };
   return {
     phase: (text) => logger.info({ progress: text }, 'progress'),
-    bootstrap: (entities, elapsedMs) => throttled(bootstrapText(entities, elapsedMs)),
+    // A wait for the call budget longer than the interval is logged at once (at 40 calls an hour, each one).
+    bootstrap: (entities, elapsedMs, paging) => {
+      const text = bootstrapText(entities, elapsedMs, paging);
+      if (paging?.nextCallAt !== undefined && paging.nextCallAt - Date.now() >= intervalMs) {
+        last = Date.now();
+        logger.info({ progress: text }, 'progress');
+      } else throttled(text);
+    },
     catchUp: (info) => throttled(catchUpText(info)),
     done() {},
   };

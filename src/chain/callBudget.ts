@@ -11,17 +11,30 @@ export interface CallBudget {
   spend(calls: number): void;
   /** How long (ms) until `calls` more fit the budget (0: now). */
   waitMs(calls: number): number;
+  /**
+   * Waits `ms` on the bucket's own clock, when it was given one (a test's, which it moves itself); absent,
+   * the bucket runs on real time and whoever waits uses a timer of its own.
+   */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** A time source other than the wall clock for a bucket: `now` in ms, and a wait of `ms` on it. */
+export interface BudgetClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
 }
 
 /**
  * @param callsPerHour the steady rate (> 0)
  * @param burst calls that may go out at once after a quiet spell (the bucket's size)
+ * @param clock the bucket's time (default: the wall clock, and no `sleep`)
  * @example const budget = createCallBudget(40); budget.waitMs(5) // 0 while the bucket holds 5 calls
  */
-export function createCallBudget(callsPerHour: number, burst = 10, now: () => number = Date.now): CallBudget {
+export function createCallBudget(callsPerHour: number, burst = 10, clock?: BudgetClock): CallBudget {
   if (!(callsPerHour > 0)) throw new RangeError(`a call budget needs calls per hour > 0, not ${callsPerHour}`);
   const size = Math.max(1, Math.min(burst, callsPerHour));
   const perMs = callsPerHour / 3_600_000;
+  const now = clock ? () => clock.now() : Date.now;
   let tokens = size;
   let at = now();
   const refill = () => {
@@ -41,6 +54,7 @@ export function createCallBudget(callsPerHour: number, burst = 10, now: () => nu
       const need = Math.min(calls, size);
       return tokens >= need ? 0 : Math.ceil((need - tokens) / perMs);
     },
+    ...(clock ? { sleep: (ms: number) => clock.sleep(ms) } : {}),
   };
 }
 
@@ -69,7 +83,11 @@ export function countCalls(
   };
 }
 
-/** The transport with every call spent from `budget` (the calls are made as asked; the follower paces). */
+/**
+ * The transport with every call spent from `budget`. The calls are made as asked: the indexer waits for the
+ * budget before each of its steps and each call of a bootstrap; writes and status reads do not wait, and
+ * the indexer's next wait is longer for them.
+ */
 export function budgetedTransport(transport: RpcTransport, budget: CallBudget): RpcTransport {
   return countCalls(transport, (calls) => budget.spend(calls));
 }

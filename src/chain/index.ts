@@ -16,7 +16,13 @@ export {
   type StringAttribute,
   type UpdateOp,
 } from './operations.ts';
-export { budgetedTransport, countCalls, createCallBudget, type CallBudget } from './callBudget.ts';
+export {
+  budgetedTransport,
+  countCalls,
+  createCallBudget,
+  type BudgetClock,
+  type CallBudget,
+} from './callBudget.ts';
 export {
   ChainDataError,
   type BlockHeader,

@@ -42,6 +42,7 @@ export async function walkPages<T>(walk: PageWalk<T>, options: PageOptions = {})
       throw new ChainDataError(`arkiv_query "${walk.what}" did not finish within ${options.maxMs} ms`);
     let result: WalkPage<T> | undefined;
     while (result === undefined) {
+      await options.beforeCall?.();
       try {
         result = await walk.ask(size, cursor);
       } catch (error) {

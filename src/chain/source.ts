@@ -50,6 +50,11 @@ export interface PageOptions {
   maxPages?: number;
   /** Fail the walk once it has run this many milliseconds (no bound when absent). */
   maxMs?: number;
+  /**
+   * Awaited before each call of the walk (a page, or a page asked again in halves): the caller's pacing to
+   * a call budget (the indexer's bootstrap waits there for `--rpc-budget`).
+   */
+  beforeCall?: () => Promise<void>;
 }
 
 /**

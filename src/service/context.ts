@@ -46,6 +46,12 @@ export interface IndexerView {
   readonly counters?: Readonly<Record<string, number>>;
   /** Until when (ms since the epoch) the follower waits for its call budget before polling again. */
   readonly pacedUntil?: number | undefined;
+  /** When the head was last read (ms since the epoch). */
+  readonly headSeenAt?: number | undefined;
+  /** The bootstrap running now, and how far it has read. */
+  readonly bootstrapProgress?:
+    | { readonly block: number; readonly pages: number; readonly entities: number; readonly startedAt: number }
+    | undefined;
   waitForBlock(block: number, timeoutMs: number): Promise<boolean>;
   /** Check the chain now (after a write) instead of at the next poll. */
   poke?(): void;

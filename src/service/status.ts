@@ -18,9 +18,16 @@ export interface StatusResult {
    */
   rpc_budget: { calls_per_hour: number; next_poll_at: string | null } | null;
   head_block: number | null;
+  /**
+   * When the node last read the head (null: not yet): `head_block`, `lag` and `sync_state` are as of then,
+   * minutes old on a node paced to its call budget.
+   */
+  head_seen_at: string | null;
   as_of_block: number | null;
   lag: number | null;
   sync_state: ServiceContext['indexer']['syncState'];
+  /** The bootstrap running now (its block, the query pages answered, the entities kept); null when none runs. */
+  bootstrap: { block: number; pages: number; entities: number; started_at: string } | null;
   /** The failure of the indexer's last step; null once a step succeeded since. */
   last_error: string | null;
   /** The last failure, kept after recovery: when it happened and when the node recovered (null: not yet). */
@@ -110,6 +117,8 @@ async function cachedBalance(writer: ChainWriter): Promise<BalanceCache> {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Seconds since `ms` (ms since the epoch), to a tenth. */
+const ageSeconds = (ms: number) => Math.round((Date.now() - ms) / 100) / 10;
 
 export async function status(ctx: ServiceContext): Promise<StatusResult> {
   const balance = ctx.writer ? await cachedBalance(ctx.writer) : undefined;
@@ -118,13 +127,15 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
       ? {
           address: ctx.writer.address,
           balance_wei: (balance.wei ?? -1n).toString(),
-          balance_age_seconds: balance.at === undefined ? null : Math.round((Date.now() - balance.at) / 100) / 10,
+          balance_age_seconds: balance.at === undefined ? null : ageSeconds(balance.at),
         }
       : null;
   const { indexer } = ctx;
   const failure = indexer.lastFailure;
   const head = indexer.headBlock ?? null;
   const asOf = indexer.asOfBlock ?? null;
+  const seenAt = indexer.headSeenAt;
+  const bootstrap = indexer.bootstrapProgress;
   return {
     chain_id: ctx.chain.chainId,
     rpc: ctx.chain.rpc,
@@ -138,15 +149,24 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
             next_poll_at: indexer.pacedUntil === undefined ? null : iso(indexer.pacedUntil),
           },
     head_block: head,
+    head_seen_at: seenAt === undefined ? null : iso(seenAt),
     as_of_block: asOf,
     lag: head !== null && asOf !== null ? head - asOf : null,
     sync_state: indexer.syncState,
+    bootstrap: bootstrap
+      ? {
+          block: bootstrap.block,
+          pages: bootstrap.pages,
+          entities: bootstrap.entities,
+          started_at: iso(bootstrap.startedAt),
+        }
+      : null,
     last_error: indexer.lastError ?? null,
     last_failure: failure
       ? {
           message: failure.message,
           at: iso(failure.at),
-          age_seconds: Math.round((Date.now() - failure.at) / 100) / 10,
+          age_seconds: ageSeconds(failure.at),
           recovered_at: failure.recoveredAt === undefined ? null : iso(failure.recoveredAt),
         }
       : null,

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/console/index.ts';
 import { loadAccessPolicy } from '../../src/http/index.ts';
+import type { IndexerView } from '../../src/service/index.ts';
 import { INSTALL_COMMANDS, VERSION } from '../../src/packageInfo.ts';
 import { walletClient } from '../helpers/devnet.ts';
 import {
@@ -368,6 +369,36 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     assert.equal(await plain.locator('[data-field=rate_limited]').count(), 0);
     assert.equal(await plain.locator('[data-field=rpc_budget]').count(), 0);
     await plain.close();
+  });
+
+  test('the overview says when the head was last read, and a bootstrap paced to its budget its pages and next call', async () => {
+    const { page: plain, problems: plainProblems } = await open(browser, `${local.url}/`);
+    await plain.locator('[data-field=head_seen_at]').waitFor(WAIT);
+    assert.match(await text(plain, '[data-field=head_seen_at]'), /^\d{1,2}:\d\d:\d\d.* \(\d+ s ago\)$/);
+    assert.equal(await plain.locator('[data-field=bootstrap]').count(), 0);
+    await assertClean(plainProblems);
+    await plain.close();
+    // The facts of a node in the middle of a paced bootstrap, as its indexer reports them to status.
+    const real = chain.ctx.indexer;
+    const pacedUntil = Date.now() + 90_000;
+    const indexer: IndexerView = {
+      asOfBlock: undefined,
+      headBlock: real.headBlock,
+      headSeenAt: real.headSeenAt,
+      syncState: 'starting',
+      lastError: undefined,
+      collections: new Map(),
+      pacedUntil,
+      bootstrapProgress: { block: 7, pages: 12, entities: 2_345, startedAt: Date.now() - 60_000 },
+      waitForBlock: async () => false,
+    };
+    const booting = await chain.node({ ctx: { indexer, chain: { ...chain.ctx.chain, callsPerHour: 40 } } });
+    const { page, problems } = await open(browser, `${booting.url}/`);
+    await page.locator('[data-field=bootstrap]').waitFor(WAIT);
+    assert.equal(await text(page, '[data-field=bootstrap]'), 'at block 7: 2,345 entities in 12 pages so far');
+    assert.match(await text(page, '[data-field=rpc_budget]'), /^40 calls an hour; next call at /);
+    await assertClean(problems);
+    await page.close();
   });
 
   test('a malformed percent-escape in the hash route shows "Not found", with no uncaught error', async () => {

@@ -115,6 +115,33 @@ test('ttyProgress: milestones at once, rates throttled, one line rewritten in pl
   );
 });
 
+test("a paced bootstrap shows its pages, and a wait for the call budget at once with the next call's time", () => {
+  const stream = new PassThrough() as unknown as NodeJS.WriteStream;
+  let written = '';
+  (stream as unknown as PassThrough).on('data', (chunk: Buffer) => (written += chunk.toString()));
+  const tty = ttyProgress(stream, 60_000);
+  tty.bootstrap(400, 2000, { pages: 2 });
+  tty.bootstrap(600, 3000, { pages: 3 }); // within the interval: not shown
+  const nextCallAt = Date.UTC(2026, 11, 2, 3, 4, 5);
+  tty.bootstrap(600, 3000, { pages: 3, nextCallAt }); // a wait: shown at once
+  (stream as unknown as PassThrough).end();
+  assert.equal(
+    written,
+    '\r\x1b[2Kbootstrap: 400 entities read in 2 pages (200/s)' +
+      '\r\x1b[2Kbootstrap: 600 entities read in 3 pages (200/s); waiting for the rpc budget, next call at 03:04:05 UTC',
+  );
+  const lines: string[] = [];
+  const log = logProgress({ info: (fields) => lines.push(String(fields.progress)) }, 5_000);
+  log.bootstrap(400, 2000, { pages: 2 });
+  log.bootstrap(400, 2000, { pages: 2, nextCallAt: Date.now() + 90_000 }); // longer than the interval: logged
+  log.bootstrap(400, 2000, { pages: 2, nextCallAt: Date.now() + 1_000 }); // a short wait: throttled
+  assert.equal(lines.length, 2);
+  assert.match(
+    lines[1] ?? '',
+    /^bootstrap: 400 entities read in 2 pages \(200\/s\); waiting for the rpc budget, next call at \d\d:\d\d:\d\d UTC$/,
+  );
+});
+
 test('a log line on the terminal first clears the progress line, which the next update draws again', async () => {
   const stream = Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.WriteStream;
   let written = '';

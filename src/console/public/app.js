@@ -68,10 +68,22 @@ function facts(rows) {
   );
 }
 
-/** The call budget the follower paces itself to, and its next poll while it waits (not a stall). */
-function budgetFact(budget) {
-  const next = budget.next_poll_at ? `; next poll at ${new Date(budget.next_poll_at).toLocaleTimeString()}` : '';
+/** The call budget the node paces itself to, and its next poll (a bootstrap's next call) while it waits (not a stall). */
+function budgetFact(budget, bootstrapping) {
+  const at = budget.next_poll_at && new Date(budget.next_poll_at).toLocaleTimeString();
+  const next = at ? `; next ${bootstrapping ? 'call' : 'poll'} at ${at}` : '';
   return `${budget.calls_per_hour} calls an hour${next}`;
+}
+
+/** When the head was last read: a paced node's head, lag and state are as old as this. */
+function headSeenFact(status) {
+  const age = Math.max(0, Math.round((Date.now() - Date.parse(status.head_seen_at)) / 1000));
+  return `${new Date(status.head_seen_at).toLocaleTimeString()} (${age < 120 ? `${age} s` : `${Math.round(age / 60)} min`} ago)`;
+}
+
+/** How far a bootstrap has read while it runs. */
+function bootstrapFact(b) {
+  return `at block ${b.block}: ${b.entities.toLocaleString('en-US')} entities in ${b.pages.toLocaleString('en-US')} pages so far`;
 }
 
 /** A `#/…` link from path segments, each percent-encoded. */
@@ -315,13 +327,15 @@ function renderOverview() {
           ['chain id', s.chain_id, 'chain_id'],
           ['rpc', h('code', {}, s.rpc), 'rpc'],
           ['head block', s.head_block, 'head_block'],
+          s.head_seen_at ? ['head seen', headSeenFact(s), 'head_seen_at'] : null,
           ['as_of_block', s.as_of_block, 'as_of_block'],
           ['lag', s.lag, 'lag'],
           ['sync_state', h('span', { class: `pill ${s.sync_state}` }, s.sync_state), 'sync_state'],
           s.rate_limited
             ? ['rate limited', 'the RPC asked this node to wait: it is throttled, not down', 'rate_limited']
             : null,
-          s.rpc_budget ? ['rpc budget', budgetFact(s.rpc_budget), 'rpc_budget'] : null,
+          s.bootstrap ? ['bootstrap', bootstrapFact(s.bootstrap), 'bootstrap'] : null,
+          s.rpc_budget ? ['rpc budget', budgetFact(s.rpc_budget, Boolean(s.bootstrap)), 'rpc_budget'] : null,
           s.last_error ? ['last error', s.last_error, 'last_error'] : null,
         ]),
       ),
