@@ -90,6 +90,22 @@ describe('native searches on threads', () => {
   });
 });
 
+/** A store of the native engine, whatever the environment says. */
+function nativeStore(name: string, dim: number, options: ConstructorParameters<typeof CollectionStore>[2] = {}) {
+  const before = process.env[ENGINE_ENV];
+  process.env[ENGINE_ENV] = 'native';
+  try {
+    return new CollectionStore(
+      name,
+      { ...definition(dim), index: { m: 8, ef_construction: 32, ef_search: 40 } },
+      options,
+    );
+  } finally {
+    if (before === undefined) delete process.env[ENGINE_ENV];
+    else process.env[ENGINE_ENV] = before;
+  }
+}
+
 describe('store searches pinned to the moment they were asked', () => {
   /**
    * Rounds of: the synchronous answer, then searchPinned and, in the same tick, a block that removes
@@ -97,18 +113,7 @@ describe('store searches pinned to the moment they were asked', () => {
    * synchronous one or undefined; with no block in flight it must be the synchronous one.
    */
   async function pinnedRounds(n: number, dim: number, seed: number): Promise<{ same: number; again: number }> {
-    const before = process.env[ENGINE_ENV];
-    process.env[ENGINE_ENV] = 'native';
-    let store: CollectionStore;
-    try {
-      store = new CollectionStore('pinned', {
-        ...definition(dim),
-        index: { m: 8, ef_construction: 32, ef_search: 40 },
-      });
-    } finally {
-      if (before === undefined) delete process.env[ENGINE_ENV];
-      else process.env[ENGINE_ENV] = before;
-    }
+    const store = nativeStore('pinned', dim);
     const data = clustered(n, dim, seed);
     await store.apply({ remove: [], upsert: data.vectors.map((v, i) => makeRecord(i, v)) });
     const rand = lcg(seed);
@@ -142,6 +147,40 @@ describe('store searches pinned to the moment they were asked', () => {
   test('the exact scan of a small collection, on a thread, while blocks commit', async () => {
     const { same, again } = await pinnedRounds(500, 24, 3);
     assert.equal(same + again, 24);
+  });
+
+  test('a rebuilt graph swapped in while a search is on a thread: that answer is asked for again', async () => {
+    let reached!: () => void;
+    let release!: () => void;
+    const caughtUp = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const phase = (p: string) => {
+      if (p !== 'caught-up') return;
+      reached();
+      return gate;
+    };
+    const store = nativeStore('swap', 16, { rebuild: { phase } });
+    const data = clustered(2_500, 16, 9);
+    await store.apply({ remove: [], upsert: data.vectors.map((v, i) => makeRecord(i, v)) });
+    // More than REBUILD_DELETED_MIN deleted: the commit starts a rebuild, held before its swap.
+    const removed = data.vectors.slice(0, 1_100).map((v, i) => makeRecord(i, v).key);
+    (await store.prepare({ remove: removed, upsert: [] }))();
+    await caughtUp;
+    const params = { vector: Array.from(data.vectors[2_000]!), k: 5 };
+    const expected = store.search(params);
+    const pinned = store.searchPinned(params);
+    release();
+    const answer = await pinned;
+    await store.rebuilt();
+    assert.equal(store.rebuildStats.rebuilds, 1);
+    if (answer !== undefined) assert.deepEqual(answer, expected, 'an answer of the old graph, as of when asked');
+    assert.equal(answer, undefined, 'the graph was swapped before the thread answered');
+    const ids = (a: typeof expected) => a.results.map((r) => r.record.id);
+    assert.deepEqual(ids(store.search(params)), ids(expected));
   });
 
   test('the graph walk, on a thread, while blocks commit', async () => {
