@@ -11,23 +11,7 @@ import { collectionIn, readView } from './view.ts';
 
 export type { SearchParameters, SearchResult };
 
-/**
- * Searches being answered in this process. A vector search sends its graph walk to a thread only while
- * another search is being answered too: alone, the main thread would only wait for the thread, and the
- * hop there and back adds latency.
- */
-let searching = 0;
-
 export async function search(ctx: ServiceContext, params: unknown): Promise<SearchResult> {
-  searching++;
-  try {
-    return await answer(ctx, params);
-  } finally {
-    searching--;
-  }
-}
-
-async function answer(ctx: ServiceContext, params: unknown): Promise<SearchResult> {
   const args = validateFast(searchSchemaFast, searchSchema, params);
   if (!args.vector && !args.text)
     throw new InvalidArgumentError('vector or text: one of them is required', [
@@ -55,7 +39,7 @@ async function answer(ctx: ServiceContext, params: unknown): Promise<SearchResul
   let c = collectionIn(view, args.collection);
   const filters = { where: args.where, filter: args.filter };
   let pinned: Awaited<ReturnType<NonNullable<typeof c.store.searchPinned>>>;
-  if ((mode === 'vector' || mode === 'semantic') && searching > 1 && c.store.searchPinned !== undefined) {
+  if ((mode === 'vector' || mode === 'semantic') && c.store.searchPinned !== undefined) {
     // The graph walk runs on a thread; its answer is the store's at this view, or undefined when a
     // block changed the store meanwhile: then the answer is taken again, synchronously, at a fresh view.
     pinned = await c.store.searchPinned({ vector: defined(vector, 'query vector'), k: args.k, ...filters });
