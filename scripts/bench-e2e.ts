@@ -90,6 +90,8 @@ interface Row {
   p99_ms: number;
   /** The server process's CPU time (all threads) per request: its cost, whatever share of the cores it got. */
   server_cpu_ms_per_request: number | null;
+  /** The server's main thread alone (searches on threads run beside it). */
+  server_main_thread_cpu_ms_per_request: number | null;
 }
 
 interface Target {
@@ -103,16 +105,16 @@ async function withCpu<T>(
   pid: number | undefined,
   run: () => Promise<T>,
   count: (result: T) => number,
-): Promise<{ result: T; cpuMsPerRequest: number | null }> {
+): Promise<{ result: T; cpuMsPerRequest: number | null; mainMsPerRequest: number | null }> {
   const before = processCpuSeconds(pid);
+  const mainBefore = processCpuSeconds(pid, true);
   const result = await run();
   const after = processCpuSeconds(pid);
+  const mainAfter = processCpuSeconds(pid, true);
   const requests = count(result);
-  return {
-    result,
-    cpuMsPerRequest:
-      before === undefined || after === undefined || requests === 0 ? null : ((after - before) * 1000) / requests,
-  };
+  const perRequest = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || requests === 0 ? null : ((b - a) * 1000) / requests;
+  return { result, cpuMsPerRequest: perRequest(before, after), mainMsPerRequest: perRequest(mainBefore, mainAfter) };
 }
 
 async function json<T>(response: Response): Promise<T> {
@@ -229,7 +231,7 @@ async function benchRest(targets: Target[], bodies: string[]): Promise<Row[]> {
     const ordered = round % 2 === 0 ? targets : [...targets].reverse();
     for (const { system, base, pid } of ordered) {
       log(`${system}: ${CONNECTIONS} connections for ${DURATION_S} s${ROUNDS > 1 ? ` (round ${round + 1})` : ''}`);
-      const { result, cpuMsPerRequest } = await withCpu(
+      const { result, cpuMsPerRequest, mainMsPerRequest } = await withCpu(
         pid,
         () => run(base, DURATION_S),
         (r) => r.requests.total,
@@ -247,6 +249,7 @@ async function benchRest(targets: Target[], bodies: string[]): Promise<Row[]> {
         p90_ms: result.latency.p90,
         p99_ms: result.latency.p99,
         server_cpu_ms_per_request: cpuMsPerRequest,
+        server_main_thread_cpu_ms_per_request: mainMsPerRequest,
       });
     }
   }
@@ -270,7 +273,11 @@ async function benchMcp(
   };
   log(`${system}: ${WARMUP_CALLS} warm-up calls, then ${CALLS} sequential calls`);
   for (let i = 0; i < WARMUP_CALLS; i++) await call(i);
-  const { result: summary, cpuMsPerRequest } = await withCpu(
+  const {
+    result: summary,
+    cpuMsPerRequest,
+    mainMsPerRequest,
+  } = await withCpu(
     pid,
     (): Promise<LatencySummary> => timeSequential(call, CALLS, 0, MCP_PHASE_MS),
     (r) => r.calls,
@@ -288,6 +295,7 @@ async function benchMcp(
     p90_ms: summary.p90_ms,
     p99_ms: summary.p99_ms,
     server_cpu_ms_per_request: cpuMsPerRequest,
+    server_main_thread_cpu_ms_per_request: mainMsPerRequest,
   };
 }
 
@@ -424,6 +432,7 @@ console.table(
     'p90 ms': r.p90_ms.toFixed(2),
     'p99 ms': r.p99_ms.toFixed(2),
     'server CPU ms/req': r.server_cpu_ms_per_request?.toFixed(3) ?? '-',
+    'main thread ms/req': r.server_main_thread_cpu_ms_per_request?.toFixed(3) ?? '-',
   })),
 );
 if (values.out) writeFileSync(values.out, `${JSON.stringify(rows, null, 2)}\n`);
@@ -442,5 +451,6 @@ if (BASELINE) {
     log(`${label}, this checkout / baseline, per round:`);
     log(`  requests/s ${ratios(after, before, (r) => r.requests_per_s)}`);
     log(`  server CPU ms per request ${ratios(after, before, (r) => r.server_cpu_ms_per_request)}`);
+    log(`  main thread CPU ms per request ${ratios(after, before, (r) => r.server_main_thread_cpu_ms_per_request)}`);
   }
 }

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -488,6 +489,17 @@ struct Index {
   std::vector<char> scratch;  // one encoded element (a point or a query)
   std::vector<float> query;   // the last encoded values as float32, and their inverse norm
   float invQuery = 0;
+  // Searches in flight on other threads (searchAsync): counted at dispatch on the main thread, and every
+  // call that changes the graph waits until none is left. Both happen on the main thread, so no search
+  // starts while a change waits.
+  std::mutex readersLock;
+  std::condition_variable readersDone;
+  size_t readers = 0;
+
+  void waitForReaders() {
+    std::unique_lock<std::mutex> lock(readersLock);
+    readersDone.wait(lock, [this] { return readers == 0; });
+  }
 
   size_t elementSize() const { return 4 + 2 * dim; }
 
@@ -609,7 +621,11 @@ void checkLinks(const hnswlib::HierarchicalNSW<float>& h) {
     throw JsError("the index file is damaged (entry point)");
 }
 
-void finalize(napi_env, void* data, void*) { delete static_cast<Index*>(data); }
+void finalize(napi_env, void* data, void*) {
+  Index* ix = static_cast<Index*>(data);
+  ix->waitForReaders();  // an environment torn down with searches in flight
+  delete ix;
+}
 
 // new HalfIndex({ metric, dim, maxElements, m, efConstruction, seed, kernel?, path? })
 napi_value Construct(napi_env env, napi_callback_info info) {
@@ -662,6 +678,7 @@ napi_value AddPoint(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     napi_value a[3];
     Index* ix = unwrap(env, info, 3, a);
+    ix->waitForReaders();
     const void* data = ix->encode(env, a[0], "vector");
     const size_t label = intArg(env, a[1], "label", 0, MAX_LABEL);
     bool replace = false;
@@ -700,6 +717,7 @@ napi_value MarkDelete(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     napi_value a[1];
     Index* ix = unwrap(env, info, 1, a);
+    ix->waitForReaders();
     ix->hnsw->markDelete(intArg(env, a[0], "label", 0, MAX_LABEL));
     return nullptr;
   });
@@ -709,6 +727,7 @@ napi_value Resize(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     napi_value a[1];
     Index* ix = unwrap(env, info, 1, a);
+    ix->waitForReaders();
     const size_t n = intArg(env, a[0], "maxElements", 1, MAX_ELEMENTS);
     if (n < ix->hnsw->cur_element_count) throw JsError("cannot resize below the current element count");
     ix->hnsw->resizeIndex(n);
@@ -954,6 +973,215 @@ napi_value EncodeHalf(napi_env env, napi_callback_info info) {
   });
 }
 
+// ---- searches on threads (issue 23 item 5) ----
+// searchAsync / exactAsync run the unfiltered walk and the exact scan on libuv's thread pool and resolve
+// a Promise with an ArrayBuffer: n uint32 labels, then their n float32 distances (the float32 query's,
+// nearest first, as search and exactSearch write them). The query is encoded on the main thread at
+// dispatch, into the work's own copy; the reader count taken then makes addPoint, markDelete and
+// resize wait for the search to finish, so it reads the graph as it was at dispatch. A reference to
+// the index object keeps it alive until the Promise settles.
+
+struct AsyncSearch {
+  napi_async_work work = nullptr;
+  napi_deferred deferred = nullptr;
+  napi_ref self = nullptr;
+  Index* ix = nullptr;
+  bool exact = false;
+  size_t k = 0, ef = 0;
+  std::vector<char> element;  // the binary16 query (inverse norm, halves)
+  std::vector<float> query;   // the float32 query
+  float invQuery = 0;
+  std::vector<uint32_t> candidates;
+  bool hasCandidates = false;
+  std::vector<std::pair<float, uint32_t>> hits;
+  std::string error;
+};
+
+// searchKnn's unfiltered walk at width ef (hnswlib's own reads the shared ef_), re-ranked by the float32
+// query's distances as Search re-ranks.
+void knnHits(AsyncSearch& w) {
+  auto& h = *w.ix->hnsw;
+  if (h.cur_element_count == 0) return;
+  const void* q = w.element.data();
+  hnswlib::tableint cur = h.enterpoint_node_;
+  float curdist = h.fstdistfunc_(q, h.getDataByInternalId(cur), h.dist_func_param_);
+  for (int level = h.maxlevel_; level > 0; level--) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      unsigned* data = h.get_linklist(cur, level);
+      const int size = h.getListCount(data);
+      const hnswlib::tableint* ids = (const hnswlib::tableint*)(data + 1);
+      for (int i = 0; i < size; i++) {
+        const float d = h.fstdistfunc_(q, h.getDataByInternalId(ids[i]), h.dist_func_param_);
+        if (d < curdist) {
+          curdist = d;
+          cur = ids[i];
+          changed = true;
+        }
+      }
+    }
+  }
+  const size_t width = std::max(w.ef, w.k);
+  auto top = h.getDeletedCount() == 0 ? h.searchBaseLayerST<true>(cur, q, width, nullptr)
+                                      : h.searchBaseLayerST<false>(cur, q, width, nullptr);
+  while (top.size() > w.k) top.pop();
+  w.hits.reserve(top.size());
+  for (; !top.empty(); top.pop()) {
+    const hnswlib::tableint id = top.top().second;
+    w.hits.emplace_back(w.ix->space->exactDistance(w.query.data(), w.invQuery, h.getDataByInternalId(id)),
+                        (uint32_t)h.getExternalLabel(id));
+  }
+  std::sort(w.hits.begin(), w.hits.end());
+}
+
+// ExactSearch's scan: every element not deleted, or the candidates' elements; ties by label.
+void exactHits(AsyncSearch& w) {
+  auto& h = *w.ix->hnsw;
+  std::priority_queue<std::pair<float, uint32_t>> top;
+  auto consider = [&](hnswlib::tableint id) {
+    if (h.isMarkedDeleted(id)) return;
+    const float d = w.ix->space->exactDistance(w.query.data(), w.invQuery, h.getDataByInternalId(id));
+    const std::pair<float, uint32_t> hit(d, (uint32_t)h.getExternalLabel(id));
+    if (top.size() < w.k) {
+      top.push(hit);
+    } else if (hit < top.top()) {
+      top.pop();
+      top.push(hit);
+    }
+  };
+  if (!w.hasCandidates) {
+    const size_t n = h.cur_element_count;
+    for (size_t id = 0; id < n; id++) consider((hnswlib::tableint)id);
+  } else {
+    std::unique_lock<std::mutex> lock(h.label_lookup_lock);
+    for (const uint32_t label : w.candidates) {
+      auto it = h.label_lookup_.find(label);
+      if (it != h.label_lookup_.end()) consider(it->second);
+    }
+  }
+  w.hits.resize(top.size());
+  for (size_t i = top.size(); i-- > 0; top.pop()) w.hits[i] = top.top();
+}
+
+void asyncExecute(napi_env, void* data) {
+  AsyncSearch& w = *static_cast<AsyncSearch*>(data);
+  try {
+    if (w.exact)
+      exactHits(w);
+    else
+      knnHits(w);
+  } catch (const std::bad_alloc&) {
+    w.error = "out of memory";
+  } catch (const std::exception& e) {
+    w.error = e.what();
+  }
+  // Notified under the lock: a finalizer waiting for the count may delete the index once it is released.
+  std::lock_guard<std::mutex> lock(w.ix->readersLock);
+  w.ix->readers--;
+  w.ix->readersDone.notify_all();
+}
+
+void asyncComplete(napi_env env, napi_status status, void* data) {
+  std::unique_ptr<AsyncSearch> w(static_cast<AsyncSearch*>(data));
+  napi_value result = nullptr;
+  std::string error = status == napi_ok ? w->error : "the search was cancelled";
+  if (error.empty()) {
+    const size_t n = w->hits.size();
+    void* bytes = nullptr;
+    if (napi_create_arraybuffer(env, 8 * n, &bytes, &result) == napi_ok) {
+      uint32_t* labels = static_cast<uint32_t*>(bytes);
+      float* distances = reinterpret_cast<float*>(labels + n);
+      for (size_t i = 0; i < n; i++) {
+        labels[i] = w->hits[i].second;
+        distances[i] = w->hits[i].first;
+      }
+    } else {
+      error = "cannot allocate the answer";
+    }
+  }
+  if (error.empty()) {
+    napi_resolve_deferred(env, w->deferred, result);
+  } else {
+    napi_value code, message, err;
+    napi_create_string_utf8(env, "ERR_ARKIVECTOR_NATIVE", NAPI_AUTO_LENGTH, &code);
+    napi_create_string_utf8(env, ("arkivector native: " + error).c_str(), NAPI_AUTO_LENGTH, &message);
+    napi_create_error(env, code, message, &err);
+    napi_reject_deferred(env, w->deferred, err);
+  }
+  napi_delete_reference(env, w->self);
+  napi_delete_async_work(env, w->work);
+}
+
+// Checks the arguments and encodes the query on the main thread, counts the reader, queues the work.
+napi_value dispatch(napi_env env, napi_value self, Index* ix, std::unique_ptr<AsyncSearch> w, napi_value query) {
+  ix->encode(env, query, "query");
+  w->ix = ix;
+  w->element = ix->scratch;
+  w->query = ix->query;
+  w->invQuery = ix->invQuery;
+  napi_value promise, name;
+  NAPI_OK(napi_create_promise(env, &w->deferred, &promise));
+  NAPI_OK(napi_create_string_utf8(env, "arkivector.search", NAPI_AUTO_LENGTH, &name));
+  NAPI_OK(napi_create_reference(env, self, 1, &w->self));
+  if (napi_create_async_work(env, nullptr, name, asyncExecute, asyncComplete, w.get(), &w->work) != napi_ok) {
+    napi_delete_reference(env, w->self);
+    throw JsError("cannot queue the search");
+  }
+  {
+    std::lock_guard<std::mutex> lock(ix->readersLock);
+    ix->readers++;
+  }
+  if (napi_queue_async_work(env, w->work) != napi_ok) {
+    {
+      std::lock_guard<std::mutex> lock(ix->readersLock);
+      ix->readers--;
+    }
+    napi_delete_async_work(env, w->work);
+    napi_delete_reference(env, w->self);
+    throw JsError("cannot queue the search");
+  }
+  w.release();  // asyncComplete owns it
+  return promise;
+}
+
+napi_value thisOf(napi_env env, napi_callback_info info) {
+  napi_value self;
+  size_t argc = 0;
+  NAPI_OK(napi_get_cb_info(env, info, &argc, nullptr, &self, nullptr));
+  return self;
+}
+
+// searchAsync(query, k, ef) → Promise<ArrayBuffer>: the unfiltered walk, on a thread.
+napi_value SearchAsync(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[3];
+    Index* ix = unwrap(env, info, 3, a);
+    std::unique_ptr<AsyncSearch> w(new AsyncSearch());
+    w->k = intArg(env, a[1], "k", 1, MAX_K);
+    w->ef = intArg(env, a[2], "ef", 1, MAX_EF);
+    return dispatch(env, thisOf(env, info), ix, std::move(w), a[0]);
+  });
+}
+
+// exactAsync(query, k, candidates?: Uint32Array of labels) → Promise<ArrayBuffer>: the exact scan, on a
+// thread (the candidates are copied at dispatch).
+napi_value ExactAsync(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[3];
+    Index* ix = unwrap(env, info, 3, a);
+    std::unique_ptr<AsyncSearch> w(new AsyncSearch());
+    w->exact = true;
+    w->k = intArg(env, a[1], "k", 1, MAX_K);
+    if (!isMissing(env, a[2])) {
+      Typed c = typedArg(env, a[2], napi_uint32_array, "candidates");
+      const uint32_t* labels = static_cast<const uint32_t*>(c.data);
+      w->candidates.assign(labels, labels + c.length);
+      w->hasCandidates = true;
+    }
+    return dispatch(env, thisOf(env, info), ix, std::move(w), a[0]);
+  });
+}
+
 std::once_flag INIT_ONCE;
 
 // Process-wide tables and the kernel choice, once (the addon loads again in every worker thread).
@@ -980,6 +1208,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"save", nullptr, Save, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"getHalves", nullptr, GetHalves, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"searchAsync", nullptr, SearchAsync, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"exactAsync", nullptr, ExactAsync, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_value cls;
   if (napi_define_class(env, "HalfIndex", NAPI_AUTO_LENGTH, Construct, nullptr,

@@ -6,12 +6,16 @@ import { readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
-/** user + system CPU seconds consumed so far by process `pid`; undefined where /proc is missing. */
-export function processCpuSeconds(pid: number | undefined): number | undefined {
+/**
+ * user + system CPU seconds consumed so far by process `pid` (all its threads), or by its main thread
+ * alone with `mainThread` (the one that serves requests: the ceiling of its requests/s); undefined where
+ * /proc is missing.
+ */
+export function processCpuSeconds(pid: number | undefined, mainThread = false): number | undefined {
   if (pid === undefined) return undefined;
   let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   } catch {
     return undefined;
   }

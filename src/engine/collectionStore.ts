@@ -29,12 +29,19 @@ import { compileFilter } from './filter/compile.ts';
 import { allowedSlots, estimate, leafCount } from './filter/plan.ts';
 import { buildPredicate } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
-import type { GraphEngine } from './hnsw/graph.ts';
+import type { GraphEngine, GraphHits } from './hnsw/graph.ts';
 import { effectiveEf, exactThreshold } from './hnsw/params.ts';
 import { rrf } from './keyword.ts';
 import { QUERY_VALUE_MAX } from './limits.ts';
 import { metricOps } from './metrics.ts';
-import { exactSearch, type PlannedResult, type PlannerContext, plannedSearch, type SearchMode } from './planner.ts';
+import {
+  exactSearch,
+  type PlannedResult,
+  type PlannerContext,
+  plannedSearch,
+  type SearchMode,
+  unfilteredFirstCall,
+} from './planner.ts';
 import { RECALL_K, type RecallEstimate, recallEstimate } from './recallEstimate.ts';
 import { GraphRebuilder, type RebuildOptions } from './rebuild.ts';
 import { RecordView, type StoredRecord } from './recordView.ts';
@@ -87,6 +94,8 @@ export class CollectionStore {
   readonly #filterCache = new Map<string, Cond | undefined>();
   #queue: Promise<unknown> = Promise.resolve();
   #staged: Stage | undefined;
+  /** Bumped when a block is staged, committed or rolled back and by definition updates (searchPinned). */
+  #version = 0;
   /** Allocated at the first query: an empty collection holds nothing of the size of its dimension. */
   #queryBuf: Float32Array | undefined;
   readonly #ctx: PlannerContext;
@@ -214,6 +223,7 @@ export class CollectionStore {
       );
     }
     this.#def = definition;
+    this.#version++;
     this.#filterCache.clear();
     this.#t.reindexAttributes(definition);
   }
@@ -253,8 +263,12 @@ export class CollectionStore {
         name: this.name,
         staged: (stage) => {
           this.#staged = stage;
+          this.#version++;
         },
-        committed: () => this.#rebuilder.committed(),
+        committed: () => {
+          this.#version++;
+          this.#rebuilder.committed();
+        },
       });
     });
     this.#queue = run.catch(() => undefined);
@@ -324,7 +338,38 @@ export class CollectionStore {
    * @example store.search({ vector: [1, 0, 0, 0], k: 2, where: "topic = str('pets')" })
    */
   search(params: SearchParams): SearchAnswer {
-    const res = this.#searchSlots(params);
+    return this.#answer(this.#searchSlots(params));
+  }
+
+  /**
+   * `search`, with the first graph call of an unfiltered plan (the walk, or the exact scan of a small
+   * collection) on a thread of the native engine, so the main thread serves other requests meanwhile;
+   * any other plan, or another engine, answers synchronously. The answer is exactly `search`'s at the
+   * moment of the call: it resolves to undefined instead when the store changed before the thread
+   * answered (a block staged, committed or rolled back, a rebuilt graph swapped in, a definition
+   * update: about once per block), and the caller asks `search` again against a fresh view.
+   * @throws what `search` throws, before anything runs
+   */
+  async searchPinned(params: SearchParams): Promise<SearchAnswer | undefined> {
+    const t = this.#t;
+    const graph = t.graph;
+    if (graph.searchAsync === undefined) return this.search(params);
+    // A copy: the thread reads it after this call returns, and the store's buffer serves the next query.
+    const q = this.#queryVector(params.vector).slice();
+    const cond = this.#compile(params);
+    const k = Math.min(Math.floor(params.k), t.live);
+    const fetch = Math.min(k + 1, t.live);
+    const ef = effectiveEf(this.#def, fetch, params.efSearch);
+    const call = k >= 1 ? unfilteredFirstCall(this.#ctx, q.length, fetch, ef, cond) : undefined;
+    if (call === undefined) return this.#answer(this.#searchSlots(params, q, cond));
+    const version = this.#version;
+    const changes = graph.changes;
+    const first = await (call.exact ? graph.exactAsync?.(q, fetch) : graph.searchAsync(q, fetch, call.width));
+    if (this.#version !== version || t.graph !== graph || graph.changes !== changes || t.pending) return undefined;
+    return this.#answer(this.#searchSlots(params, q, cond, first));
+  }
+
+  #answer(res: PlannedResult): SearchAnswer {
     const score = this.#t.ops.score;
     const records = this.#t.records;
     const results: SearchHit[] = new Array(res.slots.length);
@@ -378,18 +423,24 @@ export class CollectionStore {
   /** Entity key of a live slot: the order of equal scores, the same on every node. */
   readonly #tieKey = (slot: number): string => this.#t.records[slot]!.key;
 
-  #searchSlots(params: SearchParams): PlannedResult {
-    const q = this.#queryVector(params.vector);
-    const cond = this.#compile(params);
+  /** @param first the hits of the plan's first graph call, made already (searchPinned) */
+  #searchSlots(
+    params: SearchParams,
+    q = this.#queryVector(params.vector),
+    cond = this.#compile(params),
+    first?: GraphHits,
+  ): PlannedResult {
     // k is validated by the caller (1–50); anything else must still not allocate k-sized buffers.
     const k = Math.min(Math.floor(params.k), this.#t.live);
     if (!(k >= 1)) return { slots: [], distances: [], mode: 'exact' };
     // Equal distances are ordered by entity key, not by slot (which depends on each node's history).
     // One more than k shows whether a tie runs past the k-th place; while it might, fetch twice as many
     // (bounded by the live count: duplicates of one vector can tie across the whole collection).
+    let made = first;
     for (let fetch = Math.min(k + 1, this.#t.live); ; fetch = Math.min(fetch * 2, this.#t.live)) {
       const ef = effectiveEf(this.#def, fetch, this.#t.live, params.efSearch);
-      const res = plannedSearch(this.#ctx, q, fetch, ef, cond);
+      const res = plannedSearch(this.#ctx, q, fetch, ef, cond, made);
+      made = undefined;
       const n = res.slots.length;
       const boundary = res.distances[k - 1];
       if (n < fetch || fetch >= this.#t.live || n <= k || res.distances[n - 1] !== boundary)

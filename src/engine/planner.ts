@@ -44,7 +44,7 @@ import { allowedSlots, estimate, type IndexSource } from './filter/plan.ts';
 import { buildPredicate, type RowSource } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
 import { type ExactSource, exactTopK } from './exact.ts';
-import type { Graph, GraphFilter } from './hnsw/graph.ts';
+import type { Graph, GraphFilter, GraphHits } from './hnsw/graph.ts';
 import { exactThreshold, HNSW_MAX_WIDEN_EF } from './hnsw/params.ts';
 import type { MetricOps } from './metrics.ts';
 
@@ -167,7 +167,35 @@ export function exactSearch(ctx: PlannerContext, query: Float32Array, k: number)
   return exact(ctx, query, undefined, k);
 }
 
-function exact(ctx: PlannerContext, query: Float32Array, allowed: Int32Array | undefined, k: number): PlannedResult {
+/**
+ * The first graph call of an unfiltered plan, for a caller that makes it on a thread (Graph.searchAsync,
+ * exactAsync) and hands its hits to `plannedSearch` as `first`: the exact scan of every label, or the
+ * walk at `width`. Undefined when the plan starts otherwise (a filter, a block staged, nothing live, an
+ * engine without searches on threads).
+ */
+export type FirstCall = { exact: true } | { exact: false; width: number };
+
+export function unfilteredFirstCall(
+  ctx: PlannerContext,
+  dim: number,
+  k: number,
+  ef: number,
+  cond: Cond | undefined,
+): FirstCall | undefined {
+  const graph = ctx.graph;
+  if ((cond !== undefined && cond.t !== 'all') || ctx.pending || ctx.liveCount === 0) return undefined;
+  if (graph.searchAsync === undefined) return undefined;
+  if (ctx.liveCount <= exactThreshold(dim)) return graph.exact === undefined ? undefined : { exact: true };
+  return { exact: false, width: Math.max(ef, k) };
+}
+
+function exact(
+  ctx: PlannerContext,
+  query: Float32Array,
+  allowed: Int32Array | undefined,
+  k: number,
+  first?: GraphHits,
+): PlannedResult {
   // A graph that scans its own vectors (the native engine: binary16 in SIMD, and the store keeps no other
   // copy) does it, over the allowed slots' labels, or the committed ones while a block is staged.
   const graph = ctx.graph;
@@ -184,7 +212,7 @@ function exact(ctx: PlannerContext, query: Float32Array, allowed: Int32Array | u
       const slotLabel = ctx.slotLabel;
       for (let i = 0; i < allowed.length; i++) candidates[i] = slotLabel[allowed[i]!]!;
     }
-    const hits = graph.exact(query, k, candidates);
+    const hits = first ?? graph.exact(query, k, candidates);
     return toSlots(ctx, hits.labels, hits.distances, 'exact');
   }
   const res = exactTopK(ctx.ops, query, ctx.exact, allowed, k);
@@ -198,6 +226,7 @@ function exact(ctx: PlannerContext, query: Float32Array, allowed: Int32Array | u
  * @param k results wanted (≥ 1)
  * @param ef hnswlib search width (see effectiveEf)
  * @param cond compiled filter, or undefined
+ * @param first the hits of the plan's first graph call, already made (unfilteredFirstCall)
  * @returns slots and pgvector distances, nearest first, and the mode used
  * @example plannedSearch(ctx, q, 10, 100, compileWhere('stars > 3', attrs))
  */
@@ -207,17 +236,20 @@ export function plannedSearch(
   k: number,
   ef: number,
   cond: Cond | undefined,
+  first?: GraphHits,
 ): PlannedResult {
   const n = ctx.liveCount;
   if (n === 0) return { slots: [], distances: [], mode: 'exact' };
 
   if (cond === undefined || cond.t === 'all') {
-    if (n <= exactThreshold(query.length)) return exact(ctx, query, undefined, k);
+    if (n <= exactThreshold(query.length)) return exact(ctx, query, undefined, k, first);
     // Only while a block is half-applied does the graph hold labels to hide; otherwise no filter.
     const visible: GraphFilter | undefined = ctx.pending ? { labelSlot: ctx.labelSlot } : undefined;
     const want = Math.min(k, n);
+    let made = first;
     for (let width = ef; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
-      const hits = ctx.graph.search(query, k, Math.max(width, k), visible);
+      const hits = made ?? ctx.graph.search(query, k, Math.max(width, k), visible);
+      made = undefined;
       const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
       if (res.slots.length >= want) return res;
       if (width >= HNSW_MAX_WIDEN_EF) break;

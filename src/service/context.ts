@@ -18,6 +18,17 @@ export interface ReadableStore extends IndexedStore {
     results: { record: RecordSummary; distance: number; score: number }[];
     search_mode: SearchMode;
   };
+  /**
+   * `search` at the moment of the call, its graph walk on a thread where the engine has one (stores
+   * without: absent); undefined when the store changed before it answered: ask `search` again.
+   */
+  searchPinned?(params: { vector: ArrayLike<number>; k: number } & Filtered): Promise<
+    | {
+        results: { record: RecordSummary; distance: number; score: number }[];
+        search_mode: SearchMode;
+      }
+    | undefined
+  >;
   count(params?: Filtered): number;
   /** The live records passing a filter, without vectors. */
   select(params?: Filtered): readonly RecordSummary[];

@@ -35,9 +35,19 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
     const before = (await readView(ctx, args.min_block))();
     vector = await textEmbedder(ctx, collectionIn(before, args.collection)).embed(text ?? '');
   }
-  const view = (await readView(ctx, args.min_block))();
-  const c = collectionIn(view, args.collection);
+  let view = (await readView(ctx, args.min_block))();
+  let c = collectionIn(view, args.collection);
   const filters = { where: args.where, filter: args.filter };
+  let pinned: Awaited<ReturnType<NonNullable<typeof c.store.searchPinned>>>;
+  if ((mode === 'vector' || mode === 'semantic') && c.store.searchPinned !== undefined) {
+    // The graph walk runs on a thread; its answer is the store's at this view, or undefined when a
+    // block changed the store meanwhile: then the answer is taken again, synchronously, at a fresh view.
+    pinned = await c.store.searchPinned({ vector: defined(vector, 'query vector'), k: args.k, ...filters });
+    if (pinned === undefined) {
+      view = (await readView(ctx))();
+      c = collectionIn(view, args.collection);
+    }
+  }
   const base = { as_of_block: view.as_of_block, sync_state: view.sync_state, open_collection: c.definition.open, mode };
   const withDocument = args.include_document === true;
   // Fields assigned in the answer's order (JSON keeps it) rather than spread from temporary objects.
@@ -62,6 +72,6 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
     const answer = c.store.hybridSearch({ vector: query, text: text ?? '', k: args.k, ...filters });
     return { ...base, search_mode: answer.search_mode, results: answer.results.map(render) };
   }
-  const answer = c.store.search({ vector: query, k: args.k, ...filters });
+  const answer = pinned ?? c.store.search({ vector: query, k: args.k, ...filters });
   return { ...base, search_mode: answer.search_mode, results: answer.results.map(render) };
 }

@@ -79,6 +79,15 @@ export interface Graph {
    * store's own binary16 form: the store then keeps no slab of its own beside the graph).
    */
   vector?(label: number, out: Float32Array): Float32Array;
+  /**
+   * The unfiltered walk (`search` without a filter) and the exact scan over every label (`exact`
+   * without candidates) on a thread of the engine's own (the native engine), answering what the
+   * synchronous call answers for the graph as it was when called: every change waits for them.
+   */
+  searchAsync?(query: Float32Array, k: number, ef: number): Promise<GraphHits>;
+  exactAsync?(query: Float32Array, k: number): Promise<GraphHits>;
+  /** Counts every add, remove and reserve (engines with `searchAsync`): whether the graph moved meanwhile. */
+  readonly changes?: number;
   write(path: string): Promise<void>;
 }
 

@@ -24,6 +24,8 @@ export class HalfGraph implements Graph {
   /** The kernel asked for at `create` (tests lower it), for the index made at the first insert. */
   readonly #kernel: NativeKernel | undefined;
   deleted = 0;
+  /** Every add, remove and reserve (Graph.changes). */
+  changes = 0;
   /** Reused per search: answers (grown to k), stats [hits, checks], the query when not a Float32Array. */
   #labels = new Uint32Array(64);
   #distances = new Float32Array(64);
@@ -142,12 +144,14 @@ export class HalfGraph implements Graph {
     }
     const grown = grownCapacity(this.elementCount, extra, this.deleted, this.#capacity);
     if (grown !== undefined) {
+      this.changes++;
       this.#index.resize(grown);
       this.#capacity = this.#index.info().capacity;
     }
   }
 
   add(vector: Float32Array, label: number): void {
+    this.changes++;
     const index = this.#made(this.#capacity);
     if (this.deleted > 0) {
       index.addPoint(vector, label, true);
@@ -158,6 +162,7 @@ export class HalfGraph implements Graph {
   }
 
   remove(label: number): void {
+    this.changes++;
     this.#holding().markDelete(label);
     this.deleted++;
   }
@@ -170,15 +175,40 @@ export class HalfGraph implements Graph {
   }
 
   #hits(): GraphHits {
-    const n = this.#stats[0]!;
+    return this.#hitsOf(this.#labels, this.#distances, this.#stats[0]!, this.#stats[1]!);
+  }
+
+  #hitsOf(fromLabels: Uint32Array, fromDistances: Float32Array, n: number, checks: number): GraphHits {
     const labels: number[] = new Array(n);
     const distances: number[] = new Array(n);
     const fromHnsw = this.ops.fromHnsw;
     for (let i = 0; i < n; i++) {
-      labels[i] = this.#labels[i]!;
-      distances[i] = fromHnsw(this.#distances[i]!);
+      labels[i] = fromLabels[i]!;
+      distances[i] = fromHnsw(fromDistances[i]!);
     }
-    return { labels, distances, checks: this.#stats[1]! };
+    return { labels, distances, checks };
+  }
+
+  /** An answer of searchAsync / exactAsync: n labels, then n distances. */
+  #asyncHits(answer: ArrayBuffer): GraphHits {
+    const n = answer.byteLength >>> 3;
+    return this.#hitsOf(new Uint32Array(answer, 0, n), new Float32Array(answer, 4 * n, n), n, 0);
+  }
+
+  /**
+   * `search` without a filter, on a thread (the addon's searchAsync): the same answer, for the graph as
+   * it was when called. `checks` is 0.
+   */
+  async searchAsync(query: Float32Array, k: number, ef: number): Promise<GraphHits> {
+    if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
+    const kk = Math.max(1, Math.min(k, this.#capacity));
+    return this.#asyncHits(await this.#index.searchAsync(query, kk, Math.max(1, ef)));
+  }
+
+  /** `exact` over every label not deleted, on a thread. `checks` is 0. */
+  async exactAsync(query: Float32Array, k: number): Promise<GraphHits> {
+    if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
+    return this.#asyncHits(await this.#index.exactAsync(query, Math.max(1, k)));
   }
 
   #queryOf(query: ArrayLike<number>): Float32Array {

@@ -67,6 +67,14 @@ export interface HalfIndex {
     stats: Int32Array,
     candidates?: Uint32Array,
   ): void;
+  /**
+   * The unfiltered walk (search without labelSlot) on a thread of libuv's pool; addPoint, markDelete
+   * and resize wait until every search in flight is done. Resolves to n uint32 labels, then their n
+   * float32 distances, nearest first.
+   */
+  searchAsync(query: Float32Array | Uint16Array, k: number, ef: number): Promise<ArrayBuffer>;
+  /** exactSearch on a thread, as searchAsync (the candidates are copied when called). */
+  exactAsync(query: Float32Array | Uint16Array, k: number, candidates?: Uint32Array): Promise<ArrayBuffer>;
   save(path: string): void;
   getHalves(label: number, out: Uint16Array): void;
   info(): { count: number; capacity: number; deleted: number; kernel: NativeKernel; elementBytes: number };
