@@ -41,7 +41,7 @@ const queries = clustered(NQ, DIM, 2, { latent: 64 }).vectors.map((v) => Array.f
 
 // What the store asks of the graph for k = 10: k + 1 (to see a tie past the k-th), at the default width.
 const fetch = K + 1;
-const ef = Math.max(effectiveEf(def, fetch), fetch);
+const ef = Math.max(effectiveEf(def, fetch, N), fetch);
 const labels = new Uint32Array(fetch);
 const distances = new Float32Array(fetch);
 const stats = new Int32Array(2);

@@ -359,7 +359,7 @@ export class CollectionStore {
     const cond = this.#compile(params);
     const k = Math.min(Math.floor(params.k), t.live);
     const fetch = Math.min(k + 1, t.live);
-    const ef = effectiveEf(this.#def, fetch, params.efSearch);
+    const ef = effectiveEf(this.#def, fetch, t.live, params.efSearch);
     const call = k >= 1 ? unfilteredFirstCall(this.#ctx, q.length, fetch, ef, cond) : undefined;
     if (call === undefined) return this.#answer(this.#searchSlots(params, q, cond));
     const version = this.#version;
