@@ -82,11 +82,10 @@ for (const c of cases) {
   });
   // The planner's choices for the ACORN walk (src/engine/planner.ts acornPlan), with the store's default
   // width and k 10: the exact scan for small sets, the post-filter where it costs one unfiltered search,
-  // else a narrow walk that stops where its descent does not land among allowed elements, answered then
-  // by the exact scan (within reach of it).
+  // else the walk, narrowed by the allowed share where its descent lands among allowed elements, stopped
+  // where it does not, answered then by the exact scan (within reach of it).
   const threshold = Math.max(1000, 40 * EF);
   const postWide = Math.ceil((2 * K * N) / passing);
-  const narrow = Math.max(2 * K, Math.ceil(EF * 0.25));
   const farEf = passing <= 8 * threshold ? 0 : Math.ceil(EF * 1.5);
   let planExact = 0;
   const exactRun = (q: Float32Array): number[] => {
@@ -120,12 +119,15 @@ for (const c of cases) {
     {
       name: 'plan',
       run: (q) => {
-        if (passing <= threshold) return exactRun(q);
+        if (passing <= threshold) {
+          planExact++;
+          return exactRun(q);
+        }
         if (postWide <= EF) {
           const got = postFilter(q);
           if (got.length >= K) return got;
         }
-        index.filteredSearch(q, K, narrow, labels, distances, stats, labelSlot, bits, passing, farEf);
+        index.filteredSearch(q, K, EF, labels, distances, stats, labelSlot, bits, passing, farEf, 2.5);
         if (stats[0]! >= K) return hits();
         planExact++;
         return exactRun(q);

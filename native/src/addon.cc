@@ -854,15 +854,17 @@ napi_value ExactSearch(napi_env env, napi_callback_info info) {
   });
 }
 
-// filteredSearch(query, k, ef, labels, distances, stats, labelSlot, allowed, passing, farEf?): the ACORN-style
-// walk of filteredSearch.h over the allowed set (`passing` its size, an estimate is fine), at width farEf
-// (default ef; 0: no answer) when the descent does not land among allowed elements; the answer carries
+// filteredSearch(query, k, ef, labels, distances, stats, labelSlot, allowed, passing, farEf?, nearScale?): the
+// ACORN-style walk of filteredSearch.h over the allowed set (`passing` its size, an estimate is fine), at
+// width farEf (default ef; 0: no answer) when the descent does not land among allowed elements, and where
+// it does, narrowed by the allowed share around the landing × nearScale (default 0: not narrowed; at
+// least min(ef, 2k)); the answer carries
 // the float32 query's distances, as search's does. stats[1] = allowed tests made; stats[2], when there,
 // = 1 if the descent landed among allowed elements, else 0.
 napi_value FilteredSearch(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
-    napi_value a[10];
-    Index* ix = unwrap(env, info, 10, a);
+    napi_value a[11];
+    Index* ix = unwrap(env, info, 11, a);
     const void* q = ix->encode(env, a[0], "query");
     const size_t k = intArg(env, a[1], "k", 1, MAX_K);
     const size_t ef = intArg(env, a[2], "ef", 1, MAX_EF);
@@ -871,12 +873,16 @@ napi_value FilteredSearch(napi_env env, napi_callback_info info) {
     if (f.labelSlot == nullptr) throw JsError("filteredSearch needs the labelSlot map");
     const size_t passing = intArg(env, a[8], "passing", 0, MAX_ELEMENTS);
     const size_t farEf = isMissing(env, a[9]) ? std::max(ef, k) : intArg(env, a[9], "farEf", 0, MAX_EF);
+    arkivector_filtered::Near near;
+    if (!isMissing(env, a[10])) near.scale = numberArg(env, a[10], "nearScale");
+    if (!std::isfinite(near.scale) || near.scale < 0 || near.scale > 1e6) throw JsError("nearScale must be ≥ 0");
+    near.minEf = std::min(std::max(ef, k), 2 * k);
     const bool landedRoom = typedArg(env, a[5], napi_int32_array, "stats").length >= 3;
     auto& h = *ix->hnsw;
     auto allowed = [&](hnswlib::tableint id) { return !h.isMarkedDeleted(id) && f(h.getExternalLabel(id)); };
     arkivector_filtered::Stats st;
-    auto top = arkivector_filtered::search(h, q, std::max(ef, k), farEf == 0 ? 0 : std::max(farEf, k), passing,
-                                           allowed, st);
+    auto top = arkivector_filtered::search(h, q, std::max(ef, k), farEf == 0 ? 0 : std::max(farEf, k), near,
+                                           passing, allowed, st);
     while (top.size() > k) top.pop();
     std::vector<std::pair<float, uint32_t>> hits;
     hits.reserve(top.size());

@@ -37,9 +37,10 @@
 // ACORN_EXACT_PER_EF × ef records, where it costs no more than the walk; the post-filter of step 3 only
 // sets broad enough that it costs one unfiltered search; everything else goes to the walk, which tells
 // by itself whether the set lies around the query: its unfiltered descent lands among allowed elements
-// (half its two-hop neighbourhood allowed) or not. Landed (a set spread like the data, or the query
-// inside a correlated set), a narrow walk of ef × ACORN_NARROW_SCALE answers at recall ~0.99 (README
-// "Native engine"); not landed, the set lies away from the query, where the walk's recall is 0.87–0.93
+// (its two-hop neighbourhood holds a quarter of the allowed elements the set's share predicts) or not.
+// Landed (a set spread like the data, or the query inside a correlated set), the walk's width follows the
+// allowed share around the landing (× ACORN_NEAR_SCALE): a sparse set is walked narrow at recall ~0.99,
+// a dense one at the whole width (README "Native engine"); not landed, the set lies away from the query, where the walk's recall is 0.87–0.93
 // even at twice the width: the exact scan answers when it is within FAR_RESCUE_FACTOR × the threshold,
 // else the walk at ef × ACORN_EF_SCALE. The test depends only on the query and the set (no memo of
 // earlier queries), so replicas answer alike. A short answer goes to the exact scan (never under-filled).
@@ -113,8 +114,12 @@ const WALK_EF_SHARE_SCALE = 2;
 const ACORN_EXACT_PER_EF = 40;
 /** ACORN plan: the walk's width for a set away from the query that the exact scan cannot afford, × ef. */
 const ACORN_EF_SCALE = 1.5;
-/** ACORN plan: the walk's width where its descent lands among allowed elements, × ef (at least 2k). */
-const ACORN_NARROW_SCALE = 0.25;
+/**
+ * ACORN plan: where the walk's descent lands among allowed elements, its width is ef × the allowed share
+ * around the landing × this (at least 2k): a random 10 % set is walked at a quarter of ef (recall 0.99),
+ * the dense part of a clustered set around a query inside it at the whole width.
+ */
+const ACORN_NEAR_SCALE = 2.5;
 
 /** Per compiled filter: probes in a row that found it spread, and queries since its last probe. */
 type ProbeMemo = { spread: number; skipped: number };
@@ -358,8 +363,8 @@ export function plannedSearch(
 
 /**
  * plannedSearch for a graph with the ACORN-style walk (see the header): exact for small sets, the
- * post-filter for broad ones, else the walk, narrow where it lands among allowed elements and replaced by
- * the exact scan where it does not (within reach).
+ * post-filter for broad ones, else the walk, sized by the allowed share where it lands among allowed
+ * elements and replaced by the exact scan where it does not (within reach).
  */
 function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: number, cond: Cond): PlannedResult {
   const n = ctx.liveCount;
@@ -389,7 +394,6 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   };
   // Away from the query, the scan answers when within reach; the walk stops at its landing test then.
   const farEf = passing <= threshold * FAR_RESCUE_FACTOR ? 0 : Math.ceil(ef * ACORN_EF_SCALE);
-  const width = Math.max(2 * k, Math.ceil(ef * ACORN_NARROW_SCALE));
   const filter: GraphFilter = {
     labelSlot,
     allowed: {
@@ -401,9 +405,10 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
       },
       count: passing,
       farEf: farEf === 0 ? 0 : Math.min(HNSW_MAX_WIDEN_EF, Math.max(k, farEf)),
+      nearScale: ACORN_NEAR_SCALE,
     },
   };
-  const hits = ctx.graph.search(query, k, Math.min(HNSW_MAX_WIDEN_EF, width), filter);
+  const hits = ctx.graph.search(query, k, Math.max(k, ef), filter);
   const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
   // The bitset enumerated `allowed`: its length is the true count.
   if (res.slots.length >= Math.min(k, enumerate().length)) return res;

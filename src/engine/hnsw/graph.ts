@@ -43,9 +43,16 @@ export type GraphFilter = {
   /**
    * `count`: how many slots pass (an upper bound is fine); sizes the native walk's entry sample. `farEf`:
    * the ACORN walk's width instead of ef when its descent does not land among allowed elements; 0: no
-   * answer then (`landed` false), for a caller that answers such sets by the exact scan.
+   * answer then (`landed` false), for a caller that answers such sets by the exact scan. `nearScale`:
+   * where it lands, its width is ef × the allowed share around the landing × this (at least 2k; 0: ef).
    */
-  allowed?: { predicate: (slot: number) => boolean; bits: () => Uint8Array; count?: number; farEf?: number };
+  allowed?: {
+    predicate: (slot: number) => boolean;
+    bits: () => Uint8Array;
+    count?: number;
+    farEf?: number;
+    nearScale?: number;
+  };
 };
 
 /**

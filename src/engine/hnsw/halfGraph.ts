@@ -157,7 +157,8 @@ export class HalfGraph implements Graph {
     if (filter !== undefined && allowed !== undefined) {
       // The ACORN-style walk: through allowed elements only, from entry points inside the set.
       const passing = Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30));
-      this.#index.filteredSearch(q, kk, width, ...out, filter.labelSlot, allowed.bits(), passing, allowed.farEf);
+      const { farEf, nearScale } = allowed;
+      this.#index.filteredSearch(q, kk, width, ...out, filter.labelSlot, allowed.bits(), passing, farEf, nearScale);
       const hits = this.#hits();
       hits.landed = this.#stats[2] === 1;
       return hits;

@@ -44,8 +44,9 @@ export interface HalfIndex {
   /**
    * The ACORN-style walk (native/src/filteredSearch.h): through allowed elements only, two hops past
    * the others, from entry points inside the allowed set (`passing`: its size, an estimate is fine), at
-   * width `farEf` (default ef; 0: no answer) when the descent does not land among allowed elements.
-   * Writes stats[0] = hits, stats[1] = allowed tests, and stats[2] (when there) = 1 if it landed, else 0.
+   * width `farEf` (default ef; 0: no answer) when the descent does not land among allowed elements, and
+   * where it does, at ef × the allowed share around the landing × `nearScale` (default 0: ef), at least
+   * min(ef, 2k). Writes stats[0] = hits, stats[1] = allowed tests, stats[2] (when there) = 1 if it landed.
    */
   filteredSearch(
     query: Float32Array | Uint16Array,
@@ -58,6 +59,7 @@ export interface HalfIndex {
     allowed: Uint8Array | undefined,
     passing: number,
     farEf?: number,
+    nearScale?: number,
   ): void;
   /** Exact top-k over every element not deleted, or over `candidates` (labels); ties by label. */
   exactSearch(
