@@ -810,13 +810,7 @@ napi_value ExactSearch(napi_env env, napi_callback_info info) {
     auto consider = [&](hnswlib::tableint id) {
       if (h.isMarkedDeleted(id)) return;
       const float d = ix->space->exactDistance(ix->query.data(), ix->invQuery, h.getDataByInternalId(id));
-      const uint32_t label = (uint32_t)h.getExternalLabel(id);
-      if (top.size() < k) {
-        top.emplace(d, label);
-      } else if (std::make_pair(d, label) < top.top()) {
-        top.pop();
-        top.emplace(d, label);
-      }
+      arkivector_filtered::keepNearest(top, k, d, (uint32_t)h.getExternalLabel(id));
     };
     size_t checks = 0;
     if (isMissing(env, a[5])) {

@@ -232,6 +232,16 @@ std::priority_queue<Pair> search(const Hnsw& h, const void* q, size_t ef, size_t
   return top;
 }
 
+/** Adds (d, label) to `top`, a max-heap of the k nearest so far, ties by label. */
+inline void keepNearest(std::priority_queue<std::pair<float, uint32_t>>& top, size_t k, float d, uint32_t label) {
+  if (top.size() < k) {
+    top.emplace(d, label);
+  } else if (std::make_pair(d, label) < top.top()) {
+    top.pop();
+    top.emplace(d, label);
+  }
+}
+
 /** How many elements ahead the exact scan prefetches (measured: 2, 4 and 8 alike at 50k × 384). */
 constexpr size_t SCAN_AHEAD = 4;
 
@@ -254,14 +264,7 @@ void scanIds(const Hnsw& h, const std::vector<tableint>& ids, size_t k, Distance
       for (size_t at = from; at < to; at += 64) __builtin_prefetch(ahead + at);
     }
     const tableint id = ids[i];
-    const float d = distance(h.getDataByInternalId(id));
-    const uint32_t label = (uint32_t)h.getExternalLabel(id);
-    if (top.size() < k) {
-      top.emplace(d, label);
-    } else if (std::make_pair(d, label) < top.top()) {
-      top.pop();
-      top.emplace(d, label);
-    }
+    keepNearest(top, k, distance(h.getDataByInternalId(id)), (uint32_t)h.getExternalLabel(id));
   }
 }
 

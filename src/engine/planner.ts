@@ -189,6 +189,22 @@ function postFiltered(
   return { slots: labels, distances, mode: 'hnsw' };
 }
 
+/**
+ * Step 2's enumeration: the allowed slots when the estimate is within the threshold, or within
+ * AND_ENUMERATE_FACTOR × it for an AND (whose bound is often far above the true count); else undefined.
+ */
+function enumerateSmall(
+  ctx: PlannerContext,
+  cond: Cond,
+  predicate: (slot: number) => boolean,
+  est: number,
+  threshold: number,
+): Int32Array | undefined {
+  if (est <= threshold || (cond.t === 'and' && est <= threshold * AND_ENUMERATE_FACTOR))
+    return allowedSlots(cond, ctx, predicate);
+  return undefined;
+}
+
 /** A bitset over slots 0 … slotCount − 1 with the given slots set. */
 function slotBits(slots: Int32Array, slotCount: number): Uint8Array {
   const bits = new Uint8Array((slotCount + 7) >>> 3);
@@ -276,11 +292,8 @@ export function plannedSearch(
   );
   if (est === 0) return { slots: [], distances: [], mode: 'exact' };
 
-  let allowed: Int32Array | undefined;
-  if (est <= threshold || (cond.t === 'and' && est <= threshold * AND_ENUMERATE_FACTOR)) {
-    allowed = allowedSlots(cond, ctx, predicate);
-    if (allowed.length <= threshold) return exact(ctx, query, allowed, k);
-  }
+  let allowed = enumerateSmall(ctx, cond, predicate, est, threshold);
+  if (allowed !== undefined && allowed.length <= threshold) return exact(ctx, query, allowed, k);
   const passing = allowed?.length ?? est;
   const labelSlot = ctx.labelSlot;
   const rescueMax = threshold * FAR_RESCUE_FACTOR;
@@ -372,11 +385,8 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   const est = estimate(cond, ctx);
   if (est === 0) return { slots: [], distances: [], mode: 'exact' };
   const threshold = Math.max(FILTERED_EXACT_MIN, ACORN_EXACT_PER_EF * ef);
-  let allowed: Int32Array | undefined;
-  if (est <= threshold || (cond.t === 'and' && est <= threshold * AND_ENUMERATE_FACTOR)) {
-    allowed = allowedSlots(cond, ctx, predicate);
-    if (allowed.length <= threshold) return exact(ctx, query, allowed, k);
-  }
+  let allowed = enumerateSmall(ctx, cond, predicate, est, threshold);
+  if (allowed !== undefined && allowed.length <= threshold) return exact(ctx, query, allowed, k);
   const passing = allowed?.length ?? est;
   const labelSlot = ctx.labelSlot;
 
