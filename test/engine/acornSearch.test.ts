@@ -150,8 +150,8 @@ describe('ACORN-style filtered walk of the native graph (property)', () => {
         assert.equal(graph.search(q, 10, EF, filter()).labels.length, 10);
       }
     });
-    assert.ok(spreadLanded >= queries.length - 2, `a random tenth landed for ${spreadLanded} of ${queries.length}`);
-    assert.ok(farLanded <= 2, `a cluster away from the query landed for ${farLanded} of ${queries.length}`);
+    assert.ok(spreadLanded >= queries.length - 4, `a random tenth landed for ${spreadLanded} of ${queries.length}`);
+    assert.ok(farLanded <= 4, `a cluster away from the query landed for ${farLanded} of ${queries.length}`);
   });
 
   test('the exact scan over candidates: each label once, deleted ones skipped, the k nearest, ties by label', () => {
