@@ -1,14 +1,15 @@
-// `npx tsx scripts/bench-native-filtered.ts`: the native engine's filtered paths, graph alone (no store,
-// no planner): the ACORN-style walk (native/src/filteredSearch.h), hnswlib's own filtered walk with the same bitset,
-// and the exact scan of the allowed ids, against the unfiltered walk at the default width, for random,
-// clustered and far allowed sets at 10 % and 1 %. The methods alternate in chunks of queries and each is
+// `npx tsx scripts/bench-native-filtered.ts`: the native engine's filtered paths, graph alone (no store):
+// the ACORN-style walk (native/src/filteredSearch.h) at two widths, the exact scan of the allowed ids, and
+// the planner's plan over them (`plan`, as planner.ts acornPlan chooses), against the unfiltered walk at
+// the default width, for random, clustered and far allowed sets at 10 % and 1 %. The methods alternate in chunks of queries and each is
 // timed in CPU time (the machine is shared), so the ratios to the unfiltered walk are side by side.
 // Data as ARCHITECTURE.md §10.1 (clustered, 64-d latent); ground truth from the addon's exact scan of
 // the allowed ids. Prints one line per case and method; --out writes the rows as JSON.
 //
-// Usage: tsx scripts/bench-native-filtered.ts [--n N] [--dim D] [--queries Q] [--out FILE]  (default 20k × 128)
+// Usage: tsx scripts/bench-native-filtered.ts [--n N] [--dim D] [--queries Q] [--out FILE] [--graph FILE]
+//   [--cases PREFIXES] [--efs WIDTHS]  (default 20k × 128; --graph keeps the built graph between runs)
 
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
 import { clustered, mulberry32 } from './generators.ts';
 
@@ -21,6 +22,10 @@ const N = Number(option('--n') ?? 20_000);
 const DIM = Number(option('--dim') ?? 128);
 const NQ = Number(option('--queries') ?? 200);
 const OUT = option('--out');
+const ONLY = option('--cases');
+const EFS = (option('--efs') ?? '25,150').split(',').map(Number);
+/** A graph file: loaded when it exists (built from the same data), else written after the build. */
+const GRAPH = option('--graph');
 const K = 10;
 /** The store's default width (ef_search 40 × EF_SEARCH_SCALE 2.5). */
 const EF = 100;
@@ -33,15 +38,18 @@ const data = clustered(N, DIM, 1, { latent: 64 });
 const qgen = clustered(NQ, DIM, 2, { latent: 64 });
 const rand = mulberry32(7);
 const bucket = Array.from({ length: N }, () => Math.floor(rand() * 1000));
-const index = new HalfIndex({ metric: 'cosine', dim: DIM, maxElements: N, m: 16, efConstruction: 64, seed: 100 });
+const params = { metric: 'cosine', dim: DIM, maxElements: N, m: 16, efConstruction: 64, seed: 100 } as const;
 let t0 = performance.now();
-for (let i = 0; i < N; i++) index.addPoint(data.vectors[i]!, i);
+const loaded = GRAPH !== undefined && existsSync(GRAPH);
+const index = new HalfIndex(loaded ? { ...params, path: GRAPH } : params);
+if (!loaded) for (let i = 0; i < N; i++) index.addPoint(data.vectors[i]!, i);
+if (GRAPH !== undefined && !loaded) index.save(GRAPH);
 log(`bench-native-filtered: n=${N} dim=${DIM} queries=${NQ}, build ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const labelSlot = Int32Array.from({ length: N }, (_, i) => i);
 const labels = new Uint32Array(4096);
 const distances = new Float32Array(4096);
-const stats = new Int32Array(2);
+const stats = new Int32Array(3);
 const hits = (): number[] => Array.from(labels.subarray(0, stats[0]!));
 
 type Case = { name: string; allows: (i: number) => boolean; queries: Float32Array[] };
@@ -60,6 +68,7 @@ type Method = { name: string; run: (q: Float32Array) => number[] };
 const rows: Record<string, unknown>[] = [];
 t0 = performance.now();
 for (const c of cases) {
+  if (ONLY !== undefined && !ONLY.split(',').some((w) => c.name.startsWith(w))) continue;
   const allowedIds: number[] = [];
   for (let i = 0; i < N; i++) if (c.allows(i)) allowedIds.push(i);
   const candidates = Uint32Array.from(allowedIds);
@@ -71,6 +80,24 @@ for (const c of cases) {
     index.exactSearch(q, K, labels, distances, stats, candidates);
     return new Set(hits());
   });
+  // The planner's choices for the ACORN walk (src/engine/planner.ts acornPlan), with the store's default
+  // width and k 10: the exact scan for small sets, the post-filter where it costs one unfiltered search,
+  // else the walk, narrowed by the allowed share where its descent lands among allowed elements, stopped
+  // where it does not, answered then by the exact scan (within reach of it).
+  const threshold = Math.max(1000, 40 * EF);
+  const postWide = Math.ceil((2 * K * N) / passing);
+  const farEf = passing <= 8 * threshold ? 0 : Math.ceil(EF * 1.5);
+  let planExact = 0;
+  const exactRun = (q: Float32Array): number[] => {
+    index.exactSearch(q, K, labels, distances, stats, candidates);
+    return hits();
+  };
+  const postFilter = (q: Float32Array): number[] => {
+    index.search(q, postWide, EF, labels, distances, stats);
+    const got: number[] = [];
+    for (let i = 0; i < stats[0]! && got.length < K; i++) if (c.allows(labels[i]!)) got.push(labels[i]!);
+    return got;
+  };
   const methods: Method[] = [
     {
       name: 'unfiltered',
@@ -79,7 +106,7 @@ for (const c of cases) {
         return hits();
       },
     },
-    ...[40, 100, 200].map(
+    ...EFS.map(
       (ef): Method => ({
         name: `acorn ef ${ef}`,
         run: (q) => {
@@ -88,18 +115,22 @@ for (const c of cases) {
         },
       }),
     ),
+    { name: 'exact', run: exactRun },
     {
-      name: `hnswlib walk ef ${EF}`,
+      name: 'plan',
       run: (q) => {
-        index.search(q, K, EF, labels, distances, stats, labelSlot, bits);
-        return hits();
-      },
-    },
-    {
-      name: 'exact',
-      run: (q) => {
-        index.exactSearch(q, K, labels, distances, stats, candidates);
-        return hits();
+        if (passing <= threshold) {
+          planExact++;
+          return exactRun(q);
+        }
+        if (postWide <= EF) {
+          const got = postFilter(q);
+          if (got.length >= K) return got;
+        }
+        index.filteredSearch(q, K, EF, labels, distances, stats, labelSlot, bits, passing, farEf, 2.5);
+        if (stats[0]! >= K) return hits();
+        planExact++;
+        return exactRun(q);
       },
     },
   ];
@@ -130,12 +161,15 @@ for (const c of cases) {
       recall_at_10: found[i]! / want,
       qps_per_cpu_s: qps[i]!,
       vs_unfiltered: qps[i]! / qps[0]!,
+      ...(m.name === 'plan' ? { plan_exact_share: planExact / (ROUNDS * qs.length) } : {}),
     };
     rows.push(row);
     log(
       `${c.name.padEnd(15)} ${m.name.padEnd(20)} recall ${row.recall_at_10.toFixed(3)}  ${Math.round(row.qps_per_cpu_s)
         .toString()
-        .padStart(7)} q/CPU-s  ${row.vs_unfiltered.toFixed(2)}×`,
+        .padStart(7)} q/CPU-s  ${row.vs_unfiltered.toFixed(2)}×${
+        m.name === 'plan' ? `  (exact ${Math.round((100 * planExact) / (ROUNDS * qs.length))} %)` : ''
+      }`,
     );
   });
 }

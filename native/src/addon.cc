@@ -809,6 +809,12 @@ napi_value Search(napi_env env, napi_callback_info info) {
   });
 }
 
+}  // namespace
+
+#include "filteredSearch.h"
+
+namespace {
+
 // exactSearch(query, k, labels, distances, stats, candidates?: Uint32Array of labels): every element not
 // marked deleted, or the candidates among them; ties by label.
 napi_value ExactSearch(napi_env env, napi_callback_info info) {
@@ -823,13 +829,7 @@ napi_value ExactSearch(napi_env env, napi_callback_info info) {
     auto consider = [&](hnswlib::tableint id) {
       if (h.isMarkedDeleted(id)) return;
       const float d = ix->space->exactDistance(ix->query.data(), ix->invQuery, h.getDataByInternalId(id));
-      const uint32_t label = (uint32_t)h.getExternalLabel(id);
-      if (top.size() < k) {
-        top.emplace(d, label);
-      } else if (std::make_pair(d, label) < top.top()) {
-        top.pop();
-        top.emplace(d, label);
-      }
+      arkivector_filtered::keepNearest(top, k, d, (uint32_t)h.getExternalLabel(id));
     };
     size_t checks = 0;
     if (isMissing(env, a[5])) {
@@ -839,11 +839,20 @@ napi_value ExactSearch(napi_env env, napi_callback_info info) {
     } else {
       Typed c = typedArg(env, a[5], napi_uint32_array, "candidates");
       const uint32_t* labels = static_cast<const uint32_t*>(c.data);
-      std::unique_lock<std::mutex> lock(h.label_lookup_lock);
-      for (size_t i = 0; i < c.length; i++) {
-        auto it = h.label_lookup_.find(labels[i]);
-        if (it != h.label_lookup_.end()) consider(it->second);
+      // Looked up first, then scanned in memory order with prefetch (filteredSearch.h scanIds).
+      std::vector<hnswlib::tableint> ids;
+      ids.reserve(c.length);
+      {
+        std::unique_lock<std::mutex> lock(h.label_lookup_lock);
+        for (size_t i = 0; i < c.length; i++) {
+          auto it = h.label_lookup_.find(labels[i]);
+          if (it != h.label_lookup_.end() && !h.isMarkedDeleted(it->second)) ids.push_back(it->second);
+        }
       }
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      auto distance = [&](const void* x) { return ix->space->exactDistance(ix->query.data(), ix->invQuery, x); };
+      arkivector_filtered::scanIds(h, ids, k, distance, top);
       checks = c.length;
     }
     const size_t n = top.size();
@@ -858,19 +867,17 @@ napi_value ExactSearch(napi_env env, napi_callback_info info) {
   });
 }
 
-}  // namespace
-
-#include "filteredSearch.h"
-
-namespace {
-
-// filteredSearch(query, k, ef, labels, distances, stats, labelSlot, allowed, passing): the ACORN-style walk
-// of filteredSearch.h over the allowed set (`passing` its size, an estimate is fine); the answer carries
-// the float32 query's distances, as search's does. stats[1] = allowed tests made.
+// filteredSearch(query, k, ef, labels, distances, stats, labelSlot, allowed, passing, farEf?, nearScale?): the
+// ACORN-style walk of filteredSearch.h over the allowed set (`passing` its size, an estimate is fine), at
+// width farEf (default ef; 0: no answer) when the descent does not land among allowed elements, and where
+// it does, narrowed by the allowed share around the landing × nearScale (default 0: not narrowed; at
+// least min(ef, 2k)); the answer carries
+// the float32 query's distances, as search's does. stats[1] = allowed tests made; stats[2], when there,
+// = 1 if the descent landed among allowed elements, else 0.
 napi_value FilteredSearch(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
-    napi_value a[9];
-    Index* ix = unwrap(env, info, 9, a);
+    napi_value a[11];
+    Index* ix = unwrap(env, info, 11, a);
     const void* q = ix->encode(env, a[0], "query");
     const size_t k = intArg(env, a[1], "k", 1, MAX_K);
     const size_t ef = intArg(env, a[2], "ef", 1, MAX_EF);
@@ -878,10 +885,17 @@ napi_value FilteredSearch(napi_env env, napi_callback_info info) {
     SlotFilter f = filterArg(env, a[6], a[7]);
     if (f.labelSlot == nullptr) throw JsError("filteredSearch needs the labelSlot map");
     const size_t passing = intArg(env, a[8], "passing", 0, MAX_ELEMENTS);
+    const size_t farEf = isMissing(env, a[9]) ? std::max(ef, k) : intArg(env, a[9], "farEf", 0, MAX_EF);
+    arkivector_filtered::Near near;
+    if (!isMissing(env, a[10])) near.scale = numberArg(env, a[10], "nearScale");
+    if (!std::isfinite(near.scale) || near.scale < 0 || near.scale > 1e6) throw JsError("nearScale must be ≥ 0");
+    near.minEf = std::min(std::max(ef, k), 2 * k);
+    const bool landedRoom = typedArg(env, a[5], napi_int32_array, "stats").length >= 3;
     auto& h = *ix->hnsw;
     auto allowed = [&](hnswlib::tableint id) { return !h.isMarkedDeleted(id) && f(h.getExternalLabel(id)); };
     arkivector_filtered::Stats st;
-    auto top = arkivector_filtered::search(h, q, std::max(ef, k), passing, allowed, st);
+    auto top = arkivector_filtered::search(h, q, std::max(ef, k), farEf == 0 ? 0 : std::max(farEf, k), near,
+                                           passing, allowed, st);
     while (top.size() > k) top.pop();
     std::vector<std::pair<float, uint32_t>> hits;
     hits.reserve(top.size());
@@ -897,6 +911,7 @@ napi_value FilteredSearch(napi_env env, napi_callback_info info) {
     }
     out.stats[0] = (int32_t)hits.size();
     out.stats[1] = (int32_t)std::min<size_t>(st.checks, 0x7fffffff);
+    if (landedRoom) out.stats[2] = st.landed ? 1 : 0;
     return nullptr;
   });
 }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <queue>
 #include <utility>
@@ -32,13 +33,30 @@ using Pair = std::pair<float, tableint>;
 /** How many allowed elements the strided sample looks for, and how many ids it may test at most. */
 constexpr size_t SAMPLE_WANT = 128;
 constexpr size_t SAMPLE_MAX_TRIES = 16384;
+/**
+ * The descent landed among allowed elements when its two-hop neighbourhood holds at least this share of
+ * the allowed elements the set's global share predicts (and at least one).
+ */
+constexpr double LANDED_SHARE = 0.25;
 /** How many of the best sampled entries climb before the beam, and how far each may climb. */
 constexpr size_t CLIMB_SEEDS = 8;
 constexpr size_t CLIMB_MAX_STEPS = 16;
 
+/**
+ * Where the descent lands among allowed elements, the width is ef × (the share of allowed elements around
+ * the landing) × scale, between minEf and ef: a sparse set around the query is walked as a small graph,
+ * where a narrow beam finds its nearest (a random 10 % set: recall 0.99 at a quarter of the width), while
+ * a dense one is walked like the whole graph and needs the whole width. scale 0: always ef.
+ */
+struct Near {
+  double scale = 0;
+  size_t minEf = 1;
+};
+
 struct Stats {
   size_t checks = 0;     // allowed tests
   size_t distances = 0;  // distance computations
+  bool landed = false;    // the descent landed among allowed elements (a set spread like the data near q)
 };
 
 /**
@@ -46,10 +64,13 @@ struct Stats {
  * binary16 distance to `q` (an encoded element).
  * @param allowed bool(tableint): the element may be returned (not deleted, passes the filter)
  * @param passing how many elements are allowed (an estimate is fine): sizes the entry sample
+ * @param farEf the width instead of `ef` when the descent does not land among allowed elements (the set
+ *   lies away from the query, where the walk needs a wider beam); 0: return nothing then
+ * @param near how the width narrows where the descent lands among allowed elements (see Near)
  */
 template <typename Allowed>
-std::priority_queue<Pair> search(const Hnsw& h, const void* q, size_t ef, size_t passing, Allowed& allowed,
-                                 Stats& stats) {
+std::priority_queue<Pair> search(const Hnsw& h, const void* q, size_t ef, size_t farEf, const Near& near,
+                                 size_t passing, Allowed& allowed, Stats& stats) {
   std::priority_queue<Pair> top;  // max-heap: the worst kept result on top
   const size_t n = h.cur_element_count;
   if (n == 0 || ef == 0) return top;
@@ -138,10 +159,30 @@ std::priority_queue<Pair> search(const Hnsw& h, const void* q, size_t ef, size_t
   // Entry points: where the descent landed (if allowed) and its two-hop allowed neighbourhood…
   visited[cur] = tag;
   if (ok(cur)) offer(cur, curDist);
+  const size_t checksBefore = stats.checks;
   expand(cur);
-  // Where the descent landed among many allowed elements (a set spread like the data, or the query inside
-  // the set), the beam from there suffices and the climbs below are skipped.
-  const bool landedAmongAllowed = found.size() >= cap / 2;
+  // Where the descent landed among allowed elements about as often as the set's share predicts (a set
+  // spread like the data, or the query inside the set), the beam from there suffices and the climbs below
+  // are skipped. A set away from the query leaves the landing neighbourhood (almost) empty.
+  const double expected = (double)(stats.checks - checksBefore) * (double)passing / (double)n;
+  const bool landedAmongAllowed = (double)found.size() >= std::max(1.0, expected * LANDED_SHARE);
+  stats.landed = landedAmongAllowed;
+  const size_t tested = stats.checks - checksBefore;
+  if (landedAmongAllowed && near.scale > 0 && tested > 0) {
+    const double local = (double)found.size() / (double)tested;
+    ef = std::min(ef, std::max(near.minEf, (size_t)std::ceil((double)ef * local * near.scale)));
+    while (top.size() > ef) top.pop();
+  }
+  if (!landedAmongAllowed) {
+    // The set lies away from the query (or is sparse around it): the caller chose a width for that case,
+    // or none (it answers such sets otherwise, e.g. by the exact scan).
+    ef = farEf;
+    if (ef == 0) {
+      h.visited_list_pool_->releaseVisitedList(vl);
+      return std::priority_queue<Pair>();
+    }
+    while (top.size() > ef) top.pop();
+  }
   // …and a strided sample over all ids (deterministic: the same query gives the same answer).
   std::vector<Pair> seeds;
   const size_t tries = std::min(n, std::min(SAMPLE_MAX_TRIES, SAMPLE_WANT * n / std::max<size_t>(1, passing) + 1));
@@ -189,6 +230,42 @@ std::priority_queue<Pair> search(const Hnsw& h, const void* q, size_t ef, size_t
   }
   h.visited_list_pool_->releaseVisitedList(vl);
   return top;
+}
+
+/** Adds (d, label) to `top`, a max-heap of the k nearest so far, ties by label. */
+inline void keepNearest(std::priority_queue<std::pair<float, uint32_t>>& top, size_t k, float d, uint32_t label) {
+  if (top.size() < k) {
+    top.emplace(d, label);
+  } else if (std::make_pair(d, label) < top.top()) {
+    top.pop();
+    top.emplace(d, label);
+  }
+}
+
+/** How many elements ahead the exact scan prefetches (measured: 2, 4 and 8 alike at 50k × 384). */
+constexpr size_t SCAN_AHEAD = 4;
+
+/**
+ * Adds the k nearest of `ids` (internal ids, sorted ascending: memory order) by `distance` to `top`, a
+ * max-heap of (distance, label) holding at most k, ties by label. Each element's vector is prefetched a
+ * few elements ahead: the scan then streams instead of waiting on a cache miss per element (2× faster at
+ * 50k × 384, README "Native engine").
+ */
+template <typename Distance>
+void scanIds(const Hnsw& h, const std::vector<tableint>& ids, size_t k, Distance& distance,
+             std::priority_queue<std::pair<float, uint32_t>>& top) {
+  const char* base = h.data_level0_memory_;
+  const size_t stride = h.size_data_per_element_;
+  const size_t from = h.offsetData_ & ~(size_t)63;
+  const size_t to = h.label_offset_ + sizeof(hnswlib::labeltype);
+  for (size_t i = 0; i < ids.size(); i++) {
+    if (i + SCAN_AHEAD < ids.size()) {
+      const char* ahead = base + ids[i + SCAN_AHEAD] * stride;
+      for (size_t at = from; at < to; at += 64) __builtin_prefetch(ahead + at);
+    }
+    const tableint id = ids[i];
+    keepNearest(top, k, distance(h.getDataByInternalId(id)), (uint32_t)h.getExternalLabel(id));
+  }
 }
 
 }  // namespace arkivector_filtered

@@ -32,13 +32,18 @@
 //      otherwise ef widens (×4) until the graph reaches the set.
 //
 // A graph whose filtered walk moves through allowed elements only, from entry points inside the set
-// (the native engine's ACORN-style walk, `graph.filteredWalk === 'acorn'`, ARCHITECTURE.md §10.8) changes
-// steps 2, 5 and 6: the exact scan (in the same SIMD kernels) takes sets of up to ACORN_EXACT_PER_EF × ef
-// records, where it costs no more than the walk; the walk's work does not grow like width / share, so
-// it runs at ef × ACORN_EF_SCALE, once; and it stops short of k only after exploring every allowed
-// element it can reach, so a short answer goes straight to the exact scan (never under-filled). Steps
-// 3 and 4 stay: the post-filter is cheaper still for broad sets, and a far set within reach of the scan
-// is answered exactly (the walk's recall there is 0.81–0.96, §10.8).
+// (the native engine's ACORN-style walk, `graph.filteredWalk === 'acorn'`, ARCHITECTURE.md §10.8) is
+// planned apart (`acornPlan`): the exact scan (in the same SIMD kernels) takes sets of up to
+// ACORN_EXACT_PER_EF × ef records, where it costs no more than the walk; the post-filter of step 3 only
+// sets broad enough that it costs one unfiltered search; everything else goes to the walk, which tells
+// by itself whether the set lies around the query: its unfiltered descent lands among allowed elements
+// (its two-hop neighbourhood holds a quarter of the allowed elements the set's share predicts) or not.
+// Landed (a set spread like the data, or the query inside a correlated set), the walk's width follows the
+// allowed share around the landing (× ACORN_NEAR_SCALE): a sparse set is walked narrow at recall ~0.99,
+// a dense one at the whole width (README "Native engine"); not landed, the set lies away from the query, where the walk's recall is 0.87–0.93
+// even at twice the width: the exact scan answers when it is within FAR_RESCUE_FACTOR × the threshold,
+// else the walk at ef × ACORN_EF_SCALE. The test depends only on the query and the set (no memo of
+// earlier queries), so replicas answer alike. A short answer goes to the exact scan (never under-filled).
 
 import { allowedSlots, estimate, type IndexSource } from './filter/plan.ts';
 import { buildPredicate, type RowSource } from './filter/predicate.ts';
@@ -103,12 +108,18 @@ const WALK_EF_SHARE_SCALE = 2;
 
 /**
  * ACORN plan: the exact scan of the allowed set up to this many allowed records per unit of ef. Measured
- * (ARCHITECTURE.md §10.8): an unfiltered walk at ef 100 costs as much as scanning ~2,000 allowed vectors
- * at 20k × 128 and ~1,250 at 50k × 384, the ACORN walk at ef 100–150 about twice that.
+ * (README "Native engine", the scan in memory order with prefetch): an unfiltered walk at ef 100 costs as
+ * much as scanning ~2,200 allowed vectors at 50k × 384, the narrow ACORN walk about 1.5 times that.
  */
-const ACORN_EXACT_PER_EF = 25;
-/** ACORN plan: the walk's width is ef × this (clustered and far sets need a wider beam than spread ones). */
+const ACORN_EXACT_PER_EF = 40;
+/** ACORN plan: the walk's width for a set away from the query that the exact scan cannot afford, × ef. */
 const ACORN_EF_SCALE = 1.5;
+/**
+ * ACORN plan: where the walk's descent lands among allowed elements, its width is ef × the allowed share
+ * around the landing × this (at least 2k): a random 10 % set is walked at a quarter of ef (recall 0.99),
+ * the dense part of a clustered set around a query inside it at the whole width.
+ */
+const ACORN_NEAR_SCALE = 2.5;
 
 /** Per compiled filter: probes in a row that found it spread, and queries since its last probe. */
 type ProbeMemo = { spread: number; skipped: number };
@@ -147,6 +158,51 @@ function toSlots(ctx: PlannerContext, labels: number[], distances: number[], mod
   labels.length = m;
   distances.length = m;
   return { slots: labels, distances, mode };
+}
+
+/**
+ * Step 3's post-filter: the first k passing slots among an unfiltered search's `wide` nearest (fewer
+ * when fewer pass). Still `hnsw`: the graph answered, the filter only picked its results.
+ */
+function postFiltered(
+  ctx: PlannerContext,
+  query: Float32Array,
+  k: number,
+  wide: number,
+  ef: number,
+  predicate: (slot: number) => boolean,
+): PlannedResult {
+  const hits = ctx.graph.search(query, wide, ef);
+  const labels = hits.labels;
+  const distances = hits.distances;
+  const labelSlot = ctx.labelSlot;
+  let m = 0;
+  for (let i = 0; i < labels.length && m < k; i++) {
+    const label = labels[i]!;
+    const slot = label < labelSlot.length ? labelSlot[label]! : -1;
+    if (slot < 0 || !predicate(slot)) continue;
+    labels[m] = slot;
+    distances[m++] = distances[i]!;
+  }
+  labels.length = m;
+  distances.length = m;
+  return { slots: labels, distances, mode: 'hnsw' };
+}
+
+/**
+ * Step 2's enumeration: the allowed slots when the estimate is within the threshold, or within
+ * AND_ENUMERATE_FACTOR × it for an AND (whose bound is often far above the true count); else undefined.
+ */
+function enumerateSmall(
+  ctx: PlannerContext,
+  cond: Cond,
+  predicate: (slot: number) => boolean,
+  est: number,
+  threshold: number,
+): Int32Array | undefined {
+  if (est <= threshold || (cond.t === 'and' && est <= threshold * AND_ENUMERATE_FACTOR))
+    return allowedSlots(cond, ctx, predicate);
+  return undefined;
 }
 
 /** A bitset over slots 0 … slotCount − 1 with the given slots set. */
@@ -257,21 +313,19 @@ export function plannedSearch(
     return exact(ctx, query, undefined, k);
   }
 
+  if (ctx.graph.filteredWalk === 'acorn') return acornPlan(ctx, query, k, ef, cond);
   const predicate = buildPredicate(cond, ctx.rows);
   const est = estimate(cond, ctx);
   // The filtered graph search scores ~ef × n / passing candidates, the scan passing ones: the scan
   // is cheaper below passing ≈ √(c · ef · n) (c ≈ 2: a graph step costs about twice a scanned vector).
-  const acorn = ctx.graph.filteredWalk === 'acorn';
-  const threshold = acorn
-    ? Math.max(FILTERED_EXACT_MIN, ACORN_EXACT_PER_EF * ef)
-    : Math.min(exactThreshold(query.length), Math.max(FILTERED_EXACT_MIN, Math.sqrt(GRAPH_STEP_COST * ef * n)));
+  const threshold = Math.min(
+    exactThreshold(query.length),
+    Math.max(FILTERED_EXACT_MIN, Math.sqrt(GRAPH_STEP_COST * ef * n)),
+  );
   if (est === 0) return { slots: [], distances: [], mode: 'exact' };
 
-  let allowed: Int32Array | undefined;
-  if (est <= threshold || (cond.t === 'and' && est <= threshold * AND_ENUMERATE_FACTOR)) {
-    allowed = allowedSlots(cond, ctx, predicate);
-    if (allowed.length <= threshold) return exact(ctx, query, allowed, k);
-  }
+  let allowed = enumerateSmall(ctx, cond, predicate, est, threshold);
+  if (allowed !== undefined && allowed.length <= threshold) return exact(ctx, query, allowed, k);
   const passing = allowed?.length ?? est;
   const labelSlot = ctx.labelSlot;
   const rescueMax = threshold * FAR_RESCUE_FACTOR;
@@ -287,23 +341,9 @@ export function plannedSearch(
   const oversample = Math.ceil((POST_OVERSAMPLE * k) / share);
   let probed = false;
   if (share >= POST_FILTER_MIN_SHARE && oversample <= POST_FILTER_MAX) {
-    const hits = ctx.graph.search(query, oversample, Math.max(ef, oversample));
-    const labels = hits.labels;
-    const distances = hits.distances;
-    let m = 0;
-    for (let i = 0; i < labels.length && m < k; i++) {
-      const label = labels[i]!;
-      const slot = label < labelSlot.length ? labelSlot[label]! : -1;
-      if (slot < 0 || !predicate(slot)) continue;
-      labels[m] = slot;
-      distances[m++] = distances[i]!;
-    }
-    if (m >= want) {
-      labels.length = m;
-      distances.length = m;
-      return { slots: labels, distances, mode: 'hnsw' };
-    }
-    if (m === 0 && passing <= rescueMax) {
+    const post = postFiltered(ctx, query, k, oversample, Math.max(ef, oversample), predicate);
+    if (post.slots.length >= want) return post;
+    if (post.slots.length === 0 && passing <= rescueMax) {
       allowed ??= allowedSlots(cond, ctx, predicate);
       return exact(ctx, query, allowed, k);
     }
@@ -333,7 +373,7 @@ export function plannedSearch(
     labelSlot,
     allowed: {
       predicate,
-      // For an engine that takes the allowed set whole (the native one): enumerated once per query.
+      // For an engine that takes the allowed set whole: enumerated once per query.
       bits: () => {
         allowed ??= allowedSlots(cond, ctx, predicate);
         bits ??= slotBits(allowed, ctx.exact.slotCount);
@@ -342,15 +382,6 @@ export function plannedSearch(
       count: passing,
     },
   };
-  if (acorn) {
-    const width = Math.min(HNSW_MAX_WIDEN_EF, Math.max(k, Math.ceil(ef * ACORN_EF_SCALE)));
-    const hits = ctx.graph.search(query, k, width, filter);
-    const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
-    // The bitset enumerated `allowed`: its length is the true count.
-    if (res.slots.length >= Math.min(k, allowed?.length ?? passing)) return res;
-    allowed ??= allowedSlots(cond, ctx, predicate);
-    return exact(ctx, query, allowed, k);
-  }
   // hnswlib's filtered walk stops once it holds `ef` passing nodes, so its work grows like
   // ef / share: a width scaled down by the share (never below twice k) visits about as many nodes as
   // an unfiltered search of width ef, at nearly the same recall (ARCHITECTURE.md §10.4).
@@ -373,4 +404,55 @@ export function plannedSearch(
   // …except when the graph is disconnected around deleted nodes: the exact scan settles it.
   allowed ??= allowedSlots(cond, ctx, predicate);
   return exact(ctx, query, allowed, k);
+}
+
+/**
+ * plannedSearch for a graph with the ACORN-style walk (see the header): exact for small sets, the
+ * post-filter for broad ones, else the walk, sized by the allowed share where it lands among allowed
+ * elements and replaced by the exact scan where it does not (within reach).
+ */
+function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: number, cond: Cond): PlannedResult {
+  const n = ctx.liveCount;
+  const predicate = buildPredicate(cond, ctx.rows);
+  const est = estimate(cond, ctx);
+  if (est === 0) return { slots: [], distances: [], mode: 'exact' };
+  const threshold = Math.max(FILTERED_EXACT_MIN, ACORN_EXACT_PER_EF * ef);
+  let allowed = enumerateSmall(ctx, cond, predicate, est, threshold);
+  if (allowed !== undefined && allowed.length <= threshold) return exact(ctx, query, allowed, k);
+  const passing = allowed?.length ?? est;
+  const labelSlot = ctx.labelSlot;
+
+  // Step 3, only where it costs one unfiltered search: ~POST_OVERSAMPLE × k of ef neighbours should pass.
+  const oversample = Math.ceil((POST_OVERSAMPLE * k * n) / passing);
+  if (oversample <= ef) {
+    const post = postFiltered(ctx, query, k, oversample, ef, predicate);
+    if (post.slots.length >= Math.min(k, passing)) return post;
+  }
+
+  let bits: Uint8Array | undefined;
+  const enumerate = (): Int32Array => {
+    allowed ??= allowedSlots(cond, ctx, predicate);
+    return allowed;
+  };
+  // Away from the query, the scan answers when within reach; the walk stops at its landing test then.
+  const farEf = passing <= threshold * FAR_RESCUE_FACTOR ? 0 : Math.ceil(ef * ACORN_EF_SCALE);
+  const filter: GraphFilter = {
+    labelSlot,
+    allowed: {
+      predicate,
+      // Enumerated once per query, as a bitset the walk takes whole.
+      bits: () => {
+        bits ??= slotBits(enumerate(), ctx.exact.slotCount);
+        return bits;
+      },
+      count: passing,
+      farEf: farEf === 0 ? 0 : Math.min(HNSW_MAX_WIDEN_EF, Math.max(k, farEf)),
+      nearScale: ACORN_NEAR_SCALE,
+    },
+  };
+  const hits = ctx.graph.search(query, k, Math.max(k, ef), filter);
+  const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
+  // The bitset enumerated `allowed`: its length is the true count.
+  if (res.slots.length >= Math.min(k, enumerate().length)) return res;
+  return exact(ctx, query, enumerate(), k);
 }

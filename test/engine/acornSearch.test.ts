@@ -24,7 +24,9 @@ const cluster = data.cluster;
 const vectors = data.vectors.map((v, i) => Float32Array.from(makeRecord(i, v).vector));
 const rand = mulberry32(32);
 const bucket = Array.from({ length: N }, () => Math.floor(rand() * 1000));
-const queries = clustered(48, DIM, 33).vectors;
+const queryData = clustered(48, DIM, 33);
+const queries = queryData.vectors;
+const queryCluster = queryData.cluster;
 const distance = METRIC_OPS.cosine.distance;
 
 const setArb: fc.Arbitrary<AllowedSet> = fc.oneof(
@@ -110,6 +112,75 @@ describe('ACORN-style filtered walk of the native graph (property)', () => {
     assert.ok(filtered >= unfiltered - 0.05, `filtered recall ${filtered} vs unfiltered ${unfiltered}`);
   });
 
+  test('the landing test: a random set lands, a cluster away from the query does not; farEf 0 answers nothing there', () => {
+    const bitsOf = (allows: (i: number) => boolean): [Uint8Array, number] => {
+      const bits = new Uint8Array((N + 7) >>> 3);
+      let passing = 0;
+      for (let i = 0; i < N; i++)
+        if (allows(i)) {
+          bits[i >>> 3]! |= 1 << (i & 7);
+          passing++;
+        }
+      return [bits, passing];
+    };
+    const spread = (i: number) => bucket[i]! < 100;
+    const [spreadBits, spreadPassing] = bitsOf(spread);
+    let spreadLanded = 0;
+    let farLanded = 0;
+    queries.forEach((q, qi) => {
+      const far = (i: number) => cluster[i]! === (queryCluster[qi]! + 8) % 16;
+      const [farBits, farPassing] = bitsOf(far);
+      for (const [allows, bits, passing] of [
+        [spread, spreadBits, spreadPassing],
+        [far, farBits, farPassing],
+      ] as const) {
+        const filter = (farEf?: number) => ({
+          labelSlot,
+          allowed: { predicate: allows, bits: () => bits, count: passing, farEf },
+        });
+        const stopped = graph.search(q, 10, EF, filter(0));
+        if (stopped.landed) {
+          if (allows === spread) spreadLanded++;
+          else farLanded++;
+          assert.equal(stopped.labels.length, 10, 'landed: answered');
+        } else {
+          assert.equal(stopped.labels.length, 0, 'not landed, farEf 0: no answer');
+        }
+        // Without farEf the walk goes on: never under-filled either way.
+        assert.equal(graph.search(q, 10, EF, filter()).labels.length, 10);
+      }
+    });
+    assert.ok(spreadLanded >= queries.length - 4, `a random tenth landed for ${spreadLanded} of ${queries.length}`);
+    assert.ok(farLanded <= 4, `a cluster away from the query landed for ${farLanded} of ${queries.length}`);
+  });
+
+  test('the exact scan over candidates: each label once, deleted ones skipped, the k nearest, ties by label', () => {
+    const q = queries[3]!;
+    const picked = Array.from({ length: 900 }, (_, i) => (i * 7919) % N);
+    // Repeated and unsorted, with a deleted one among them.
+    const candidates = Uint32Array.from([...picked, ...picked.slice(0, 300).reverse()]);
+    const gone = picked[5]!;
+    graph.remove(gone);
+    try {
+      const got = graph.exact(q, 25, candidates);
+      const want = [...new Set(picked)]
+        .filter((i) => i !== gone)
+        .map((i) => [graph.exact(q, 1, Uint32Array.of(i)).distances[0]!, i] as const)
+        .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+        .slice(0, 25);
+      assert.deepEqual(
+        got.labels,
+        want.map((w) => w[1]),
+      );
+      assert.deepEqual(
+        got.distances,
+        want.map((w) => w[0]),
+      );
+    } finally {
+      graph.add(vectors[gone]!, gone);
+    }
+  });
+
   test('a deleted label is never returned, and the walk goes round it', () => {
     const q = queries[0]!;
     const allows = (i: number) => cluster[i]! < 4;
@@ -167,5 +238,43 @@ describe('planner with the native engine: never under-filled, search_mode honest
       { numRuns: 150, seed: 42 },
     );
     assert.ok(graphRuns >= 10, `the graph answered ${graphRuns} times`);
+  });
+
+  test('recall ≥ 0.95 against exact answers on random, clustered and far sets the walk answers', () => {
+    // efSearch 16 (ef 40): sets above 1,600 records reach the walk (or the post-filter) at this size.
+    let recallSum = 0;
+    let graphRuns = 0;
+    let farRuns = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc
+            .integer({ min: 300, max: 800 })
+            .map((l) => ({ where: `bucket < ${l}`, allows: (i: number) => bucket[i]! < l })),
+          fc
+            .integer({ min: 5, max: 12 })
+            .map((c) => ({ where: `cluster < ${c}`, allows: (i: number) => cluster[i]! < c })),
+        ),
+        fc.integer({ min: 0, max: queries.length - 1 }),
+        fc.integer({ min: 1, max: 20 }),
+        (f, qi, k) => {
+          const q = queries[qi]!;
+          const res = store.search({ vector: q, k, where: f.where, efSearch: 16 });
+          const got = res.results.map((h) => Number(h.record.id.slice(3)));
+          const recall = recallOf(q, got, exactTop(q, k, f.allows));
+          if (res.search_mode === 'exact') {
+            assert.equal(recall, 1, `exact answer for ${f.where}`);
+            if (f.where.startsWith('cluster') && queryCluster[qi]! >= Number(f.where.slice(10))) farRuns++;
+            return;
+          }
+          recallSum += recall;
+          graphRuns++;
+        },
+      ),
+      { numRuns: 150, seed: 43 },
+    );
+    assert.ok(graphRuns >= 40, `the graph answered ${graphRuns} times`);
+    assert.ok(farRuns >= 10, `the exact scan answered ${farRuns} queries away from their set`);
+    assert.ok(recallSum / graphRuns >= 0.95, `recall ${recallSum / graphRuns} over ${graphRuns} graph answers`);
   });
 });

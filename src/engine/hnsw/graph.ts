@@ -20,7 +20,13 @@ type Native = InstanceType<typeof HierarchicalNSW>;
 export type GraphParams = { m: number; efConstruction: number };
 
 /** One graph search's answer: labels ascending by pgvector distance, and how many filter checks it made. */
-export type GraphHits = { labels: number[]; distances: number[]; checks: number };
+export type GraphHits = {
+  labels: number[];
+  distances: number[];
+  checks: number;
+  /** The ACORN walk's descent landed among allowed elements (false: the set lies away from the query). */
+  landed?: boolean;
+};
 
 /** The graph engines: hnswlib-node (float32 inside the graph) or arkivector's own addon (binary16). */
 export const GRAPH_ENGINES = ['hnswlib-node', 'native'] as const;
@@ -34,8 +40,19 @@ export type GraphEngine = (typeof GRAPH_ENGINES)[number];
  */
 export type GraphFilter = {
   labelSlot: Int32Array;
-  /** `count`: how many slots pass (an upper bound is fine); sizes the native walk's entry sample. */
-  allowed?: { predicate: (slot: number) => boolean; bits: () => Uint8Array; count?: number };
+  /**
+   * `count`: how many slots pass (an upper bound is fine); sizes the native walk's entry sample. `farEf`:
+   * the ACORN walk's width instead of ef when its descent does not land among allowed elements; 0: no
+   * answer then (`landed` false), for a caller that answers such sets by the exact scan. `nearScale`:
+   * where it lands, its width is ef × the allowed share around the landing × this (at least 2k; 0: ef).
+   */
+  allowed?: {
+    predicate: (slot: number) => boolean;
+    bits: () => Uint8Array;
+    count?: number;
+    farEf?: number;
+    nearScale?: number;
+  };
 };
 
 /**

@@ -26,10 +26,10 @@ export class HalfGraph implements Graph {
   deleted = 0;
   /** Every add, remove and reserve (Graph.changes). */
   changes = 0;
-  /** Reused per search: answers (grown to k), stats [hits, checks], the query when not a Float32Array. */
+  /** Reused per search: answers (grown to k), stats [hits, checks, landed], the query when not a Float32Array. */
   #labels = new Uint32Array(64);
   #distances = new Float32Array(64);
-  readonly #stats = new Int32Array(2);
+  readonly #stats = new Int32Array(3);
   readonly #query: Float32Array;
   /** What `vector` reads the binary16 patterns into (allocated at the first read). */
   #halves: Uint16Array | undefined;
@@ -235,10 +235,13 @@ export class HalfGraph implements Graph {
     if (filter !== undefined && allowed !== undefined) {
       // The ACORN-style walk: through allowed elements only, from entry points inside the set.
       const passing = Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30));
-      this.#index.filteredSearch(q, kk, width, ...out, filter.labelSlot, allowed.bits(), passing);
-    } else {
-      this.#index.search(q, kk, width, ...out, filter?.labelSlot);
+      const { farEf, nearScale } = allowed;
+      this.#index.filteredSearch(q, kk, width, ...out, filter.labelSlot, allowed.bits(), passing, farEf, nearScale);
+      const hits = this.#hits();
+      hits.landed = this.#stats[2] === 1;
+      return hits;
     }
+    this.#index.search(q, kk, width, ...out, filter?.labelSlot);
     return this.#hits();
   }
 

@@ -44,8 +44,10 @@ export interface HalfIndex {
   ): void;
   /**
    * The ACORN-style walk (native/src/filteredSearch.h): through allowed elements only, two hops past
-   * the others, from entry points inside the allowed set (`passing`: its size, an estimate is fine).
-   * Writes stats[0] = hits, stats[1] = allowed tests.
+   * the others, from entry points inside the allowed set (`passing`: its size, an estimate is fine), at
+   * width `farEf` (default ef; 0: no answer) when the descent does not land among allowed elements, and
+   * where it does, at ef × the allowed share around the landing × `nearScale` (default 0: ef), at least
+   * min(ef, 2k). Writes stats[0] = hits, stats[1] = allowed tests, stats[2] (when there) = 1 if it landed.
    */
   filteredSearch(
     query: Float32Array | Uint16Array,
@@ -57,6 +59,8 @@ export interface HalfIndex {
     labelSlot: Int32Array,
     allowed: Uint8Array | undefined,
     passing: number,
+    farEf?: number,
+    nearScale?: number,
   ): void;
   /** Exact top-k over every element not deleted, or over `candidates` (labels); ties by label. */
   exactSearch(
