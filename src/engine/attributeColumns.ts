@@ -4,6 +4,7 @@
 // definition changes.
 
 import type { AttributeType, AttributeValue } from '../collections/index.ts';
+import { grownLength } from './arrayGrowth.ts';
 import { AttributeIndex } from './filter/attributeIndex.ts';
 import type { Column, RowSource } from './filter/predicate.ts';
 import type { Field, Key } from './filter/types.ts';
@@ -113,7 +114,10 @@ export class AttributeColumns implements RowSource {
         }
       }
       if (col.kind === 'num') col.data[slot] = typeof v === 'number' ? v : NaN;
-      else col.data[slot] = typeof v === 'string' ? v : undefined;
+      else if (typeof v === 'string') col.data[slot] = v;
+      // Past the end a slot reads undefined already: a column of values most records lack ($creator)
+      // stays as short as its last value instead of 8 bytes a slot.
+      else if (slot < col.data.length) col.data[slot] = undefined;
     }
   }
 
@@ -134,8 +138,8 @@ export class AttributeColumns implements RowSource {
     if (cap > 0) this.#declare();
     for (const col of this.#columns.values()) {
       if (col.kind === 'num' && col.data.length < cap) {
-        // The slab grows a chunk at a time; columns double, so they are not copied at every chunk.
-        const data = new Float64Array(Math.max(cap, col.data.length * 2)).fill(NaN);
+        // Grown geometrically, so they are not copied at every chunk of a slab.
+        const data = new Float64Array(grownLength(col.data.length, cap)).fill(NaN);
         data.set(col.data);
         col.data = data;
       }

@@ -164,12 +164,17 @@ export class CollectionStore {
   }
 
   /**
-   * The graph's element and deleted counts (rebuilds reset both to the live records), and whether its
-   * native index exists (from the first insert on).
+   * The graph's element and deleted counts (rebuilds reset both to the live records), the elements it
+   * has room for, and whether its native index exists (from the first insert on).
    */
-  get graphStats(): { elementCount: number; deleted: number; allocated: boolean } {
+  get graphStats(): { elementCount: number; deleted: number; capacity: number; allocated: boolean } {
     const graph = this.#t.graph;
-    return { elementCount: graph.elementCount, deleted: graph.deleted, allocated: graph.allocated };
+    return {
+      elementCount: graph.elementCount,
+      deleted: graph.deleted,
+      capacity: graph.capacity,
+      allocated: graph.allocated,
+    };
   }
 
   /** Graph rebuilds: whether one is in flight, how many were swapped in, how many worker attempts failed. */
