@@ -3,7 +3,9 @@
 // (documents excluded: the records carry none). Records are made per block and dropped after apply, as the
 // indexer does, so the store's growth is all it keeps. Memory is not affected by load.
 //
-// Usage: tsx scripts/measure-store-memory.ts [--n N] [--dim D] [--graph]   (default 20k × 384; --graph: the graph alone)
+// Usage: tsx scripts/measure-store-memory.ts [--n N] [--dim D] [--graph] [--own-strings]
+//   (default 20k × 384; --graph: the graph alone; --own-strings: each record brings its own copy of its
+//   owner address, as records decoded from the chain do, instead of one string shared by all)
 
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -65,10 +67,18 @@ const mallocGrowth = (from: ReturnType<typeof mallocStats>) => {
   return { heap: per('heap'), inUse: per('inUse'), free: per('free'), mmapped: per('mmapped') };
 };
 
+/** V8's committed size per heap space: the young generation grows with the allocation rate, not with N. */
+const spaces = () => Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size]));
+/** Per vector, the change of V8's young generation since `from`. */
+const youngGrowth = (from: Record<string, number>) =>
+  Math.round(((spaces().new_space ?? 0) - (from.new_space ?? 0)) / N);
+
 // One measurement per process: the graph alone (--graph), or the whole store.
 const GRAPH_ONLY = argv.includes('--graph');
+const OWN_STRINGS = argv.includes('--own-strings');
 if (GRAPH_ONLY) {
   const before = await rss();
+  const spacesBefore = spaces();
   const cBefore = mallocStats();
   const graph = createGraph(engine, METRIC_OPS.cosine, DIM, PARAMS, N);
   graph.reserve(N);
@@ -80,6 +90,7 @@ if (GRAPH_ONLY) {
       n: N,
       dim: DIM,
       graphBytesPerVector: Math.round(bytes),
+      graphLessYoung: Math.round(bytes) - youngGrowth(spacesBefore),
       elements: graph.elementCount,
       capacity: graph.capacity,
       malloc: mallocGrowth(cBefore),
@@ -88,9 +99,6 @@ if (GRAPH_ONLY) {
   process.exit(0);
 }
 
-/** V8's committed size per heap space: the young generation grows with the allocation rate, not with N. */
-const spaces = () => Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size]));
-
 const definition = benchDefinition(DIM, PARAMS);
 const before = await usage();
 const spacesBefore = spaces();
@@ -98,8 +106,12 @@ const cBefore = mallocStats();
 const store = new CollectionStore('bench', definition);
 for (let i = 0; i < N; i += 1000) {
   const block: VectorRecord[] = [];
-  for (let j = i; j < Math.min(N, i + 1000); j++)
-    block.push(benchRecord(j, vectorOf(j), { bucket: bucket[j] ?? 0, cluster: cluster[j] ?? 0 }));
+  for (let j = i; j < Math.min(N, i + 1000); j++) {
+    const rec = benchRecord(j, vectorOf(j), { bucket: bucket[j] ?? 0, cluster: cluster[j] ?? 0 });
+    // A flat copy (a slice would be a view pinning its parent).
+    if (OWN_STRINGS) rec.owner = Buffer.from(rec.owner, 'latin1').toString('latin1');
+    block.push(rec);
+  }
   await store.apply({ remove: [], upsert: block });
 }
 // RSS split into the V8 heap's objects (records, maps, attribute indexes), typed arrays (label maps,
@@ -122,6 +134,7 @@ console.log(
     engine,
     n: N,
     dim: DIM,
+    ownStrings: OWN_STRINGS,
     storeBytesPerVector: per('rss'),
     storeLessYoung: per('rss') - young,
     heapUsed: per('heapUsed'),

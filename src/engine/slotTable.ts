@@ -149,6 +149,7 @@ export class SlotTable {
     this.slotLabel[slot] = label;
     this.labelSlot[label] = slot;
     this.columns.set(slot, rec);
+    this.columns.share(slot, rec, this.records);
     this.columns.indexSlot(slot, true);
     this.byId.set(rec.id, slot);
     this.live++;

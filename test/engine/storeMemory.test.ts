@@ -4,6 +4,8 @@
 // previous policy (graph ×1.5, arrays ×2, an undefined written for every slot).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { ARRAY_GROWTH, grownLength } from '../../src/engine/arrayGrowth.ts';
 import { AttributeColumns } from '../../src/engine/attributeColumns.ts';
 import { HnswGraph } from '../../src/engine/hnsw/graph.ts';
@@ -106,6 +108,46 @@ describe('store memory: what is kept beyond the vectors', () => {
     // Clearing a slot inside the column still clears it.
     cols.set(10, undefined);
     assert.equal(creator.data[10], undefined);
+  });
+
+  test('records repeating an owner keep one copy of it, however many copies they arrive with', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heap = () => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const OWNER = '0x00000000000000000000000000000000000000Aa';
+    const N = 4000;
+    const data = vectors(N, 3);
+    // Each record of `own` brings its own flat copies of its owner and creator, as records decoded from the
+    // chain do.
+    const fill = async (own: boolean, base: number) => {
+      const store = new CollectionStore('mem', definition(DIM));
+      const records = data.map((v, i) => {
+        const rec = makeRecord(base + i, v, {}, { owner: OWNER });
+        if (own) rec.owner = Buffer.from(OWNER, 'latin1').toString('latin1');
+        if (own) rec.creator = Buffer.from(OWNER, 'latin1').toString('latin1');
+        return rec;
+      });
+      const before = heap();
+      await store.apply({ remove: [], upsert: records });
+      records.length = 0;
+      const grown = (heap() - before) / N;
+      return { store, grown };
+    };
+    const warm = await fill(false, 0); // code and shapes made once
+    const shared = await fill(false, N);
+    const own = await fill(true, 2 * N);
+    assert.equal(own.store.get(`id-${2 * N + 7}`)?.owner, OWNER);
+    assert.equal(own.store.count({ where: `$owner = '${OWNER.toLowerCase()}'` }), N);
+    // An address (42 characters) is 64 bytes: owner, creator and their lowercased copies in the columns.
+    assert.ok(
+      own.grown - shared.grown < 24,
+      `${own.grown.toFixed(1)} B a record with their own copies, ${shared.grown.toFixed(1)} B sharing one`,
+    );
+    assert.ok(warm.store.size + shared.store.size === 2 * N);
   });
 
   test('the native addon reports the C heap and gives its free pages back', () => {

@@ -119,6 +119,12 @@ export class AttributeIndex {
     return typeof p === 'number' ? p : undefined;
   }
 
+  /** Some slot holding `key`, or undefined when none does. */
+  anySlot(key: Key): number | undefined {
+    const p = this.#postings.get(key);
+    return p === undefined ? undefined : typeof p === 'number' ? p : p.slots[0];
+  }
+
   /** Appends the slots of `key` to `out`. */
   pushSlots(key: Key, out: number[]): void {
     const p = this.#postings.get(key);
