@@ -3,13 +3,16 @@
 // (documents excluded: the records carry none). Records are made per block and dropped after apply, as the
 // indexer does, so the store's growth is all it keeps. Memory is not affected by load.
 //
-// Usage: tsx scripts/measure-store-memory.ts [--n N] [--dim D] [--graph]   (default 20k × 384; --graph: the graph alone)
+// Usage: tsx scripts/measure-store-memory.ts [--n N] [--dim D] [--graph] [--own-strings]
+//   (default 20k × 384; --graph: the graph alone; --own-strings: each record brings its own copy of its
+//   owner address, as records decoded from the chain do, instead of one string shared by all)
 
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { VectorRecord } from '../src/collections/index.ts';
 import { CollectionStore } from '../src/engine/index.ts';
 import { createGraph, selectedEngine } from '../src/engine/hnsw/engine.ts';
+import { nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
 import { METRIC_OPS } from '../src/engine/metrics.ts';
 import { benchDefinition, benchRecord } from './benchRecord.ts';
 import { mulberry32 } from './generators.ts';
@@ -48,44 +51,100 @@ const cluster = Int32Array.from({ length: N }, (_, i) => i % 16);
 const rand = mulberry32(7);
 const bucket = Int32Array.from({ length: N }, () => Math.floor(rand() * 1000));
 const engine = selectedEngine();
+/** The C heap (glibc mallinfo2) when the native engine runs: live allocations against the allocator's slack. */
+const mallocStats = () => (engine === 'native' ? nativeAddon().mallocStats() : undefined);
+/** RSS growth per vector once the C heap's free pages are given back (how much of the rest is slack). */
+const rssAfterTrim = async (from: number): Promise<number | undefined> => {
+  if (engine !== 'native') return undefined;
+  nativeAddon().trimMalloc();
+  return Math.round(((await rss()) - from) / N);
+};
+/** Per vector, the growth of each C-heap figure since `from`. */
+const mallocGrowth = (from: ReturnType<typeof mallocStats>) => {
+  const to = mallocStats();
+  if (from === undefined || to === undefined) return undefined;
+  const per = (key: keyof typeof to) => Math.round((to[key] - from[key]) / N);
+  return { heap: per('heap'), inUse: per('inUse'), free: per('free'), mmapped: per('mmapped') };
+};
+
+/** V8's committed size per heap space: the young generation grows with the allocation rate, not with N. */
+const spaces = () => Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.physical_space_size]));
+/** Per vector, the change of V8's young generation since `from`. */
+const youngGrowth = (from: Record<string, number>) =>
+  Math.round(((spaces().new_space ?? 0) - (from.new_space ?? 0)) / N);
 
 // One measurement per process: the graph alone (--graph), or the whole store.
 const GRAPH_ONLY = argv.includes('--graph');
+const OWN_STRINGS = argv.includes('--own-strings');
 if (GRAPH_ONLY) {
   const before = await rss();
+  const spacesBefore = spaces();
+  const cBefore = mallocStats();
   const graph = createGraph(engine, METRIC_OPS.cosine, DIM, PARAMS, N);
   graph.reserve(N);
   for (let i = 0; i < N; i++) graph.add(vectorOf(i), i);
   const bytes = ((await rss()) - before) / N;
   console.log(
-    JSON.stringify({ engine, n: N, dim: DIM, graphBytesPerVector: Math.round(bytes), elements: graph.elementCount }),
+    JSON.stringify({
+      engine,
+      n: N,
+      dim: DIM,
+      graphBytesPerVector: Math.round(bytes),
+      graphLessYoung: Math.round(bytes) - youngGrowth(spacesBefore),
+      elements: graph.elementCount,
+      capacity: graph.capacity,
+      malloc: mallocGrowth(cBefore),
+    }),
   );
   process.exit(0);
 }
 
 const definition = benchDefinition(DIM, PARAMS);
 const before = await usage();
+const spacesBefore = spaces();
+const cBefore = mallocStats();
 const store = new CollectionStore('bench', definition);
 for (let i = 0; i < N; i += 1000) {
   const block: VectorRecord[] = [];
-  for (let j = i; j < Math.min(N, i + 1000); j++)
-    block.push(benchRecord(j, vectorOf(j), { bucket: bucket[j] ?? 0, cluster: cluster[j] ?? 0 }));
+  for (let j = i; j < Math.min(N, i + 1000); j++) {
+    const rec = benchRecord(j, vectorOf(j), { bucket: bucket[j] ?? 0, cluster: cluster[j] ?? 0 });
+    // A flat copy (a slice would be a view pinning its parent).
+    if (OWN_STRINGS) rec.owner = Buffer.from(rec.owner, 'latin1').toString('latin1');
+    block.push(rec);
+  }
   await store.apply({ remove: [], upsert: block });
 }
 // RSS split into the V8 heap's objects (records, maps, attribute indexes), typed arrays (label maps,
-// columns, the slab when there is one) and the rest (the native graph, allocator slack).
+// columns, the slab when there is one) and the rest (the native graph, allocator slack). V8's young
+// generation is sized by the allocation rate, not by N (0 to ~32 MB from run to run, never given back):
+// `storeLessYoung` leaves its change out, so two runs compare.
 const after = await usage();
+const spacesAfter = spaces();
 const per = (key: keyof NodeJS.MemoryUsage) => Math.round((after[key] - before[key]) / N);
+const heapSpaces = Object.fromEntries(
+  Object.keys(spacesAfter).map((name) => [
+    name,
+    Math.round(((spacesAfter[name] ?? 0) - (spacesBefore[name] ?? 0)) / N),
+  ]),
+);
+const young = heapSpaces.new_space ?? 0;
+const trimmed = await rssAfterTrim(before.rss);
 console.log(
   JSON.stringify({
     engine,
     n: N,
     dim: DIM,
+    ownStrings: OWN_STRINGS,
     storeBytesPerVector: per('rss'),
+    storeLessYoung: per('rss') - young,
     heapUsed: per('heapUsed'),
     heapTotal: per('heapTotal'),
     arrayBuffers: per('arrayBuffers'),
     external: per('external'),
     size: store.size,
+    capacity: store.graphStats.capacity,
+    malloc: mallocGrowth(cBefore),
+    lessYoungAfterTrim: trimmed === undefined ? undefined : trimmed - young,
+    heapSpaces,
   }),
 );

@@ -25,6 +25,9 @@
 #include <vector>
 
 #include "hnswlib/hnswlib.h"
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include "replaceRepair.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -723,6 +726,17 @@ napi_value MarkDelete(napi_env env, napi_callback_info info) {
   });
 }
 
+// hnswlib's resizeIndex frees the element arrays it replaces (level 0 when it moves, the link-list
+// pointers, levels and per-element mutexes, the visited list). glibc keeps those pages when they came
+// from its heap rather than their own mapping (its mmap threshold rises with every large free), so RSS
+// would keep each old copy: give the free pages back after each resize (growth is geometric, so this
+// runs O(log n) times).
+void releaseFreedPages() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
 napi_value Resize(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     napi_value a[1];
@@ -731,6 +745,7 @@ napi_value Resize(napi_env env, napi_callback_info info) {
     const size_t n = intArg(env, a[0], "maxElements", 1, MAX_ELEMENTS);
     if (n < ix->hnsw->cur_element_count) throw JsError("cannot resize below the current element count");
     ix->hnsw->resizeIndex(n);
+    releaseFreedPages();
     return nullptr;
   });
 }
@@ -1197,6 +1212,36 @@ napi_value ExactAsync(napi_env env, napi_callback_info info) {
   });
 }
 
+// mallocStats() → { heap, inUse, free, mmapped } in bytes (glibc's mallinfo2; all 0 elsewhere): what the
+// memory measurement attributes between live native allocations and allocator slack.
+napi_value MallocStats(napi_env env, napi_callback_info) {
+  return guarded(env, [&]() -> napi_value {
+    double heap = 0, inUse = 0, free = 0, mmapped = 0;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    const struct mallinfo2 m = mallinfo2();
+    heap = (double)m.arena;
+    inUse = (double)m.uordblks;
+    free = (double)m.fordblks;
+    mmapped = (double)m.hblkhd;
+#endif
+    napi_value o;
+    NAPI_OK(napi_create_object(env, &o));
+    NAPI_OK(napi_set_named_property(env, o, "heap", num(env, heap)));
+    NAPI_OK(napi_set_named_property(env, o, "inUse", num(env, inUse)));
+    NAPI_OK(napi_set_named_property(env, o, "free", num(env, free)));
+    NAPI_OK(napi_set_named_property(env, o, "mmapped", num(env, mmapped)));
+    return o;
+  });
+}
+
+// trimMalloc(): gives the C heap's free pages back to the system (releaseFreedPages).
+napi_value TrimMalloc(napi_env env, napi_callback_info) {
+  return guarded(env, [&]() -> napi_value {
+    releaseFreedPages();
+    return nullptr;
+  });
+}
+
 std::once_flag INIT_ONCE;
 
 // Process-wide tables and the kernel choice, once (the addon loads again in every worker thread).
@@ -1236,6 +1281,10 @@ napi_value Init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "cpu", fn);
   napi_create_function(env, "encodeHalf", NAPI_AUTO_LENGTH, EncodeHalf, nullptr, &fn);
   napi_set_named_property(env, exports, "encodeHalf", fn);
+  napi_create_function(env, "trimMalloc", NAPI_AUTO_LENGTH, TrimMalloc, nullptr, &fn);
+  napi_set_named_property(env, exports, "trimMalloc", fn);
+  napi_create_function(env, "mallocStats", NAPI_AUTO_LENGTH, MallocStats, nullptr, &fn);
+  napi_set_named_property(env, exports, "mallocStats", fn);
   return exports;
 }
 

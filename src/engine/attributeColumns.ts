@@ -4,6 +4,7 @@
 // definition changes.
 
 import type { AttributeType, AttributeValue } from '../collections/index.ts';
+import { grownLength } from './arrayGrowth.ts';
 import { AttributeIndex } from './filter/attributeIndex.ts';
 import type { Column, RowSource } from './filter/predicate.ts';
 import type { Field, Key } from './filter/types.ts';
@@ -113,8 +114,57 @@ export class AttributeColumns implements RowSource {
         }
       }
       if (col.kind === 'num') col.data[slot] = typeof v === 'number' ? v : NaN;
-      else col.data[slot] = typeof v === 'string' ? v : undefined;
+      else if (typeof v === 'string') col.data[slot] = this.#shared(name, col.data, v);
+      // Past the end a slot reads undefined already: a column of values most records lack ($creator)
+      // stays as short as its last value instead of 8 bytes a slot.
+      else if (slot < col.data.length) col.data[slot] = undefined;
     }
+  }
+
+  /**
+   * The instance of a string value the column already holds for another slot, else `v`. Decoded records
+   * bring their own copy of each value (an owner address is 64 bytes of heap, lowercasing a mixed-case
+   * one makes another): the slots sharing a value then share one string.
+   */
+  #shared(name: string, data: (string | undefined)[], v: string): string {
+    const other = this.#indexes.get(name)?.anySlot(v);
+    const held = other === undefined ? undefined : data[other];
+    return held === v ? held : v;
+  }
+
+  /**
+   * Points a record's owner, creator and string attributes at instances already kept (the same text:
+   * see #shared), so a value that many records repeat is kept once: an address as another record with
+   * it spells it (the meta columns hold it lowercased), else the column's; an attribute, the column's.
+   * Call after `set`, before `indexSlot`.
+   * @param records the records by slot
+   */
+  share(slot: number, rec: StoredRecord, records: readonly (StoredRecord | undefined)[]): void {
+    rec.owner = this.#sharedAddress('$owner', slot, rec.owner, records, (r) => r.owner) ?? rec.owner;
+    rec.creator = this.#sharedAddress('$creator', slot, rec.creator, records, (r) => r.creator);
+    for (const name of Object.keys(rec.attributes)) {
+      const a = rec.attributes[name];
+      if (typeof a !== 'string') continue;
+      const held = this.#columns.get(name)?.data[slot];
+      if (held === a && typeof held === 'string') rec.attributes[name] = held;
+    }
+  }
+
+  #sharedAddress(
+    name: string,
+    slot: number,
+    value: string | undefined,
+    records: readonly (StoredRecord | undefined)[],
+    field: (r: StoredRecord) => string | undefined,
+  ): string | undefined {
+    if (value === undefined) return undefined;
+    const lowered = this.#columns.get(name)?.data[slot];
+    if (typeof lowered !== 'string') return value;
+    if (lowered === value) return lowered;
+    const other = this.#indexes.get(name)?.anySlot(lowered);
+    const rec = other === undefined ? undefined : records[other];
+    const held = rec === undefined ? undefined : field(rec);
+    return held === value ? held : value;
   }
 
   /** Adds a slot's column values to the indexes, or removes them. */
@@ -134,8 +184,8 @@ export class AttributeColumns implements RowSource {
     if (cap > 0) this.#declare();
     for (const col of this.#columns.values()) {
       if (col.kind === 'num' && col.data.length < cap) {
-        // The slab grows a chunk at a time; columns double, so they are not copied at every chunk.
-        const data = new Float64Array(Math.max(cap, col.data.length * 2)).fill(NaN);
+        // Grown geometrically, so they are not copied at every chunk of a slab.
+        const data = new Float64Array(grownLength(col.data.length, cap)).fill(NaN);
         data.set(col.data);
         col.data = data;
       }

@@ -174,14 +174,22 @@ export class CollectionStore {
   }
 
   /**
-   * The graph's element and deleted counts (rebuilds reset both to the live records), and whether its
-   * native index exists (from the first insert on), and its engine (kept for the store's life).
+   * The graph's element and deleted counts (rebuilds reset both to the live records), the elements it
+   * has room for, whether its native index exists (from the first insert on), and its engine (kept for the
+   * store's life).
    */
-  get graphStats(): { elementCount: number; deleted: number; allocated: boolean; engine: GraphEngine } {
+  get graphStats(): {
+    elementCount: number;
+    deleted: number;
+    capacity: number;
+    allocated: boolean;
+    engine: GraphEngine;
+  } {
     const graph = this.#t.graph;
     return {
       elementCount: graph.elementCount,
       deleted: graph.deleted,
+      capacity: graph.capacity,
       allocated: graph.allocated,
       engine: graph.engine,
     };

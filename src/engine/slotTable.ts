@@ -9,6 +9,7 @@
 // and those inserted by a block not yet committed (`pending`).
 
 import type { CollectionDefinition } from '../collections/index.ts';
+import { grownLength } from './arrayGrowth.ts';
 import { AttributeColumns } from './attributeColumns.ts';
 import { createGraph, selectedEngine } from './hnsw/engine.ts';
 import type { Graph, GraphEngine } from './hnsw/graph.ts';
@@ -19,11 +20,11 @@ import { VectorSlab } from './vectorSlab.ts';
 
 /**
  * An Int32Array of at least `min` entries holding `a`'s, the rest `fill`.
- * @returns `a` itself when it is long enough, else a copy at least twice as long
+ * @returns `a` itself when it is long enough, else a grown copy (arrayGrowth.ts)
  */
 export function growInt32(a: Int32Array, min: number, fill: number): Int32Array {
   if (a.length >= min) return a;
-  const b = new Int32Array(Math.max(min, a.length * 2, 64)).fill(fill);
+  const b = new Int32Array(grownLength(a.length, min)).fill(fill);
   b.set(a);
   return b;
 }
@@ -148,6 +149,7 @@ export class SlotTable {
     this.slotLabel[slot] = label;
     this.labelSlot[label] = slot;
     this.columns.set(slot, rec);
+    this.columns.share(slot, rec, this.records);
     this.columns.indexSlot(slot, true);
     this.byId.set(rec.id, slot);
     this.live++;

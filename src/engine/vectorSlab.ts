@@ -11,6 +11,7 @@
 // collections stay tiny.
 
 import { floatToHalfBits, HALF_TO_FLOAT32 } from '../collections/index.ts';
+import { grownLength } from './arrayGrowth.ts';
 import { inverseNorm, SLAB_CHUNK_SHIFT, SLAB_CHUNK_SLOTS } from './exact.ts';
 
 const CHUNK_MASK = SLAB_CHUNK_SLOTS - 1;
@@ -62,7 +63,7 @@ export class VectorSlab {
   grow(min: number): void {
     if (min <= this.#slots) return;
     if (!this.holdsVectors) {
-      this.#slots = Math.max(min, this.#slots * 2, INITIAL_SLOTS);
+      this.#slots = grownLength(this.#slots, min);
       const live = new Uint8Array(this.#slots);
       live.set(this.live);
       this.live = live;

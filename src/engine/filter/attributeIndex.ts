@@ -11,6 +11,7 @@
 // of an attribute (AttributeColumns keeps one value per slot), so one `#pos` serves every bag.
 
 import { compareBytewise } from '../../query/index.ts';
+import { ARRAY_GROWTH, grownLength } from '../arrayGrowth.ts';
 import type { Key } from './types.ts';
 
 function compareKeys(a: Key, b: Key): number {
@@ -48,7 +49,7 @@ export class AttributeIndex {
 
   #setPos(slot: number, i: number): void {
     if (slot >= this.#pos.length) {
-      const pos = new Int32Array(Math.max(slot + 1, this.#pos.length * 2, 64));
+      const pos = new Int32Array(grownLength(this.#pos.length, slot + 1));
       pos.set(this.#pos);
       this.#pos = pos;
     }
@@ -74,7 +75,7 @@ export class AttributeIndex {
     } else {
       if (this.#inBag(p, slot)) return;
       if (p.n === p.slots.length) {
-        const slots = new Int32Array(p.n * 2);
+        const slots = new Int32Array(Math.max(p.n + 1, Math.ceil(p.n * ARRAY_GROWTH)));
         slots.set(p.slots);
         p.slots = slots;
       }
@@ -116,6 +117,12 @@ export class AttributeIndex {
   only(key: Key): number | undefined {
     const p = this.#postings.get(key);
     return typeof p === 'number' ? p : undefined;
+  }
+
+  /** Some slot holding `key`, or undefined when none does. */
+  anySlot(key: Key): number | undefined {
+    const p = this.#postings.get(key);
+    return p === undefined ? undefined : typeof p === 'number' ? p : p.slots[0];
   }
 
   /** Appends the slots of `key` to `out`. */

@@ -90,6 +90,14 @@ export type NativeAddon = {
   cpu(): { detected: NativeKernel; default: NativeKernel };
   /** float → binary16 bits as the addon rounds (nearest even, saturating at ±65504). */
   encodeHalf(x: number): number;
+  /**
+   * The C heap as glibc's mallinfo2 counts it, in bytes (all 0 on other C libraries): `heap` obtained
+   * from the system, `inUse` of it allocated, `free` of it kept for reuse, `mmapped` in mappings of
+   * their own (large blocks such as level 0 of a graph). For the memory measurement.
+   */
+  mallocStats(): { heap: number; inUse: number; free: number; mmapped: number };
+  /** Gives the C heap's free pages back to the system (glibc's malloc_trim; nothing elsewhere). */
+  trimMalloc(): void;
 };
 
 const ADDON_FILE = join('native', 'build', 'Release', 'arkivector_native.node');

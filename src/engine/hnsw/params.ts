@@ -23,7 +23,7 @@ export const REBUILD_DELETED_RATIO = 0.25;
 /** …and this many (small collections are not worth rebuilding). */
 export const REBUILD_DELETED_MIN = 1024;
 
-/** The first capacity of a new graph; it grows by ×1.5 (resizeIndex) when full. */
+/** The first capacity of a new graph; it grows by GRAPH_GROWTH (graph.ts, resizeIndex) when full. */
 export const HNSW_INITIAL_CAPACITY = 1024;
 
 /**

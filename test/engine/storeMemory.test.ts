@@ -1,0 +1,162 @@
+// Tests of how a collection store sizes what it keeps per vector (issue 23 item 1): the graph's capacity
+// past its elements (hnswlib touches a mutex, a level and a visited mark per element of capacity), the
+// per-slot typed arrays, and string columns of values most records lack. Each bound fails under the
+// previous policy (graph ×1.5, arrays ×2, an undefined written for every slot).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { ARRAY_GROWTH, grownLength } from '../../src/engine/arrayGrowth.ts';
+import { AttributeColumns } from '../../src/engine/attributeColumns.ts';
+import { HnswGraph } from '../../src/engine/hnsw/graph.ts';
+import { GRAPH_GROWTH } from '../../src/engine/hnsw/graph.ts';
+import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
+import { nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
+import { CollectionStore } from '../../src/engine/index.ts';
+import { METRIC_OPS } from '../../src/engine/metrics.ts';
+import type { StoredRecord } from '../../src/engine/recordView.ts';
+import { growInt32 } from '../../src/engine/slotTable.ts';
+import { definition, makeRecord, mulberry32 } from './helpers.ts';
+
+const DIM = 8;
+const PARAMS = { m: 8, efConstruction: 32 };
+
+function vectors(n: number, seed: number): Float32Array[] {
+  const rand = mulberry32(seed);
+  return Array.from({ length: n }, () => Float32Array.from({ length: DIM }, () => rand() * 2 - 1));
+}
+
+describe('store memory: what is kept beyond the vectors', () => {
+  test('a graph filled block by block has room for at most ×GRAPH_GROWTH its elements, on both engines', () => {
+    const data = vectors(1300, 1);
+    for (const graph of [
+      HnswGraph.create(METRIC_OPS.cosine, DIM, PARAMS),
+      HalfGraph.create(METRIC_OPS.cosine, DIM, PARAMS),
+    ]) {
+      for (let i = 0; i < data.length; i += 100) {
+        graph.reserve(100);
+        for (let j = i; j < i + 100; j++) graph.add(data[j]!, j);
+        const count = graph.elementCount;
+        // The initial capacity (1024) holds the first ten blocks; past it, growth is bounded.
+        if (count > 1024)
+          assert.ok(
+            graph.capacity <= Math.ceil(count * GRAPH_GROWTH),
+            `${graph.engine}: capacity ${graph.capacity} for ${count} elements`,
+          );
+      }
+      const hits = graph.search(data[1234]!, 1, 64);
+      assert.equal(hits.labels[0], 1234, `${graph.engine}: the grown graph still finds a vector it holds`);
+    }
+  });
+
+  test('the store reports its graph capacity beside its elements', async () => {
+    const store = new CollectionStore('mem', definition(DIM));
+    const data = vectors(1100, 2);
+    const records = data.map((v, i) => makeRecord(i, v));
+    // The first block makes the graph (1024 elements); the second grows it.
+    await store.apply({ remove: [], upsert: records.slice(0, 600) });
+    await store.apply({ remove: [], upsert: records.slice(600) });
+    const { elementCount, capacity } = store.graphStats;
+    assert.equal(elementCount, 1100);
+    assert.ok(capacity >= 1100 && capacity <= Math.ceil(1100 * GRAPH_GROWTH), `capacity ${capacity}`);
+  });
+
+  test('per-slot arrays grow by ×ARRAY_GROWTH and keep their entries', () => {
+    let a: Int32Array = new Int32Array(0);
+    for (let n = 1; n <= 5000; n += 37) {
+      const before = a;
+      a = growInt32(a, n, -1);
+      assert.ok(a.length >= n);
+      if (a !== before) {
+        assert.ok(
+          a.length <= Math.max(n, Math.ceil(before.length * ARRAY_GROWTH), 64),
+          `${before.length} → ${a.length}`,
+        );
+        for (let i = 0; i < before.length; i++) assert.equal(a[i], before[i]);
+        for (let i = before.length; i < a.length; i++) assert.equal(a[i], -1);
+      }
+      for (let i = 0; i < n; i++) a[i] = i;
+    }
+    assert.equal(grownLength(1000, 1001), 1250);
+    assert.equal(grownLength(0, 1), 64);
+    assert.equal(grownLength(10, 5000), 5000);
+  });
+
+  test('a string column of a value most records lack stays as short as its last value, and reads the same', () => {
+    const cols = new AttributeColumns(() => 4096);
+    cols.reset({ topic: 'str' });
+    const rec = (i: number, creator?: string): StoredRecord => ({
+      key: `0x${i.toString(16).padStart(64, '0')}`,
+      owner: '0x00000000000000000000000000000000000000aa',
+      creator,
+      collection: 'mem',
+      id: String(i),
+      expiresAt: 100n,
+      dim: DIM,
+      document: '',
+      attributes: i % 2 === 0 ? { topic: 'pets' } : {},
+    });
+    for (let s = 0; s < 3000; s++) cols.set(s, rec(s, s === 10 ? '0xABC' : undefined));
+    const creator = cols.column({ name: '$creator', type: 'str', meta: true });
+    assert.equal(creator.kind, 'str');
+    assert.ok(creator.data.length <= 11, `$creator column of ${creator.data.length} entries`);
+    assert.equal(creator.data[10], '0xabc');
+    assert.equal(creator.data[2999], undefined);
+    const topic = cols.column({ name: 'topic', type: 'str', meta: false });
+    assert.equal(topic.data[2998], 'pets');
+    assert.equal(topic.data[2999], undefined);
+    // Clearing a slot inside the column still clears it.
+    cols.set(10, undefined);
+    assert.equal(creator.data[10], undefined);
+  });
+
+  test('records repeating an owner keep one copy of it, however many copies they arrive with', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heap = () => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const OWNER = '0x00000000000000000000000000000000000000Aa';
+    const N = 4000;
+    const data = vectors(N, 3);
+    // Each record of `own` brings its own flat copies of its owner and creator, as records decoded from the
+    // chain do.
+    const fill = async (own: boolean, base: number) => {
+      const store = new CollectionStore('mem', definition(DIM));
+      const records = data.map((v, i) => {
+        const rec = makeRecord(base + i, v, {}, { owner: OWNER });
+        if (own) rec.owner = Buffer.from(OWNER, 'latin1').toString('latin1');
+        if (own) rec.creator = Buffer.from(OWNER, 'latin1').toString('latin1');
+        return rec;
+      });
+      const before = heap();
+      await store.apply({ remove: [], upsert: records });
+      records.length = 0;
+      const grown = (heap() - before) / N;
+      return { store, grown };
+    };
+    const warm = await fill(false, 0); // code and shapes made once
+    const shared = await fill(false, N);
+    const own = await fill(true, 2 * N);
+    assert.equal(own.store.get(`id-${2 * N + 7}`)?.owner, OWNER);
+    assert.equal(own.store.count({ where: `$owner = '${OWNER.toLowerCase()}'` }), N);
+    // An address (42 characters) is 64 bytes: owner, creator and their lowercased copies in the columns.
+    assert.ok(
+      own.grown - shared.grown < 24,
+      `${own.grown.toFixed(1)} B a record with their own copies, ${shared.grown.toFixed(1)} B sharing one`,
+    );
+    assert.ok(warm.store.size + shared.store.size === 2 * N);
+  });
+
+  test('the native addon reports the C heap and gives its free pages back', () => {
+    const addon = nativeAddon();
+    const before = addon.mallocStats();
+    for (const v of Object.values(before)) assert.ok(Number.isFinite(v) && v >= 0);
+    if (before.heap > 0) assert.ok(before.inUse <= before.heap);
+    addon.trimMalloc();
+    const after = addon.mallocStats();
+    assert.ok(after.heap >= 0 && after.inUse >= 0);
+  });
+});
