@@ -832,6 +832,41 @@ namespace {
 
 // exactSearch(query, k, labels, distances, stats, candidates?: Uint32Array of labels): every element not
 // marked deleted, or the candidates among them; ties by label.
+// The exact top-k of exactSearch and exactAsync: every element not deleted (`all`), or the candidates'
+// (labels) elements, looked up first, each once, then read in memory order with prefetch (filteredSearch.h
+// scanIds); ties by label. `checks`: the elements or candidates considered.
+std::priority_queue<std::pair<float, uint32_t>> exactTop(Index& ix, const float* query, float invQuery, size_t k,
+                                                         bool all, const uint32_t* candidates, size_t count,
+                                                         size_t& checks) {
+  auto& h = *ix.hnsw;
+  std::priority_queue<std::pair<float, uint32_t>> top;
+  auto distance = [&](const void* x) { return ix.space->exactDistance(query, invQuery, x); };
+  if (all) {
+    const size_t n = h.cur_element_count;
+    for (size_t id = 0; id < n; id++) {
+      if (h.isMarkedDeleted((hnswlib::tableint)id)) continue;
+      const void* x = h.getDataByInternalId((hnswlib::tableint)id);
+      arkivector_filtered::keepNearest(top, k, distance(x), (uint32_t)h.getExternalLabel((hnswlib::tableint)id));
+    }
+    checks = n;
+    return top;
+  }
+  std::vector<hnswlib::tableint> ids;
+  ids.reserve(count);
+  {
+    std::unique_lock<std::mutex> lock(h.label_lookup_lock);
+    for (size_t i = 0; i < count; i++) {
+      auto it = h.label_lookup_.find(candidates[i]);
+      if (it != h.label_lookup_.end() && !h.isMarkedDeleted(it->second)) ids.push_back(it->second);
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  arkivector_filtered::scanIds(h, ids, k, distance, top);
+  checks = count;
+  return top;
+}
+
 napi_value ExactSearch(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     napi_value a[6];
@@ -839,36 +874,14 @@ napi_value ExactSearch(napi_env env, napi_callback_info info) {
     ix->encode(env, a[0], "query");
     const size_t k = intArg(env, a[1], "k", 1, MAX_K);
     Outputs out = outputsArg(env, a[2], a[3], a[4], k);
-    auto& h = *ix->hnsw;
-    std::priority_queue<std::pair<float, uint32_t>> top;
-    auto consider = [&](hnswlib::tableint id) {
-      if (h.isMarkedDeleted(id)) return;
-      const float d = ix->space->exactDistance(ix->query.data(), ix->invQuery, h.getDataByInternalId(id));
-      arkivector_filtered::keepNearest(top, k, d, (uint32_t)h.getExternalLabel(id));
-    };
     size_t checks = 0;
+    std::priority_queue<std::pair<float, uint32_t>> top;
     if (isMissing(env, a[5])) {
-      const size_t n = h.cur_element_count;
-      for (size_t id = 0; id < n; id++) consider((hnswlib::tableint)id);
-      checks = n;
+      top = exactTop(*ix, ix->query.data(), ix->invQuery, k, true, nullptr, 0, checks);
     } else {
       Typed c = typedArg(env, a[5], napi_uint32_array, "candidates");
-      const uint32_t* labels = static_cast<const uint32_t*>(c.data);
-      // Looked up first, then scanned in memory order with prefetch (filteredSearch.h scanIds).
-      std::vector<hnswlib::tableint> ids;
-      ids.reserve(c.length);
-      {
-        std::unique_lock<std::mutex> lock(h.label_lookup_lock);
-        for (size_t i = 0; i < c.length; i++) {
-          auto it = h.label_lookup_.find(labels[i]);
-          if (it != h.label_lookup_.end() && !h.isMarkedDeleted(it->second)) ids.push_back(it->second);
-        }
-      }
-      std::sort(ids.begin(), ids.end());
-      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-      auto distance = [&](const void* x) { return ix->space->exactDistance(ix->query.data(), ix->invQuery, x); };
-      arkivector_filtered::scanIds(h, ids, k, distance, top);
-      checks = c.length;
+      top = exactTop(*ix, ix->query.data(), ix->invQuery, k, false, static_cast<const uint32_t*>(c.data), c.length,
+                     checks);
     }
     const size_t n = top.size();
     for (size_t i = n; i-- > 0;) {
@@ -1064,31 +1077,11 @@ void knnHits(AsyncSearch& w) {
   std::sort(w.hits.begin(), w.hits.end());
 }
 
-// ExactSearch's scan: every element not deleted, or the candidates' elements; ties by label.
+// exactSearch's scan (exactTop), on a thread.
 void exactHits(AsyncSearch& w) {
-  auto& h = *w.ix->hnsw;
-  std::priority_queue<std::pair<float, uint32_t>> top;
-  auto consider = [&](hnswlib::tableint id) {
-    if (h.isMarkedDeleted(id)) return;
-    const float d = w.ix->space->exactDistance(w.query.data(), w.invQuery, h.getDataByInternalId(id));
-    const std::pair<float, uint32_t> hit(d, (uint32_t)h.getExternalLabel(id));
-    if (top.size() < w.k) {
-      top.push(hit);
-    } else if (hit < top.top()) {
-      top.pop();
-      top.push(hit);
-    }
-  };
-  if (!w.hasCandidates) {
-    const size_t n = h.cur_element_count;
-    for (size_t id = 0; id < n; id++) consider((hnswlib::tableint)id);
-  } else {
-    std::unique_lock<std::mutex> lock(h.label_lookup_lock);
-    for (const uint32_t label : w.candidates) {
-      auto it = h.label_lookup_.find(label);
-      if (it != h.label_lookup_.end()) consider(it->second);
-    }
-  }
+  size_t checks = 0;
+  auto top = exactTop(*w.ix, w.query.data(), w.invQuery, w.k, !w.hasCandidates, w.candidates.data(),
+                      w.candidates.size(), checks);
   w.hits.resize(top.size());
   for (size_t i = top.size(); i-- > 0; top.pop()) w.hits[i] = top.top();
 }
