@@ -41,7 +41,7 @@
 // Landed (a set spread like the data, or the query inside a correlated set), the walk's width follows the
 // allowed share around the landing (× ACORN_NEAR_SCALE): a sparse set is walked narrow at recall ~0.99,
 // a dense one at the whole width (README "Native engine"); not landed, the set lies away from the query, where the walk's recall is 0.87–0.93
-// even at twice the width: the exact scan answers when it is within FAR_RESCUE_FACTOR × the threshold,
+// even at twice the width: the exact scan answers when it is within ACORN_FAR_EXACT_FACTOR × the threshold,
 // else the walk at ef × ACORN_EF_SCALE. The test depends only on the query and the set (no memo of
 // earlier queries), so replicas answer alike. A short answer goes to the exact scan (never under-filled).
 
@@ -112,6 +112,12 @@ const WALK_EF_SHARE_SCALE = 2;
  * much as scanning ~2,200 allowed vectors at 50k × 384, the narrow ACORN walk about 1.5 times that.
  */
 const ACORN_EXACT_PER_EF = 40;
+/**
+ * ACORN plan: a set away from the query is scanned exactly up to this many times the scan's threshold
+ * (64,000 records at the default width). At 8 a clustered set of half of 100k × 384 was walked instead, at
+ * recall@10 0.872 (0.12× unfiltered); at 16 it is scanned, at 0.984 (0.07×), `npm run bench`, 2026-12-02.
+ */
+const ACORN_FAR_EXACT_FACTOR = 16;
 /** ACORN plan: the walk's width for a set away from the query that the exact scan cannot afford, × ef. */
 const ACORN_EF_SCALE = 1.5;
 /**
@@ -435,7 +441,7 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
     return allowed;
   };
   // Away from the query, the scan answers when within reach; the walk stops at its landing test then.
-  const farEf = passing <= threshold * FAR_RESCUE_FACTOR ? 0 : Math.ceil(ef * ACORN_EF_SCALE);
+  const farEf = passing <= threshold * ACORN_FAR_EXACT_FACTOR ? 0 : Math.ceil(ef * ACORN_EF_SCALE);
   const filter: GraphFilter = {
     labelSlot,
     allowed: {
