@@ -1046,24 +1046,8 @@ void knnHits(AsyncSearch& w) {
   auto& h = *w.ix->hnsw;
   if (h.cur_element_count == 0) return;
   const void* q = w.element.data();
-  hnswlib::tableint cur = h.enterpoint_node_;
-  float curdist = h.fstdistfunc_(q, h.getDataByInternalId(cur), h.dist_func_param_);
-  for (int level = h.maxlevel_; level > 0; level--) {
-    for (bool changed = true; changed;) {
-      changed = false;
-      unsigned* data = h.get_linklist(cur, level);
-      const int size = h.getListCount(data);
-      const hnswlib::tableint* ids = (const hnswlib::tableint*)(data + 1);
-      for (int i = 0; i < size; i++) {
-        const float d = h.fstdistfunc_(q, h.getDataByInternalId(ids[i]), h.dist_func_param_);
-        if (d < curdist) {
-          curdist = d;
-          cur = ids[i];
-          changed = true;
-        }
-      }
-    }
-  }
+  auto dist = [&](hnswlib::tableint id) { return h.fstdistfunc_(q, h.getDataByInternalId(id), h.dist_func_param_); };
+  const hnswlib::tableint cur = arkivector_filtered::descend(h, dist).first;
   const size_t width = std::max(w.ef, w.k);
   auto top = h.getDeletedCount() == 0 ? h.searchBaseLayerST<true>(cur, q, width, nullptr)
                                       : h.searchBaseLayerST<false>(cur, q, width, nullptr);

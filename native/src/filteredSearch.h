@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <queue>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,35 @@ struct Stats {
 };
 
 /**
+ * Greedy descent of the upper layers from the entry point, as hnswlib's searchKnn does (unfiltered):
+ * the element of level 1 nearest to the query, and its distance.
+ * @param dist float(tableint): the distance to the query
+ */
+template <typename Distance>
+std::pair<tableint, float> descend(const Hnsw& h, Distance& dist) {
+  tableint cur = h.enterpoint_node_;
+  float curDist = dist(cur);
+  for (int level = h.maxlevel_; level > 0; level--) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      unsigned* list = h.get_linklist(cur, level);
+      const size_t size = h.getListCount(list);
+      const tableint* ids = reinterpret_cast<const tableint*>(list + 1);
+      for (size_t i = 0; i < size; i++) {
+        const float d = dist(ids[i]);
+        if (d < curDist) {
+          curDist = d;
+          cur = ids[i];
+          changed = true;
+        }
+      }
+    }
+  }
+  return {cur, curDist};
+}
+
+/**
  * The ef nearest allowed elements (internal ids, nearest last in the heap's pop order), by the graph's
  * binary16 distance to `q` (an encoded element).
  * @param allowed bool(tableint): the element may be returned (not deleted, passes the filter)
@@ -84,25 +114,9 @@ std::priority_queue<Pair> search(const Hnsw& h, const void* q, size_t ef, size_t
   };
 
   // Greedy descent of the upper layers, as searchKnn does (unfiltered).
-  tableint cur = h.enterpoint_node_;
-  float curDist = dist(cur);
-  for (int level = h.maxlevel_; level > 0; level--) {
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      unsigned* list = h.get_linklist(cur, level);
-      const size_t size = h.getListCount(list);
-      const tableint* ids = reinterpret_cast<const tableint*>(list + 1);
-      for (size_t i = 0; i < size; i++) {
-        const float d = dist(ids[i]);
-        if (d < curDist) {
-          curDist = d;
-          cur = ids[i];
-          changed = true;
-        }
-      }
-    }
-  }
+  tableint cur;
+  float curDist;
+  std::tie(cur, curDist) = descend(h, dist);
 
   hnswlib::VisitedList* vl = h.visited_list_pool_->getFreeVisitedList();
   hnswlib::vl_type* visited = vl->mass;
