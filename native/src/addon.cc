@@ -783,17 +783,30 @@ SlotFilter filterArg(napi_env env, napi_value labelSlot, napi_value bits) {
   return f;
 }
 
+// The arguments search and filteredSearch share: (query, k, ef, labels, distances, stats, labelSlot?,
+// allowed?), read and checked in that order.
+struct WalkArgs {
+  const void* q;
+  size_t k, ef;
+  Outputs out;
+  SlotFilter f;
+};
+
+WalkArgs walkArgs(napi_env env, Index* ix, napi_value* a) {
+  const void* q = ix->encode(env, a[0], "query");
+  const size_t k = intArg(env, a[1], "k", 1, MAX_K);
+  const size_t ef = intArg(env, a[2], "ef", 1, MAX_EF);
+  Outputs out = outputsArg(env, a[3], a[4], a[5], k);
+  return {q, k, ef, out, filterArg(env, a[6], a[7])};
+}
+
 // search(query, k, ef, labels: Uint32Array, distances: Float32Array, stats: Int32Array,
 //        labelSlot?: Int32Array, allowed?: Uint8Array) → writes stats[0] = hits, stats[1] = filter checks
 napi_value Search(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     napi_value a[8];
     Index* ix = unwrap(env, info, 8, a);
-    const void* q = ix->encode(env, a[0], "query");
-    const size_t k = intArg(env, a[1], "k", 1, MAX_K);
-    const size_t ef = intArg(env, a[2], "ef", 1, MAX_EF);
-    Outputs out = outputsArg(env, a[3], a[4], a[5], k);
-    SlotFilter f = filterArg(env, a[6], a[7]);
+    auto [q, k, ef, out, f] = walkArgs(env, ix, a);
     auto& h = *ix->hnsw;
     h.ef_ = ef;
     auto res = h.searchKnn(q, k, f.labelSlot == nullptr ? nullptr : &f);
@@ -906,11 +919,7 @@ napi_value FilteredSearch(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     napi_value a[11];
     Index* ix = unwrap(env, info, 11, a);
-    const void* q = ix->encode(env, a[0], "query");
-    const size_t k = intArg(env, a[1], "k", 1, MAX_K);
-    const size_t ef = intArg(env, a[2], "ef", 1, MAX_EF);
-    Outputs out = outputsArg(env, a[3], a[4], a[5], k);
-    SlotFilter f = filterArg(env, a[6], a[7]);
+    auto [q, k, ef, out, f] = walkArgs(env, ix, a);
     if (f.labelSlot == nullptr) throw JsError("filteredSearch needs the labelSlot map");
     const size_t passing = intArg(env, a[8], "passing", 0, MAX_ELEMENTS);
     const size_t farEf = isMissing(env, a[9]) ? std::max(ef, k) : intArg(env, a[9], "farEf", 0, MAX_EF);
