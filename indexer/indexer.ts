@@ -1018,7 +1018,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     this.#table.resetJournal(meta.block);
     this.#rememberHash(meta.block, meta.hash);
     this.#asOf = meta.block;
-    this.#snapshotAt = meta.block;
+    // A store converted from another engine's snapshot would convert again at every start until a block
+    // moved the node on: with no snapshot of its own the next idle step (or the stop) writes one.
+    const converted = [...this.collections.values()].some((c) => c.store.converted === true);
+    this.#snapshotAt = converted ? undefined : meta.block;
     this.#unverified = !canonical;
     this.counters.snapshotsLoaded++;
     this.#logger.info(

@@ -91,6 +91,7 @@ export class CollectionStore {
   readonly name: string;
   #def: CollectionDefinition;
   readonly #t: SlotTable;
+  #converted = false;
   readonly #filterCache = new Map<string, Cond | undefined>();
   #queue: Promise<unknown> = Promise.resolve();
   #staged: Stage | undefined;
@@ -166,6 +167,14 @@ export class CollectionStore {
 
   get definition(): CollectionDefinition {
     return this.#def;
+  }
+
+  /**
+   * Whether `load` converted the store from another engine's snapshot: the snapshot it came from is not
+   * this store's until it is written again (the indexer writes it at its next chance).
+   */
+  get converted(): boolean {
+    return this.#converted;
   }
 
   /** Live records. */
@@ -600,7 +609,7 @@ export class CollectionStore {
   ): Promise<CollectionStore> {
     const manifest = await readStoreManifest(dir, definition);
     const store = new CollectionStore(name, definition, options);
-    await restoreStoreSnapshot(dir, manifest, store.#t, name, definition, options.rebuild);
+    store.#converted = await restoreStoreSnapshot(dir, manifest, store.#t, name, definition, options.rebuild);
     return store;
   }
 }

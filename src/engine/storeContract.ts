@@ -19,6 +19,8 @@ export interface IndexedStore {
   /** Does the expensive work (may yield to the event loop); nothing is visible until the returned commit runs. */
   prepare(changes: StoreChanges): Promise<() => void>;
   save(dir: string): Promise<void>;
+  /** Loaded from a snapshot it had to convert (another engine's graph): that snapshot is written again. */
+  readonly converted?: boolean;
   /** Stops background work (a running graph rebuild) of a store the indexer dropped; reads keep working. */
   close?(): Promise<void>;
 }

@@ -233,6 +233,7 @@ function snapshotEngine(manifest: SnapshotManifest): GraphEngine {
  * @param name the collection name
  * @param definition its current definition
  * @param options the store's rebuild options (worker module, temporary folder, logger)
+ * @returns whether the graph was converted (the snapshot on disk is then another engine's until written again)
  */
 export async function restoreStoreSnapshot(
   dir: string,
@@ -241,7 +242,7 @@ export async function restoreStoreSnapshot(
   name: string,
   definition: CollectionDefinition,
   options: RebuildOptions = {},
-): Promise<void> {
+): Promise<boolean> {
   const started = performance.now();
   const dim = definition.dim;
   const engine = t.graph.engine;
@@ -333,7 +334,7 @@ export async function restoreStoreSnapshot(
     t.graph.deleted = manifest.deleted;
     // A graph never inserted into is written without an index (an empty file, the native engine).
     if (manifest.live > 0 && !t.graph.allocated) throw damaged(`an empty graph for ${manifest.live} records`);
-    return;
+    return false;
   }
   const build = buildFromHalves(
     { engine, metric: definition.metric, dim, m: definition.index.m, efConstruction: definition.index.ef_construction },
@@ -352,4 +353,5 @@ export async function restoreStoreSnapshot(
     { collection: name, records: tuples.length, ms: Math.round(performance.now() - started) },
     `store converted from its ${from} snapshot to the ${engine} engine (no chain read)`,
   );
+  return true;
 }

@@ -106,8 +106,7 @@ describe('indexer: an hnswlib-node data directory under the native default', () 
         const ids = (s: CollectionStore) => s.search({ vector, k: 10 }).results.map((h) => h.record.id);
         assert.deepEqual(ids(store), ids(oldStore), `query ${seed}`);
       }
-      // The next snapshot (written at stop once a block moved the node on) is a native one: the start
-      // after it converts nothing.
+      // The snapshots it writes are native ones, a block later too (the test below: without a block).
       await walletClient(devnet, 0).createEntity(vectorOf('n-late', 99));
       await suite.synced(upgraded);
       await upgraded.stop();
@@ -115,6 +114,42 @@ describe('indexer: an hnswlib-node data directory under the native default', () 
       assert.equal(next.engine, 'native');
     } finally {
       // A failed assertion leaves the upgraded node running: stop it before its data directory goes.
+      await suite.stopAll();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a converted store writes its own snapshot without waiting for a block: the next start loads it natively', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'arkivector-upgrade-'));
+    try {
+      process.env[ENGINE_ENV] = 'hnswlib-node';
+      const old = suite.create(inner, { dataDir });
+      await suite.synced(old);
+      await old.stop();
+      const block = defined(old.asOfBlock, 'old as of');
+
+      // First native start: converts, and no block comes before it stops.
+      delete process.env[ENGINE_ENV];
+      const upgraded = suite.create(inner, { dataDir });
+      await suite.synced(upgraded, block);
+      assert.equal(upgraded.counters.snapshotsLoaded, 1);
+      assert.equal(notesStore(upgraded).converted, true, 'the first native start converts');
+      await upgraded.stop();
+      assert.equal(upgraded.asOfBlock, block, 'no block moved the node on');
+      assert.equal(upgraded.counters.snapshotsWritten, 1, 'the converted store was written at once');
+      const manifest = JSON.parse(await readFile(join(dataDir, 'snapshot', 'stores', '0', 'store.json'), 'utf8'));
+      assert.equal(manifest.engine, 'native');
+
+      // Second native start: the snapshot is the store's own, nothing to convert or write.
+      const again = suite.create(inner, { dataDir });
+      await suite.synced(again, block);
+      assert.equal(again.counters.snapshotsLoaded, 1);
+      assert.equal(again.counters.bootstraps, 0);
+      assert.equal(notesStore(again).converted, false, 'the second start does not convert');
+      assert.deepEqual(indexedCollections(again), indexedCollections(old));
+      await again.stop();
+      assert.equal(again.counters.snapshotsWritten, 0, 'an unchanged native store is not written again');
+    } finally {
       await suite.stopAll();
       await rm(dataDir, { recursive: true, force: true });
     }
