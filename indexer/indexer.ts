@@ -467,8 +467,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     let said: number | undefined;
     for (let wait = budget.waitMs(calls); wait > 0 && !this.#stopped; wait = budget.waitMs(calls)) {
       const until = Date.now() + wait;
-      // Quiet chosen after a good step is not a stall; after a failed one the stall clock runs on.
-      if (this.#failures === 0) this.#quietUntil = until;
+      // Quiet chosen after a good step, or before the first retry of a failed one (a bootstrap page that
+      // did not arrive), is not a stall; from a second failure in a row on, the stall clock runs on, so a
+      // dead RPC still shows `stalled` 3 block times after the retry that was due.
+      if (this.#failures <= 1) this.#quietUntil = until;
       // Said again only when a spend moved it: pokes (a newHeads every block with --ws) wake this wait too.
       if (said === undefined || Math.abs(until - said) >= 1_000) {
         said = until;

@@ -197,3 +197,34 @@ test('a bootstrap over many pages waits before each call: the calls never outrun
   assert.ok(progress.some((p) => p.nextCallAt !== undefined));
   assert.equal(paced.bootstrapProgress, undefined, 'no bootstrap runs once it is done');
 });
+
+test('a bootstrap retried after a failed page waits for its budget as `starting`, not `stalled`', async () => {
+  const chain = await startTestDevnet({ protocol: 'dbchain' });
+  cleanups.push(() => chain.stop());
+  const inner = createHttpTransport({ url: chain.url, attempts: 1 });
+  cleanups.push(() => inner.close());
+  // The first query page fails once: the bootstrap step fails, and its retry waits for the budget.
+  let queries = 0;
+  const flaky = countCalls(inner, (_n, methods) => {
+    if (methods.includes('arkiv_query') && ++queries === 1) throw new Error('injected: the page did not arrive');
+  });
+  // A call a second, five at once, on the wall clock: the retry waits about 4 s for its step's five calls,
+  // longer than the 3 block times (2.25 s) `stalled` takes.
+  const blockTimeSeconds = 0.75;
+  const budget = createCallBudget(3_600, 5);
+  const indexer = new ChainIndexer({
+    source: createDbChainSource(budgetedTransport(flaky, budget)),
+    stores: engineStores,
+    chainId: chain.chainId,
+    blockTimeSeconds,
+    callBudget: budget,
+  });
+  const states: string[] = [];
+  indexer.on('state', (state) => states.push(state));
+  indexer.start();
+  cleanups.push(() => indexer.stop());
+  assert.ok(await indexer.waitForBlock(chain.headNumber, 60_000), 'bootstrapped after the retry');
+  assert.equal(indexer.lastFailure?.message, 'injected: the page did not arrive');
+  assert.ok(queries > 1, `the bootstrap went on after the failed page: ${queries} queries`);
+  assert.ok(!states.includes('stalled'), `states: ${states.join(', ')}`);
+});
