@@ -3,6 +3,7 @@
 // mode of a loopback bind with its Origin/Host checks.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -468,5 +469,31 @@ describe('http/auth: through the HTTP surface', () => {
     // Probes and requests without a token are not limited by it.
     assert.equal((await call(`${node.url}/healthz`)).status, 200);
     assertProblem(await call(`${node.url}/v1/collections`), 401, 'unauthorized');
+  });
+
+  test('failed authentications on a dual-stack socket count per IPv4 address, not per /64 of the mapped form', async () => {
+    // Bound to the IPv4-mapped loopback address, the socket is IPv6 and reports its callers as
+    // ::ffff:127.0.0.N, all of them in one /64: they still count one address each.
+    const node = await chain.node({
+      access: await loadAccessPolicy({ tokensEnv: `read:${READER}`, publicRead: false, host: '0.0.0.0' }),
+      host: '::ffff:127.0.0.1',
+    });
+    const port = Number(new URL(node.url).port);
+    const from = (localAddress: string, secret: string) =>
+      new Promise<{ status: number; peer: string }>((resolve, reject) => {
+        const request = httpGet(
+          { host: '127.0.0.1', port, localAddress, path: '/v1/collections', headers: bearer(secret) },
+          (answer) => {
+            answer.resume();
+            answer.on('end', () => resolve({ status: answer.statusCode ?? 0, peer: localAddress }));
+          },
+        );
+        request.on('error', reject);
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await from('127.0.0.2', `guess-${i}`)).status);
+    assert.deepEqual(statuses, [...Array(10).fill(401), 429]);
+    assert.equal((await from('127.0.0.2', READER)).status, 429, 'the guessing address is refused');
+    assert.equal((await from('127.0.0.3', READER)).status, 200, 'another IPv4 address is not');
   });
 });

@@ -76,7 +76,13 @@ export interface Chain {
   /** Block of the last write. */
   writtenAt: number;
   /** A node (app on 127.0.0.1:0) over this chain's indexer; closed by `close()`. */
-  node(options?: { access?: AccessPolicy; ctx?: Partial<ServiceContext>; compat?: 'kuradb' }): Promise<Node>;
+  node(options?: {
+    access?: AccessPolicy;
+    ctx?: Partial<ServiceContext>;
+    compat?: 'kuradb';
+    /** The bind address (a loopback one; default 127.0.0.1). */
+    host?: string;
+  }): Promise<Node>;
   newIndexer(options?: Partial<IndexerOptions<CollectionStore>>): EngineIndexer;
   close(): Promise<void>;
 }
@@ -131,7 +137,7 @@ export async function startChain(options: { write?: boolean; protocol?: DevnetPr
       const metrics = createMetrics(nodeCtx);
       const mcp = { ctx: nodeCtx, logger, compat: nodeOptions.compat };
       const app = createHttpApp({ ctx: nodeCtx, access, metrics, logger, mcp });
-      const server = await serveHttp({ host: '127.0.0.1', port: 0, app });
+      const server = await serveHttp({ host: nodeOptions.host ?? '127.0.0.1', port: 0, app });
       servers.push(server);
       return { url: server.url, server, metrics, logs: lines, ctx: nodeCtx };
     },
