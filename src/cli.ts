@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { infoRequest, versionLine } from './cliInfo.ts';
 import { CLIENT_COMMANDS, helpFor, runClientCommand, USAGE } from './commands/index.ts';
+import { withNegativeValues } from './negativeValues.ts';
 // The node's modules are imported by `serve` and `devnet` when they run, so the client commands start fast.
 
 function integerFlag(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
@@ -41,18 +42,15 @@ async function runNodeCommand(command: 'serve' | 'devnet', args: string[]): Prom
 
 async function runDevnet(args: string[]): Promise<void> {
   const { DEVNET_DEFAULTS, DEVNET_PROTOCOLS, startDevnet } = await import('./devnet/index.ts');
-  const { values } = parseArgs({
-    args,
-    options: {
-      protocol: { type: 'string', default: process.env.ARKIVECTOR_PROTOCOL ?? DEVNET_DEFAULTS.protocol },
-      host: { type: 'string', default: process.env.ARKIVECTOR_HOST ?? DEVNET_DEFAULTS.host },
-      port: { type: 'string', default: process.env.ARKIVECTOR_PORT },
-      'chain-id': { type: 'string', default: process.env.ARKIVECTOR_CHAIN_ID },
-      'block-time': { type: 'string', default: process.env.ARKIVECTOR_BLOCK_TIME },
-      state: { type: 'string', default: process.env.ARKIVECTOR_STATE },
-    },
-    strict: true,
-  });
+  const options = {
+    protocol: { type: 'string', default: process.env.ARKIVECTOR_PROTOCOL ?? DEVNET_DEFAULTS.protocol },
+    host: { type: 'string', default: process.env.ARKIVECTOR_HOST ?? DEVNET_DEFAULTS.host },
+    port: { type: 'string', default: process.env.ARKIVECTOR_PORT },
+    'chain-id': { type: 'string', default: process.env.ARKIVECTOR_CHAIN_ID },
+    'block-time': { type: 'string', default: process.env.ARKIVECTOR_BLOCK_TIME },
+    state: { type: 'string', default: process.env.ARKIVECTOR_STATE },
+  } as const;
+  const { values } = parseArgs({ args: withNegativeValues(args, options), options, strict: true });
   const protocol = DEVNET_PROTOCOLS.find((p) => p === values.protocol);
   if (!protocol)
     throw new UsageError(

@@ -12,6 +12,7 @@ import { DEVNET_DEFAULTS } from './devnet/index.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';
 import { KURADB_ENDPOINT_DEFAULT } from './kuradbEndpoint.ts';
 import { type LocalModelRef, MODEL_HUB_DEFAULT, parseLocalModel } from './localEmbedder/catalog.ts';
+import { withNegativeValues } from './negativeValues.ts';
 import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
 
 /** The two generations a node can follow (DESIGN.md §3); `auto` detects it from the node. */
@@ -235,7 +236,7 @@ export function parseServeConfig(
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
-      args: withOptionalValues(args),
+      args: withOptionalValues(withNegativeValues(args, OPTIONS)),
       options: OPTIONS,
       strict: true,
       allowPositionals: false,

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { GatewayProblemError, GatewayUnreachableError, RestClient } from '../client/restClient.ts';
 import { HTTP_DEFAULT } from '../httpDefault.ts';
+import { withNegativeValues } from '../negativeValues.ts';
 
 /** Exit codes of the client commands (README "Command line"). */
 export const EXIT = {
@@ -89,7 +90,7 @@ export function parseCommand(spec: CommandSpec, args: string[], env: NodeJS.Proc
   );
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: withNegativeValues(args, options), options, strict: true, allowPositionals: true });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -96,6 +96,34 @@ test('serve and devnet refuse an unknown flag with their own help, not the top-l
   }
 });
 
+test('a negative number after a flag is its value: the flag’s own check answers (exit 2), not parseArgs’ "ambiguous"', async () => {
+  for (const [args, message] of [
+    [['serve', '--start-block', '-1'], /^arkivector: --start-block must be at least 0\nusage: arkivector serve /],
+    [['serve', '--live-lag', '-5'], /^arkivector: --live-lag must be at least 0\nusage: arkivector serve /],
+    [
+      ['devnet', '--port', '-1'],
+      /^arkivector: --port must be an integer from 0 to 65535, not "-1"\nusage: arkivector devnet /,
+    ],
+  ] as const) {
+    const answer = await run([...args]);
+    assert.equal(answer.code, 2, args.join(' '));
+    assert.match(answer.stderr, message);
+    assert.doesNotMatch(answer.stderr, /ambiguous/);
+  }
+  // A client command takes a vector that starts negative: it goes on to ask the gateway (none here: exit 3).
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const { port } = closed.address() as AddressInfo;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const search = await run(['search', 'notes', '--vector', '-0.5,1', '--url', url]);
+  assert.equal(search.code, 3, search.stderr);
+  assert.match(search.stderr, /^arkivector search: cannot reach the gateway/);
+  const short = await run(['search', 'notes', '--vector', '1,0', '-k', '-2', '--url', url]);
+  assert.equal(short.code, 2, short.stderr);
+  assert.match(short.stderr, /^arkivector search: --k must be an integer from 1 to \d+, not "-2"/);
+});
+
 /** Runs the checkout's `arkivector` on a pseudo-terminal (util-linux `script`): what a person at a shell sees. */
 async function runOnTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
   const quoted = [process.execPath, 'bin/arkivector.js', ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`);
