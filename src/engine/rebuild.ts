@@ -18,7 +18,7 @@
 
 import type { CollectionDefinition } from '../collections/index.ts';
 import { readGraph } from './hnsw/engine.ts';
-import type { Graph } from './hnsw/graph.ts';
+import { GRAPH_GROWTH, type Graph } from './hnsw/graph.ts';
 import { REBUILD_DELETED_MIN, REBUILD_DELETED_RATIO } from './hnsw/params.ts';
 import type { StoredRecord } from './recordView.ts';
 import { buildInWorker, REBUILD_WORKER_URL, RebuildCancelledError, type WorkerBuild } from './rebuildThread.ts';
@@ -37,8 +37,12 @@ export const REBUILD_RETRY_MS = 30_000;
 const CATCH_UP_PASSES = 8;
 /** A catch-up pass that replays at most this many slots is followed by the swap. */
 const CATCH_UP_SWAP_AT = 64;
-/** Room the new graph leaves for the changes replayed into it (×live + 16). */
-const REBUILD_HEADROOM = 1.25;
+/**
+ * The capacity of a rebuilt graph of `live` elements, and of its label table: one growth step of room
+ * for the changes replayed into it (GRAPH_GROWTH, what a graph just grown has, so a rebuilt store holds
+ * no more unused room than a grown one), plus 16. A replay past it grows the graph as any insert does.
+ */
+const rebuiltCapacity = (live: number) => Math.ceil(live * GRAPH_GROWTH) + 16;
 
 /**
  * Where a rebuild stands: `started` (before the hand-off), `building` (the worker runs), `built` (its
@@ -83,8 +87,9 @@ function vectorOf(t: SlotTable, slot: number): Float32Array {
  * @param def the collection's definition (build parameters)
  */
 export async function rebuildGraph(t: SlotTable, def: CollectionDefinition): Promise<void> {
-  const graph = emptyGraph(t.graph.engine, t.ops, def, Math.ceil(t.live * REBUILD_HEADROOM) + 16);
-  const labelSlot = new Int32Array(Math.max(64, Math.ceil(t.live * REBUILD_HEADROOM))).fill(-1);
+  const capacity = rebuiltCapacity(t.live);
+  const graph = emptyGraph(t.graph.engine, t.ops, def, capacity);
+  const labelSlot = new Int32Array(Math.max(64, capacity)).fill(-1);
   const slotLabel = new Int32Array(t.slotLabel.length).fill(-1);
   let label = 0;
   let t0 = performance.now();
@@ -265,7 +270,7 @@ export class GraphRebuilder {
         t0 = performance.now();
       }
     }
-    const capacity = Math.ceil(slots.length * REBUILD_HEADROOM) + 16;
+    const capacity = rebuiltCapacity(slots.length);
     const build = buildInWorker(
       {
         engine: t.graph.engine,

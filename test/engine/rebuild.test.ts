@@ -15,6 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { VectorRecord } from '../../src/collections/index.ts';
 import { CollectionStore, type RebuildOptions, type RebuildPhase, type StoreChanges } from '../../src/engine/index.ts';
+import { GRAPH_GROWTH } from '../../src/engine/hnsw/graph.ts';
 import { REBUILD_WORKER_ATTEMPTS } from '../../src/engine/rebuild.ts';
 import { clustered, definition, keyOf, makeRecord, mulberry32 } from './helpers.ts';
 
@@ -319,6 +320,12 @@ describe('graph rebuilds: failures and shutdown', () => {
     await store.rebuilt();
     assert.equal(store.rebuildStats.failed, REBUILD_WORKER_ATTEMPTS);
     assert.equal(store.graphStats.deleted, 0);
+    // The graph rebuilt here has the room of a grown one (one ×GRAPH_GROWTH step, + 16), no more.
+    const { elementCount, capacity } = store.graphStats;
+    assert.ok(
+      capacity >= elementCount && capacity <= Math.ceil(elementCount * GRAPH_GROWTH) + 16,
+      `capacity ${capacity} for ${elementCount} elements`,
+    );
     assert.deepEqual(
       warnings.map((w) => w.failures),
       Array.from({ length: REBUILD_WORKER_ATTEMPTS }, (_, i) => i + 1),

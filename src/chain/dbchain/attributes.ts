@@ -6,6 +6,7 @@
 // Two strengths of name check: the node's (charset, length, system names) applies to everything, read
 // or written; `strict` adds the SDK's rules (reserved words, `--`) for what our own writer sends.
 import { bytesToHex, hexToBigInt, hexToBytes, isAddress, numberToHex, type Address, type Hex } from 'viem';
+import { I32_MAX, I32_MIN } from '../../collections/index.ts';
 import { DbChainCodecError, refuse } from './errors.ts';
 
 export const TYPE_IDS = {
@@ -73,8 +74,6 @@ export const U64_MAX = (1n << 64n) - 1n;
 /** `expiresAt` of an entity that never expires. */
 export const PERMANENT_EXPIRES_AT = U64_MAX;
 
-const I32_MIN = -(2 ** 31);
-const I32_MAX = 2 ** 31 - 1;
 const WORD = 1n << 256n;
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
