@@ -169,7 +169,7 @@ function withCollection(body: Record<string, unknown>, collection: string): Reco
 // Query strings carry text; the service's zod schemas want numbers and booleans. Only well-formed values
 // are converted: anything else reaches zod as the original string and fails there with its path.
 const queryInteger = (value: string | undefined): unknown =>
-  value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : value;
+  value !== undefined && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
 const queryBoolean = (value: string | undefined): unknown =>
   value === 'true' ? true : value === 'false' ? false : value;
 

@@ -210,6 +210,13 @@ describe('http: REST routes', () => {
     const badMinBlock = await call(url('/v1/collections?min_block=abc'));
     assertProblem(badMinBlock, 400, 'invalid_argument');
     assert.equal(badMinBlock.body.errors[0].path, 'min_block');
+
+    // A negative number is a number out of range, not "expected number, received string".
+    const negative = await call(url('/v1/collections/notes/entities?limit=-1'));
+    assertProblem(negative, 400, 'invalid_argument');
+    assert.equal(negative.body.errors[0].path, 'limit');
+    assert.match(negative.body.errors[0].message, />=\s*1/);
+    assert.doesNotMatch(negative.body.detail, /received string/);
   });
 
   test('error: invalid_argument for bodies that are not a JSON object, or name another collection', async () => {
