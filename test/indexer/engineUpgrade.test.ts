@@ -78,13 +78,19 @@ describe('indexer: an hnswlib-node data directory under the native default', () 
     await devnet.stop();
   });
 
+  /** A node of the hnswlib-node engine synced and stopped: `dataDir` holds its snapshot. */
+  async function hnswlibNode(dataDir: string): Promise<ChainIndexer> {
+    process.env[ENGINE_ENV] = 'hnswlib-node';
+    const old = suite.create(inner, { dataDir });
+    await suite.synced(old);
+    await old.stop();
+    return old;
+  }
+
   test('the snapshot loads and converts without one entity query; the answers are the old node’s', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'arkivector-upgrade-'));
     try {
-      process.env[ENGINE_ENV] = 'hnswlib-node';
-      const old = suite.create(inner, { dataDir });
-      await suite.synced(old);
-      await old.stop();
+      const old = await hnswlibNode(dataDir);
       assert.equal(old.counters.snapshotsWritten, 1);
       const oldStore = notesStore(old);
       assert.equal(oldStore.graphStats.engine, 'hnswlib-node');
@@ -122,10 +128,7 @@ describe('indexer: an hnswlib-node data directory under the native default', () 
   test('a converted store writes its own snapshot without waiting for a block: the next start loads it natively', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'arkivector-upgrade-'));
     try {
-      process.env[ENGINE_ENV] = 'hnswlib-node';
-      const old = suite.create(inner, { dataDir });
-      await suite.synced(old);
-      await old.stop();
+      const old = await hnswlibNode(dataDir);
       const block = defined(old.asOfBlock, 'old as of');
 
       // First native start: converts, and no block comes before it stops.

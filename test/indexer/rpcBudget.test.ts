@@ -12,6 +12,8 @@ import {
   createDbChainSource,
   createDbChainWriter,
   createHttpTransport,
+  type CallBudget,
+  type RpcTransport,
 } from '../../src/chain/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
@@ -25,6 +27,16 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A node following `transport` within `budget` (each call spent from it; each step waits for it). */
+const pacedIndexer = (transport: RpcTransport, budget: CallBudget, chainId: number, blockTimeSeconds: number) =>
+  new ChainIndexer({
+    source: createDbChainSource(budgetedTransport(transport, budget)),
+    stores: engineStores,
+    chainId,
+    blockTimeSeconds,
+    callBudget: budget,
+  });
+
 test('a paced follower stays within its budget, is not stalled while it waits, and a dead RPC still shows stalled', async () => {
   const chain = await startTestDevnet({ protocol: 'dbchain' });
   const inner = createHttpTransport({ url: chain.url, attempts: 1 });
@@ -36,13 +48,7 @@ test('a paced follower stays within its budget, is not stalled while it waits, a
   // (0.2 s blocks made this flaky on two loaded cores: a request of 0.6 s is a stall there, paced or not).
   const blockTimeSeconds = 0.5;
   const budget = createCallBudget(7_200, 5);
-  const indexer = new ChainIndexer({
-    source: createDbChainSource(budgetedTransport(counted, budget)),
-    stores: engineStores,
-    chainId: chain.chainId,
-    blockTimeSeconds,
-    callBudget: budget,
-  });
+  const indexer = pacedIndexer(counted, budget, chain.chainId, blockTimeSeconds);
   const states: string[] = [];
   let stopped = false;
   try {
@@ -212,13 +218,7 @@ test('a bootstrap retried after a failed page waits for its budget as `starting`
   // longer than the 3 block times (2.25 s) `stalled` takes.
   const blockTimeSeconds = 0.75;
   const budget = createCallBudget(3_600, 5);
-  const indexer = new ChainIndexer({
-    source: createDbChainSource(budgetedTransport(flaky, budget)),
-    stores: engineStores,
-    chainId: chain.chainId,
-    blockTimeSeconds,
-    callBudget: budget,
-  });
+  const indexer = pacedIndexer(flaky, budget, chain.chainId, blockTimeSeconds);
   const states: string[] = [];
   indexer.on('state', (state) => states.push(state));
   indexer.start();
