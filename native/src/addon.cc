@@ -315,25 +315,49 @@ inline float invNormOf(const void* p) {
 }
 inline const uint16_t* halvesOf(const void* p) { return reinterpret_cast<const uint16_t*>(static_cast<const char*>(p) + 4); }
 
-float distCosine(const void* a, const void* b, const void* param) {
-  const SpaceParam* s = static_cast<const SpaceParam*>(param);
-  return 1.0f - s->k.dot(halvesOf(a), halvesOf(b), s->dim) * invNormOf(a) * invNormOf(b);
-}
-float distIp(const void* a, const void* b, const void* param) {
-  const SpaceParam* s = static_cast<const SpaceParam*>(param);
-  return 1.0f - s->k.dot(halvesOf(a), halvesOf(b), s->dim);
-}
-float distL2(const void* a, const void* b, const void* param) {
-  const SpaceParam* s = static_cast<const SpaceParam*>(param);
-  return s->k.l2(halvesOf(a), halvesOf(b), s->dim);
-}
+// The graph's distance functions, one per kernel and metric, each with its kernel inlined (hnswlib calls
+// them through one pointer; a kernel behind a second pointer cost a call per distance, ~7 % of a walk at
+// 20k × 128). Built with -ffp-contract=off (binding.gyp): the cosine's products are not fused into the
+// subtraction where the kernel's target allows FMA, so every kernel's arithmetic is as written.
+#define ARKIVECTOR_DISTANCES(NAME, TARGET, DOT, L2)                                                     \
+  TARGET float distCosine##NAME(const void* a, const void* b, const void* param) {                    \
+    const SpaceParam* s = static_cast<const SpaceParam*>(param);                                      \
+    return 1.0f - DOT(halvesOf(a), halvesOf(b), s->dim) * invNormOf(a) * invNormOf(b);                \
+  }                                                                                                   \
+  TARGET float distIp##NAME(const void* a, const void* b, const void* param) {                        \
+    return 1.0f - DOT(halvesOf(a), halvesOf(b), static_cast<const SpaceParam*>(param)->dim);          \
+  }                                                                                                   \
+  TARGET float distL2##NAME(const void* a, const void* b, const void* param) {                        \
+    return L2(halvesOf(a), halvesOf(b), static_cast<const SpaceParam*>(param)->dim);                  \
+  }
+
+ARKIVECTOR_DISTANCES(Portable, , dotPortable<uint16_t>, l2Portable<uint16_t>)
+#ifdef ARKIVECTOR_X86
+ARKIVECTOR_DISTANCES(Avx2, __attribute__((target("avx2,f16c,fma"))), dotAvx2<uint16_t>, l2Avx2<uint16_t>)
+ARKIVECTOR_DISTANCES(Avx512, __attribute__((target("avx512f,f16c,fma"))), dotAvx512<uint16_t>, l2Avx512<uint16_t>)
+#else
+#define distCosineAvx2 distCosinePortable
+#define distIpAvx2 distIpPortable
+#define distL2Avx2 distL2Portable
+#define distCosineAvx512 distCosinePortable
+#define distIpAvx512 distIpPortable
+#define distL2Avx512 distL2Portable
+#endif
+#undef ARKIVECTOR_DISTANCES
+
+// [kernel][metric], in the order of Kernel and Metric.
+const hnswlib::DISTFUNC<float> DISTANCES[3][3] = {
+    {distCosinePortable, distIpPortable, distL2Portable},
+    {distCosineAvx2, distIpAvx2, distL2Avx2},
+    {distCosineAvx512, distIpAvx512, distL2Avx512},
+};
 
 class HalfSpace : public hnswlib::SpaceInterface<float> {
  public:
   HalfSpace(int metric, size_t dim, int kernel) : metric_(metric) {
     param_.dim = dim;
     param_.k = KERNELS[kernel];
-    fn_ = metric == METRIC_COSINE ? distCosine : metric == METRIC_IP ? distIp : distL2;
+    fn_ = DISTANCES[kernel][metric];
   }
   size_t get_data_size() override { return 4 + 2 * param_.dim; }
   hnswlib::DISTFUNC<float> get_dist_func() override { return fn_; }
@@ -800,6 +824,21 @@ WalkArgs walkArgs(napi_env env, Index* ix, napi_value* a) {
   return {q, k, ef, out, filterArg(env, a[6], a[7])};
 }
 
+// The unfiltered k nearest (unfilteredWalk.h, below), re-ranked by the float32 query's distances: search
+// without a filter, and searchAsync.
+void walkHits(Index& ix, const void* q, const float* query, float invQuery, size_t k, size_t ef,
+              std::vector<std::pair<float, uint32_t>>& hits);
+
+// Writes sorted hits into the outputs (room for k checked), and their count into stats[0].
+void writeHits(const std::vector<std::pair<float, uint32_t>>& hits, Outputs& out) {
+  const size_t n = hits.size();
+  for (size_t i = 0; i < n; i++) {
+    out.labels[i] = hits[i].second;
+    out.distances[i] = hits[i].first;
+  }
+  out.stats[0] = (int32_t)n;
+}
+
 // search(query, k, ef, labels: Uint32Array, distances: Float32Array, stats: Int32Array,
 //        labelSlot?: Int32Array, allowed?: Uint8Array) → writes stats[0] = hits, stats[1] = filter checks
 napi_value Search(napi_env env, napi_callback_info info) {
@@ -808,8 +847,15 @@ napi_value Search(napi_env env, napi_callback_info info) {
     Index* ix = unwrap(env, info, 8, a);
     auto [q, k, ef, out, f] = walkArgs(env, ix, a);
     auto& h = *ix->hnsw;
+    if (f.labelSlot == nullptr) {
+      std::vector<std::pair<float, uint32_t>> hits;
+      walkHits(*ix, q, ix->query.data(), ix->invQuery, k, ef, hits);
+      writeHits(hits, out);
+      out.stats[1] = 0;
+      return nullptr;
+    }
     h.ef_ = ef;
-    auto res = h.searchKnn(q, k, f.labelSlot == nullptr ? nullptr : &f);
+    auto res = h.searchKnn(q, k, &f);
     // The walk ranks by the binary16 query; the answer carries the float32 query's distances (what an
     // exact scan reports), re-sorted by them.
     std::vector<std::pair<float, uint32_t>> hits;
@@ -826,12 +872,7 @@ napi_value Search(napi_env env, napi_callback_info info) {
                         (uint32_t)label);
     }
     std::sort(hits.begin(), hits.end());
-    const size_t n = hits.size();
-    for (size_t i = 0; i < n; i++) {
-      out.labels[i] = hits[i].second;
-      out.distances[i] = hits[i].first;
-    }
-    out.stats[0] = (int32_t)n;
+    writeHits(hits, out);
     out.stats[1] = (int32_t)(f.calls > 0x7fffffff ? 0x7fffffff : f.calls);
     return nullptr;
   });
@@ -840,6 +881,7 @@ napi_value Search(napi_env env, napi_callback_info info) {
 }  // namespace
 
 #include "filteredSearch.h"
+#include "unfilteredWalk.h"
 
 namespace {
 
@@ -1049,26 +1091,28 @@ struct AsyncSearch {
   std::string error;
 };
 
-// searchKnn's unfiltered walk at width ef (hnswlib's own reads the shared ef_), re-ranked by the float32
-// query's distances as Search re-ranks.
-void knnHits(AsyncSearch& w) {
-  auto& h = *w.ix->hnsw;
+// searchKnn's unfiltered walk at width ef (hnswlib's own reads the shared ef_; unfilteredWalk.h walks level
+// 0 as searchBaseLayerST does), re-ranked by the float32 query's distances.
+void walkHits(Index& ix, const void* q, const float* query, float invQuery, size_t k, size_t ef,
+              std::vector<std::pair<float, uint32_t>>& hits) {
+  auto& h = *ix.hnsw;
   if (h.cur_element_count == 0) return;
-  const void* q = w.element.data();
   auto dist = [&](hnswlib::tableint id) { return h.fstdistfunc_(q, h.getDataByInternalId(id), h.dist_func_param_); };
   const hnswlib::tableint cur = arkivector_filtered::descend(h, dist).first;
-  const size_t width = std::max(w.ef, w.k);
-  auto top = h.getDeletedCount() == 0 ? h.searchBaseLayerST<true>(cur, q, width, nullptr)
-                                      : h.searchBaseLayerST<false>(cur, q, width, nullptr);
-  while (top.size() > w.k) top.pop();
-  w.hits.reserve(top.size());
+  const size_t width = std::max(ef, k);
+  auto top = h.getDeletedCount() == 0 ? arkivector_walk::level0<true>(h, cur, q, width)
+                                      : arkivector_walk::level0<false>(h, cur, q, width);
+  while (top.size() > k) top.pop();
+  hits.reserve(top.size());
   for (; !top.empty(); top.pop()) {
     const hnswlib::tableint id = top.top().second;
-    w.hits.emplace_back(w.ix->space->exactDistance(w.query.data(), w.invQuery, h.getDataByInternalId(id)),
-                        (uint32_t)h.getExternalLabel(id));
+    hits.emplace_back(ix.space->exactDistance(query, invQuery, h.getDataByInternalId(id)),
+                      (uint32_t)h.getExternalLabel(id));
   }
-  std::sort(w.hits.begin(), w.hits.end());
+  std::sort(hits.begin(), hits.end());
 }
+
+void knnHits(AsyncSearch& w) { walkHits(*w.ix, w.element.data(), w.query.data(), w.invQuery, w.k, w.ef, w.hits); }
 
 // exactSearch's scan (exactTop), on a thread.
 void exactHits(AsyncSearch& w) {
