@@ -54,8 +54,14 @@ Top level0(const Hnsw& h, tableint ep, const void* q, size_t ef) {
   const size_t dataBytes = h.data_size_;
   auto dist = [&](tableint id) { return h.fstdistfunc_(q, h.getDataByInternalId(id), h.dist_func_param_); };
 
-  Top top;
-  Top candidates;  // by negated distance: nearest on top
+  // Room made once (a heap's order does not depend on its capacity): growing by doubling cost a few
+  // allocations per query.
+  std::vector<Pair> room;
+  room.reserve(ef + 1);
+  Top top(Hnsw::CompareByFirst(), std::move(room));
+  room = std::vector<Pair>();
+  room.reserve(2 * ef + h.maxM0_);
+  Top candidates(Hnsw::CompareByFirst(), std::move(room));  // by negated distance: nearest on top
   float lowerBound;
   if (bare || !h.isMarkedDeleted(ep)) {
     const float d = dist(ep);
