@@ -8,13 +8,13 @@
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions"],
-      "cflags_cc": ["-O3", "-std=c++17", "-fvisibility=hidden", "-Wno-type-limits", "-Wno-unused-function"],
+      "cflags_cc": ["-O3", "-std=c++17", "-ffp-contract=off", "-fvisibility=hidden", "-Wno-type-limits", "-Wno-unused-function"],
       "conditions": [
         ["OS=='mac'", {
           "xcode_settings": {
             "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
             "GCC_SYMBOLS_PRIVATE_EXTERN": "YES",
-            "OTHER_CPLUSPLUSFLAGS": ["-O3", "-std=c++17"]
+            "OTHER_CPLUSPLUSFLAGS": ["-O3", "-std=c++17", "-ffp-contract=off"]
           }
         }],
         ["OS=='win'", {

@@ -167,7 +167,7 @@ __attribute__((target("avx2,f16c,fma"))) inline __m256 load8(const uint16_t* p) 
 __attribute__((target("avx2,f16c,fma"))) inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
 
 template <typename A>
-__attribute__((target("avx2,f16c,fma"))) float dotAvx2(const A* a, const uint16_t* b, size_t n) {
+__attribute__((target("avx2,f16c,fma"), always_inline)) inline float dotAvx2(const A* a, const uint16_t* b, size_t n) {
   __m256 acc0 = _mm256_setzero_ps();
   __m256 acc1 = _mm256_setzero_ps();
   size_t i = 0;
@@ -182,7 +182,7 @@ __attribute__((target("avx2,f16c,fma"))) float dotAvx2(const A* a, const uint16_
 }
 
 template <typename A>
-__attribute__((target("avx2,f16c,fma"))) float l2Avx2(const A* a, const uint16_t* b, size_t n) {
+__attribute__((target("avx2,f16c,fma"), always_inline)) inline float l2Avx2(const A* a, const uint16_t* b, size_t n) {
   __m256 acc0 = _mm256_setzero_ps();
   __m256 acc1 = _mm256_setzero_ps();
   size_t i = 0;
@@ -223,7 +223,7 @@ __attribute__((target("avx512f,f16c,fma"))) inline __m512 load16(const uint16_t*
 __attribute__((target("avx512f,f16c,fma"))) inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
 
 template <typename A>
-__attribute__((target("avx512f,f16c,fma"))) float dotAvx512(const A* a, const uint16_t* b, size_t n) {
+__attribute__((target("avx512f,f16c,fma"), always_inline)) inline float dotAvx512(const A* a, const uint16_t* b, size_t n) {
   __m512 acc0 = _mm512_setzero_ps();
   __m512 acc1 = _mm512_setzero_ps();
   size_t i = 0;
@@ -238,7 +238,7 @@ __attribute__((target("avx512f,f16c,fma"))) float dotAvx512(const A* a, const ui
 }
 
 template <typename A>
-__attribute__((target("avx512f,f16c,fma"))) float l2Avx512(const A* a, const uint16_t* b, size_t n) {
+__attribute__((target("avx512f,f16c,fma"), always_inline)) inline float l2Avx512(const A* a, const uint16_t* b, size_t n) {
   __m512 acc0 = _mm512_setzero_ps();
   __m512 acc1 = _mm512_setzero_ps();
   size_t i = 0;
@@ -296,6 +296,33 @@ int kernelByName(const std::string& name, int fallback) {
   return fallback;
 }
 
+// Float32 values to binary16 patterns, as floatToHalf rounds them, 8 at a time with F16C where the default
+// kernel is a SIMD one: the hardware rounds to nearest even as floatToHalf does, and gives infinity where
+// floatToHalf saturates (finite inputs only), which the fix-up below turns into ±65504. A query's encoding
+// cost 1.5 µs of a 30 µs search at 20k × 128, most of it in the scalar rounding.
+#ifdef ARKIVECTOR_X86
+__attribute__((target("avx2,f16c,fma"))) void toHalvesF16c(const float* f, uint16_t* out, size_t n) {
+  size_t i = 0;
+  const __m128i magnitude = _mm_set1_epi16(0x7fff);
+  const __m128i infinity = _mm_set1_epi16(0x7c00);
+  const __m128i one = _mm_set1_epi16(1);
+  for (; i + 8 <= n; i += 8) {
+    __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m128i inf = _mm_cmpeq_epi16(_mm_and_si128(h, magnitude), infinity);
+    h = _mm_sub_epi16(h, _mm_and_si128(inf, one));  // 0x7c00 → 0x7bff, 0xfc00 → 0xfbff
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), h);
+  }
+  for (; i < n; i++) out[i] = floatToHalf(f[i]);
+}
+#endif
+
+void toHalves(const float* f, uint16_t* out, size_t n) {
+#ifdef ARKIVECTOR_X86
+  if (DEFAULT_KERNEL >= KERNEL_AVX2) return toHalvesF16c(f, out, n);
+#endif
+  for (size_t i = 0; i < n; i++) out[i] = floatToHalf(f[i]);
+}
+
 // ---- the half space ----
 // Element layout: float32 inverse norm (of the binary16 values; 0 for a zero vector), then dim binary16
 // values. Distances follow hnswlib-node's conventions so the engine's `fromHnsw` applies unchanged:
@@ -315,25 +342,49 @@ inline float invNormOf(const void* p) {
 }
 inline const uint16_t* halvesOf(const void* p) { return reinterpret_cast<const uint16_t*>(static_cast<const char*>(p) + 4); }
 
-float distCosine(const void* a, const void* b, const void* param) {
-  const SpaceParam* s = static_cast<const SpaceParam*>(param);
-  return 1.0f - s->k.dot(halvesOf(a), halvesOf(b), s->dim) * invNormOf(a) * invNormOf(b);
-}
-float distIp(const void* a, const void* b, const void* param) {
-  const SpaceParam* s = static_cast<const SpaceParam*>(param);
-  return 1.0f - s->k.dot(halvesOf(a), halvesOf(b), s->dim);
-}
-float distL2(const void* a, const void* b, const void* param) {
-  const SpaceParam* s = static_cast<const SpaceParam*>(param);
-  return s->k.l2(halvesOf(a), halvesOf(b), s->dim);
-}
+// The graph's distance functions, one per kernel and metric, each with its kernel inlined (hnswlib calls
+// them through one pointer; a kernel behind a second pointer cost a call per distance, ~7 % of a walk at
+// 20k × 128). Built with -ffp-contract=off (binding.gyp): the cosine's products are not fused into the
+// subtraction where the kernel's target allows FMA, so every kernel's arithmetic is as written.
+#define ARKIVECTOR_DISTANCES(NAME, TARGET, DOT, L2)                                                     \
+  TARGET float distCosine##NAME(const void* a, const void* b, const void* param) {                    \
+    const SpaceParam* s = static_cast<const SpaceParam*>(param);                                      \
+    return 1.0f - DOT(halvesOf(a), halvesOf(b), s->dim) * invNormOf(a) * invNormOf(b);                \
+  }                                                                                                   \
+  TARGET float distIp##NAME(const void* a, const void* b, const void* param) {                        \
+    return 1.0f - DOT(halvesOf(a), halvesOf(b), static_cast<const SpaceParam*>(param)->dim);          \
+  }                                                                                                   \
+  TARGET float distL2##NAME(const void* a, const void* b, const void* param) {                        \
+    return L2(halvesOf(a), halvesOf(b), static_cast<const SpaceParam*>(param)->dim);                  \
+  }
+
+ARKIVECTOR_DISTANCES(Portable, , dotPortable<uint16_t>, l2Portable<uint16_t>)
+#ifdef ARKIVECTOR_X86
+ARKIVECTOR_DISTANCES(Avx2, __attribute__((target("avx2,f16c,fma"))), dotAvx2<uint16_t>, l2Avx2<uint16_t>)
+ARKIVECTOR_DISTANCES(Avx512, __attribute__((target("avx512f,f16c,fma"))), dotAvx512<uint16_t>, l2Avx512<uint16_t>)
+#else
+#define distCosineAvx2 distCosinePortable
+#define distIpAvx2 distIpPortable
+#define distL2Avx2 distL2Portable
+#define distCosineAvx512 distCosinePortable
+#define distIpAvx512 distIpPortable
+#define distL2Avx512 distL2Portable
+#endif
+#undef ARKIVECTOR_DISTANCES
+
+// [kernel][metric], in the order of Kernel and Metric.
+const hnswlib::DISTFUNC<float> DISTANCES[3][3] = {
+    {distCosinePortable, distIpPortable, distL2Portable},
+    {distCosineAvx2, distIpAvx2, distL2Avx2},
+    {distCosineAvx512, distIpAvx512, distL2Avx512},
+};
 
 class HalfSpace : public hnswlib::SpaceInterface<float> {
  public:
   HalfSpace(int metric, size_t dim, int kernel) : metric_(metric) {
     param_.dim = dim;
     param_.k = KERNELS[kernel];
-    fn_ = metric == METRIC_COSINE ? distCosine : metric == METRIC_IP ? distIp : distL2;
+    fn_ = DISTANCES[kernel][metric];
   }
   size_t get_data_size() override { return 4 + 2 * param_.dim; }
   hnswlib::DISTFUNC<float> get_dist_func() override { return fn_; }
@@ -528,10 +579,10 @@ struct Index {
       const float* f = static_cast<const float*>(data);
       for (size_t i = 0; i < dim; i++) {
         if (!std::isfinite(f[i])) throw JsError(std::string(what) + "[" + std::to_string(i) + "] is not finite");
-        out[i] = floatToHalf(f[i]);
-        query[i] = f[i];
         qs += (double)f[i] * f[i];
       }
+      std::memcpy(query.data(), f, dim * sizeof(float));
+      toHalves(f, out, dim);
     } else {
       const uint16_t* h = static_cast<const uint16_t*>(data);
       for (size_t i = 0; i < dim; i++) {
@@ -800,6 +851,21 @@ WalkArgs walkArgs(napi_env env, Index* ix, napi_value* a) {
   return {q, k, ef, out, filterArg(env, a[6], a[7])};
 }
 
+// The unfiltered k nearest (unfilteredWalk.h, below), re-ranked by the float32 query's distances: search
+// without a filter, and searchAsync.
+void walkHits(Index& ix, const void* q, const float* query, float invQuery, size_t k, size_t ef,
+              std::vector<std::pair<float, uint32_t>>& hits);
+
+// Writes sorted hits into the outputs (room for k checked), and their count into stats[0].
+void writeHits(const std::vector<std::pair<float, uint32_t>>& hits, Outputs& out) {
+  const size_t n = hits.size();
+  for (size_t i = 0; i < n; i++) {
+    out.labels[i] = hits[i].second;
+    out.distances[i] = hits[i].first;
+  }
+  out.stats[0] = (int32_t)n;
+}
+
 // search(query, k, ef, labels: Uint32Array, distances: Float32Array, stats: Int32Array,
 //        labelSlot?: Int32Array, allowed?: Uint8Array) → writes stats[0] = hits, stats[1] = filter checks
 napi_value Search(napi_env env, napi_callback_info info) {
@@ -808,8 +874,15 @@ napi_value Search(napi_env env, napi_callback_info info) {
     Index* ix = unwrap(env, info, 8, a);
     auto [q, k, ef, out, f] = walkArgs(env, ix, a);
     auto& h = *ix->hnsw;
+    if (f.labelSlot == nullptr) {
+      std::vector<std::pair<float, uint32_t>> hits;
+      walkHits(*ix, q, ix->query.data(), ix->invQuery, k, ef, hits);
+      writeHits(hits, out);
+      out.stats[1] = 0;
+      return nullptr;
+    }
     h.ef_ = ef;
-    auto res = h.searchKnn(q, k, f.labelSlot == nullptr ? nullptr : &f);
+    auto res = h.searchKnn(q, k, &f);
     // The walk ranks by the binary16 query; the answer carries the float32 query's distances (what an
     // exact scan reports), re-sorted by them.
     std::vector<std::pair<float, uint32_t>> hits;
@@ -826,12 +899,7 @@ napi_value Search(napi_env env, napi_callback_info info) {
                         (uint32_t)label);
     }
     std::sort(hits.begin(), hits.end());
-    const size_t n = hits.size();
-    for (size_t i = 0; i < n; i++) {
-      out.labels[i] = hits[i].second;
-      out.distances[i] = hits[i].first;
-    }
-    out.stats[0] = (int32_t)n;
+    writeHits(hits, out);
     out.stats[1] = (int32_t)(f.calls > 0x7fffffff ? 0x7fffffff : f.calls);
     return nullptr;
   });
@@ -840,6 +908,7 @@ napi_value Search(napi_env env, napi_callback_info info) {
 }  // namespace
 
 #include "filteredSearch.h"
+#include "unfilteredWalk.h"
 
 namespace {
 
@@ -1049,26 +1118,28 @@ struct AsyncSearch {
   std::string error;
 };
 
-// searchKnn's unfiltered walk at width ef (hnswlib's own reads the shared ef_), re-ranked by the float32
-// query's distances as Search re-ranks.
-void knnHits(AsyncSearch& w) {
-  auto& h = *w.ix->hnsw;
+// searchKnn's unfiltered walk at width ef (hnswlib's own reads the shared ef_; unfilteredWalk.h walks level
+// 0 as searchBaseLayerST does), re-ranked by the float32 query's distances.
+void walkHits(Index& ix, const void* q, const float* query, float invQuery, size_t k, size_t ef,
+              std::vector<std::pair<float, uint32_t>>& hits) {
+  auto& h = *ix.hnsw;
   if (h.cur_element_count == 0) return;
-  const void* q = w.element.data();
   auto dist = [&](hnswlib::tableint id) { return h.fstdistfunc_(q, h.getDataByInternalId(id), h.dist_func_param_); };
   const hnswlib::tableint cur = arkivector_filtered::descend(h, dist).first;
-  const size_t width = std::max(w.ef, w.k);
-  auto top = h.getDeletedCount() == 0 ? h.searchBaseLayerST<true>(cur, q, width, nullptr)
-                                      : h.searchBaseLayerST<false>(cur, q, width, nullptr);
-  while (top.size() > w.k) top.pop();
-  w.hits.reserve(top.size());
+  const size_t width = std::max(ef, k);
+  auto top = h.getDeletedCount() == 0 ? arkivector_walk::level0<true>(h, cur, q, width)
+                                      : arkivector_walk::level0<false>(h, cur, q, width);
+  while (top.size() > k) top.pop();
+  hits.reserve(top.size());
   for (; !top.empty(); top.pop()) {
     const hnswlib::tableint id = top.top().second;
-    w.hits.emplace_back(w.ix->space->exactDistance(w.query.data(), w.invQuery, h.getDataByInternalId(id)),
-                        (uint32_t)h.getExternalLabel(id));
+    hits.emplace_back(ix.space->exactDistance(query, invQuery, h.getDataByInternalId(id)),
+                      (uint32_t)h.getExternalLabel(id));
   }
-  std::sort(w.hits.begin(), w.hits.end());
+  std::sort(hits.begin(), hits.end());
 }
+
+void knnHits(AsyncSearch& w) { walkHits(*w.ix, w.element.data(), w.query.data(), w.invQuery, w.k, w.ef, w.hits); }
 
 // exactSearch's scan (exactTop), on a thread.
 void exactHits(AsyncSearch& w) {

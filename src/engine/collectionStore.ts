@@ -473,7 +473,11 @@ export class CollectionStore {
     let i = 1;
     while (i < n && d[i - 1]! < d[i]!) i++;
     if (i >= n) {
-      if (d.length > k) {
+      // Usually one past k (the tie check's): pop, not a length set (a call into the runtime).
+      if (d.length === k + 1) {
+        res.slots.pop();
+        d.pop();
+      } else if (d.length > k) {
         res.slots.length = k;
         d.length = k;
       }

@@ -161,8 +161,11 @@ function toSlots(ctx: PlannerContext, labels: number[], distances: number[], mod
     labels[m] = s;
     distances[m++] = distances[i]!;
   }
-  labels.length = m;
-  distances.length = m;
+  // Only when a label was dropped: setting an array's length is a call into the runtime.
+  if (m < labels.length) {
+    labels.length = m;
+    distances.length = m;
+  }
   return { slots: labels, distances, mode };
 }
 

@@ -230,9 +230,14 @@ export class HalfGraph implements Graph {
     this.#grow(kk);
     const q = this.#queryOf(query);
     const width = Math.max(1, ef);
-    const allowed = filter?.allowed;
+    if (filter === undefined) {
+      // The unfiltered call, the one a cheap query makes (argument spreads cost more than its checks).
+      this.#index.search(q, kk, width, this.#labels, this.#distances, this.#stats);
+      return this.#hits();
+    }
+    const allowed = filter.allowed;
     const out = [this.#labels, this.#distances, this.#stats] as const;
-    if (filter !== undefined && allowed !== undefined) {
+    if (allowed !== undefined) {
       // The ACORN-style walk: through allowed elements only, from entry points inside the set.
       const passing = Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30));
       const { farEf, nearScale } = allowed;
@@ -241,7 +246,7 @@ export class HalfGraph implements Graph {
       hits.landed = this.#stats[2] === 1;
       return hits;
     }
-    this.#index.search(q, kk, width, ...out, filter?.labelSlot);
+    this.#index.search(q, kk, width, ...out, filter.labelSlot);
     return this.#hits();
   }
 
