@@ -462,3 +462,115 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   if (res.slots.length >= Math.min(k, enumerate().length)) return res;
   return exact(ctx, query, enumerate(), k);
 }
+
+/** A graph call of a plan run by `plannedOnThreads` that a thread is answering: the run stops there. */
+class OnThread {
+  constructor(
+    readonly call: string,
+    readonly answer: Promise<GraphHits>,
+  ) {}
+}
+
+/** A run of `plannedOnThreads` made another call than the run before it: the plan goes synchronous. */
+class Drifted {}
+
+/**
+ * Graph calls one pinned search makes on threads (the plan makes at most three per fetch; a tie at the
+ * k-th place doubles the fetch): beyond, the rest is answered on the main thread.
+ */
+const THREAD_CALLS_MAX = 24;
+
+/** The bitset over labels of the slots set in `slots` (what a thread's filtered walk takes). */
+function labelBits(slots: Uint8Array, slotLabel: Int32Array, labelCount: number): Uint8Array {
+  const out = new Uint8Array((labelCount + 7) >>> 3);
+  for (let byte = 0; byte < slots.length; byte++) {
+    for (let b = slots[byte]!; b !== 0; b &= b - 1) {
+      const label = slotLabel[(byte << 3) | (31 - Math.clz32(b & -b))]!;
+      if (label >= 0 && label < labelCount) out[label >>> 3]! |= 1 << (label & 7);
+    }
+  }
+  return out;
+}
+
+function copyHits(h: GraphHits): GraphHits {
+  const out: GraphHits = { labels: h.labels.slice(), distances: h.distances.slice(), checks: h.checks };
+  if (h.landed !== undefined) out.landed = h.landed;
+  return out;
+}
+
+/**
+ * Runs `plan` (the planner as the caller runs it: plannedSearch, once per fetch) with its graph calls on
+ * the engine's threads (Graph.searchAsync, exactAsync, filteredAsync); the plan, its choices and the
+ * filter's allowed set stay on the main thread. The plan is not rewritten: it runs up to its first graph
+ * call, which goes to a thread and ends the run; once answered, the plan runs again from the start, the
+ * calls already answered return their answers (the plan's choices depend only on the store and the
+ * query, so it makes the same calls again, checked), up to the next call. Between runs `unchanged` must
+ * hold (nothing the plan reads changed, else the earlier answers would be another view's): when it does
+ * not, the result is undefined, to be asked again. A filtered walk's allowed set is the slot bitset the
+ * plan builds, turned here into a bitset over labels that the thread owns for the call.
+ * @returns what `plan` returns for the store as it was when called, or undefined (it changed meanwhile)
+ */
+export async function plannedOnThreads<T>(
+  ctx: PlannerContext,
+  plan: (ctx: PlannerContext) => T,
+  unchanged: () => boolean,
+): Promise<T | undefined> {
+  const graph = ctx.graph;
+  const { searchAsync, exactAsync, filteredAsync } = graph;
+  if (searchAsync === undefined || exactAsync === undefined || filteredAsync === undefined) return plan(ctx);
+  /** Each call answered so far: what it was (checked on each run) and its answer. */
+  const made: { call: string; hits: GraphHits }[] = [];
+  let at = 0;
+  const replay = (call: string, answer: () => Promise<GraphHits> | GraphHits): GraphHits => {
+    const prior = made[at++];
+    if (prior !== undefined) {
+      if (prior.call !== call) throw new Drifted();
+      return copyHits(prior.hits);
+    }
+    const hits = answer();
+    if (hits instanceof Promise) throw new OnThread(call, hits);
+    made.push({ call, hits: copyHits(hits) });
+    return hits;
+  };
+  const onThreads: Graph = Object.create(graph, {
+    search: {
+      value: (query: ArrayLike<number>, k: number, ef: number, filter?: GraphFilter): GraphHits => {
+        const q = query instanceof Float32Array ? query : Float32Array.from(query);
+        const allowed = filter?.allowed;
+        return replay(`s${k},${ef},${allowed === undefined ? (filter === undefined ? 0 : 1) : 2}`, () => {
+          if (filter === undefined) return searchAsync.call(graph, q, k, ef);
+          // A filter that only hides labels (a block staged), or calls beyond the bound: answered here.
+          if (allowed === undefined || made.length >= THREAD_CALLS_MAX) return graph.search(q, k, ef, filter);
+          const bits = labelBits(allowed.bits(), ctx.slotLabel, filter.labelSlot.length);
+          return filteredAsync.call(graph, q, k, ef, bits, allowed);
+        });
+      },
+    },
+    exact: {
+      value: (query: ArrayLike<number>, k: number, candidates?: Uint32Array): GraphHits => {
+        const q = query instanceof Float32Array ? query : Float32Array.from(query);
+        return replay(`e${k},${candidates?.length ?? -1}`, () =>
+          made.length >= THREAD_CALLS_MAX ? graph.exact!(q, k, candidates) : exactAsync.call(graph, q, k, candidates),
+        );
+      },
+    },
+  });
+  const view: PlannerContext = Object.create(ctx, { graph: { value: onThreads } });
+  // Each run ends at a new call or returns: at most THREAD_CALLS_MAX + 1 runs reach the thread bound.
+  for (let run = 0; run <= THREAD_CALLS_MAX + 1; run++) {
+    at = 0;
+    let thread: OnThread;
+    try {
+      return plan(view);
+    } catch (err) {
+      if (err instanceof Drifted) break;
+      if (!(err instanceof OnThread)) throw err;
+      thread = err;
+    }
+    const hits = await thread.answer;
+    if (!unchanged()) return undefined;
+    made.push({ call: thread.call, hits });
+  }
+  // Nothing changed since the call (checked after each answer): the synchronous plan answers for the same view.
+  return plan(ctx);
+}
