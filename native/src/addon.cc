@@ -1056,6 +1056,21 @@ struct AsyncSearch {
   bool landed = false;
 };
 
+// The k nearest of a walk's heap (internal ids, by binary16 distance) into w.hits: labels with the float32
+// query's distances, nearest first, as Search and FilteredSearch re-rank them.
+template <typename Heap>
+void rerank(AsyncSearch& w, Heap& top) {
+  auto& h = *w.ix->hnsw;
+  while (top.size() > w.k) top.pop();
+  w.hits.reserve(top.size());
+  for (; !top.empty(); top.pop()) {
+    const hnswlib::tableint id = top.top().second;
+    w.hits.emplace_back(w.ix->space->exactDistance(w.query.data(), w.invQuery, h.getDataByInternalId(id)),
+                        (uint32_t)h.getExternalLabel(id));
+  }
+  std::sort(w.hits.begin(), w.hits.end());
+}
+
 // searchKnn's unfiltered walk at width ef (hnswlib's own reads the shared ef_), re-ranked by the float32
 // query's distances as Search re-ranks.
 void knnHits(AsyncSearch& w) {
@@ -1067,14 +1082,7 @@ void knnHits(AsyncSearch& w) {
   const size_t width = std::max(w.ef, w.k);
   auto top = h.getDeletedCount() == 0 ? h.searchBaseLayerST<true>(cur, q, width, nullptr)
                                       : h.searchBaseLayerST<false>(cur, q, width, nullptr);
-  while (top.size() > w.k) top.pop();
-  w.hits.reserve(top.size());
-  for (; !top.empty(); top.pop()) {
-    const hnswlib::tableint id = top.top().second;
-    w.hits.emplace_back(w.ix->space->exactDistance(w.query.data(), w.invQuery, h.getDataByInternalId(id)),
-                        (uint32_t)h.getExternalLabel(id));
-  }
-  std::sort(w.hits.begin(), w.hits.end());
+  rerank(w, top);
 }
 
 // exactSearch's scan (exactTop), on a thread.
@@ -1103,14 +1111,7 @@ void filteredHits(AsyncSearch& w) {
   arkivector_filtered::Stats st;
   auto top = arkivector_filtered::search(h, w.element.data(), std::max(w.ef, w.k),
                                          w.farEf == 0 ? 0 : std::max(w.farEf, w.k), near, w.passing, allowed, st);
-  while (top.size() > w.k) top.pop();
-  w.hits.reserve(top.size());
-  for (; !top.empty(); top.pop()) {
-    const hnswlib::tableint id = top.top().second;
-    w.hits.emplace_back(w.ix->space->exactDistance(w.query.data(), w.invQuery, h.getDataByInternalId(id)),
-                        (uint32_t)h.getExternalLabel(id));
-  }
-  std::sort(w.hits.begin(), w.hits.end());
+  rerank(w, top);
   w.checks = st.checks;
   w.landed = st.landed;
 }

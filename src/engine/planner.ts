@@ -45,7 +45,7 @@
 // else the walk at ef × ACORN_EF_SCALE. The test depends only on the query and the set (no memo of
 // earlier queries), so replicas answer alike. A short answer goes to the exact scan (never under-filled).
 
-import { allowedSlots, estimate, type IndexSource } from './filter/plan.ts';
+import { allowedSlots as enumerateAllowed, estimate, type IndexSource } from './filter/plan.ts';
 import { buildPredicate, type RowSource } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
 import { type ExactSource, exactTopK } from './exact.ts';
@@ -72,6 +72,25 @@ export type PlannerContext = IndexSource & {
 };
 
 export type PlannedResult = { slots: number[]; distances: number[]; mode: SearchMode };
+
+/**
+ * The allowed slots of a filter (filter/plan.ts), enumerated once per plannedOnThreads call: its runs replay
+ * the plan against one view, so each run would enumerate the same set again on the main thread.
+ */
+function allowedSlots(
+  cond: Cond,
+  src: IndexSource & { allowedMemo?: Map<Cond, Int32Array> },
+  predicate: (slot: number) => boolean,
+): Int32Array {
+  const memo = src.allowedMemo;
+  if (memo === undefined) return enumerateAllowed(cond, src, predicate);
+  let slots = memo.get(cond);
+  if (slots === undefined) {
+    slots = enumerateAllowed(cond, src, predicate);
+    memo.set(cond, slots);
+  }
+  return slots;
+}
 
 /** Rescue rule of step 6: filter calls ≥ passing × this → recompute exactly. */
 const RESCUE_CALLS_PER_ALLOWED = 0.5;
@@ -555,7 +574,10 @@ export async function plannedOnThreads<T>(
       },
     },
   });
-  const view: PlannerContext = Object.create(ctx, { graph: { value: onThreads } });
+  const view: PlannerContext = Object.create(ctx, {
+    graph: { value: onThreads },
+    allowedMemo: { value: new Map<Cond, Int32Array>() },
+  });
   // Each run ends at a new call or returns: at most THREAD_CALLS_MAX + 1 runs reach the thread bound.
   for (let run = 0; run <= THREAD_CALLS_MAX + 1; run++) {
     at = 0;
