@@ -16,13 +16,13 @@ import { type Generation, startGeneration } from '../helpers/generations.ts';
 import { call, captureLogger } from './fixture.ts';
 
 const N = 2_500;
-const DIM = 8;
+const DIM = 384;
 const BATCH = 100;
 /**
- * At 2,500 records and ef_search 10 (a width of 25): up to 1,000 passing are scanned exactly, from
- * 2,200 the post-filter answers, between them the filtered walk.
+ * At 2,500 records and ef_search 10 (a width of 25): up to 1,000 passing are scanned exactly (on a thread
+ * from 683 at 384 dimensions), from 2,200 the post-filter answers, between them the filtered walk.
  */
-const WHERES = ['band < 10', 'band < 60', 'band < 95', "topic = 'a'", 'band >= 20 && band < 70'];
+const WHERES = ['band < 10', 'band < 35', 'band < 60', 'band < 95', "topic = 'a'", 'band >= 20 && band < 70'];
 const QUERIES = 6;
 
 /** Counts the calls made to HalfGraph's methods on threads (the real methods run). */
@@ -54,7 +54,7 @@ describe('filtered searches on threads over REST and MCP', () => {
         id: `e${from + j}`,
         vector: Array.from(v),
         document: `document ${from + j} ${(from + j) % 2 === 0 ? 'even' : 'odd'}`,
-        attributes: { band: Math.floor(rand() * 100), topic: v[0]! > 0.2 ? 'a' : 'b' },
+        attributes: { band: Math.floor(rand() * 100), topic: v[0]! > 0 ? 'a' : 'b' },
       }));
       await upsert(gen.ctx, { collection: 'bands', entities, wait: from + BATCH >= N ? 'indexed' : 'receipt' });
     }

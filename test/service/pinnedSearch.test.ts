@@ -31,7 +31,7 @@ describe('vector searches on threads answer for the block they report', () => {
 
   /**
    * Writes `${prefix}{i}` with topic `prefix` while readers search (with `where`, when given, the topic's
-   * filter: the plan's exact scan of the allowed records then runs on a thread).
+   * filter: the pinned path's plan then scans the few allowed records, on the main thread at this size).
    */
   async function readWhileWriting(prefix: string, where?: string): Promise<void> {
     const { devnet, ctx } = chain;
@@ -60,6 +60,9 @@ describe('vector searches on threads answer for the block they report', () => {
       for (let n = 0; n < READS_MAX && writing; n++) {
         const answer = await search(ctx, { collection: 'notes', vector: QUERY, k: 3, min_block: blocks[2], where });
         answers.push({ block: answer.as_of_block, ids: answer.results.map((r) => r.id) });
+        // A search answered on the main thread resolves without leaving the microtask queue: let the
+        // indexer apply blocks between reads, as separate requests would.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     };
     const readers = Array.from({ length: READERS }, reader);
