@@ -104,6 +104,8 @@ describe('native filtered searches on threads', () => {
     const bits = new Uint8Array([1]);
     await assert.rejects(graph.filteredAsync(new Float32Array([1, Number.NaN, 0, 0]), 1, 10, bits, {}), /not finite/);
     await assert.rejects(graph.filteredAsync(new Float32Array(4), 1, 10, bits, { nearScale: -1 }), /nearScale/);
+    await assert.rejects(graph.filteredAsync(new Float32Array(4), 1, 10, new Uint16Array(1) as never, {}), /allowed/);
+    await assert.rejects(graph.filteredAsync(new Float32Array(4), 1, 10, bits, { farEf: Number.NaN }), /farEf/);
     graph.add(new Float32Array([0, 1, 0, 0]), 1);
     const two = new Uint8Array([2]);
     assert.deepEqual((await graph.filteredAsync(new Float32Array([1, 0, 0, 0]), 1, 10, two, {})).labels, [1]);
