@@ -1116,7 +1116,30 @@ struct AsyncSearch {
   bool hasCandidates = false;
   std::vector<std::pair<float, uint32_t>> hits;
   std::string error;
+  // filteredAsync: the allowed labels as a bitset the work owns, the walk's arguments, and its stats.
+  bool filtered = false;
+  std::vector<uint8_t> labelBits;
+  size_t passing = 0, farEf = 0;
+  double nearScale = 0;
+  size_t checks = 0;
+  bool landed = false;
 };
+
+// The k nearest of a walk's heap (internal ids, by binary16 distance) into hits: labels with the float32
+// query's distances, nearest first, as Search and FilteredSearch re-rank them.
+template <typename Heap>
+void rerank(Index& ix, const float* query, float invQuery, size_t k, Heap& top,
+            std::vector<std::pair<float, uint32_t>>& hits) {
+  auto& h = *ix.hnsw;
+  while (top.size() > k) top.pop();
+  hits.reserve(top.size());
+  for (; !top.empty(); top.pop()) {
+    const hnswlib::tableint id = top.top().second;
+    hits.emplace_back(ix.space->exactDistance(query, invQuery, h.getDataByInternalId(id)),
+                      (uint32_t)h.getExternalLabel(id));
+  }
+  std::sort(hits.begin(), hits.end());
+}
 
 // searchKnn's unfiltered walk at width ef (hnswlib's own reads the shared ef_; unfilteredWalk.h walks level
 // 0 as searchBaseLayerST does), re-ranked by the float32 query's distances.
@@ -1129,14 +1152,7 @@ void walkHits(Index& ix, const void* q, const float* query, float invQuery, size
   const size_t width = std::max(ef, k);
   auto top = h.getDeletedCount() == 0 ? arkivector_walk::level0<true>(h, cur, q, width)
                                       : arkivector_walk::level0<false>(h, cur, q, width);
-  while (top.size() > k) top.pop();
-  hits.reserve(top.size());
-  for (; !top.empty(); top.pop()) {
-    const hnswlib::tableint id = top.top().second;
-    hits.emplace_back(ix.space->exactDistance(query, invQuery, h.getDataByInternalId(id)),
-                      (uint32_t)h.getExternalLabel(id));
-  }
-  std::sort(hits.begin(), hits.end());
+  rerank(ix, query, invQuery, k, top, hits);
 }
 
 void knnHits(AsyncSearch& w) { walkHits(*w.ix, w.element.data(), w.query.data(), w.invQuery, w.k, w.ef, w.hits); }
@@ -1150,11 +1166,35 @@ void exactHits(AsyncSearch& w) {
   for (size_t i = top.size(); i-- > 0; top.pop()) w.hits[i] = top.top();
 }
 
+// filteredSearch's walk (filteredSearch.h search, with its arguments as FilteredSearch reads them) over the
+// labels set in the work's own bitset, re-ranked by the float32 query's distances as FilteredSearch does.
+void filteredHits(AsyncSearch& w) {
+  auto& h = *w.ix->hnsw;
+  const std::vector<uint8_t>& bits = w.labelBits;
+  const size_t labels = bits.size() * 8;
+  auto allowed = [&](hnswlib::tableint id) {
+    if (h.isMarkedDeleted(id)) return false;
+    const size_t label = h.getExternalLabel(id);
+    return label < labels && ((bits[label >> 3] >> (label & 7)) & 1) != 0;
+  };
+  arkivector_filtered::Near near;
+  near.scale = w.nearScale;
+  near.minEf = std::min(std::max(w.ef, w.k), 2 * w.k);
+  arkivector_filtered::Stats st;
+  auto top = arkivector_filtered::search(h, w.element.data(), std::max(w.ef, w.k),
+                                         w.farEf == 0 ? 0 : std::max(w.farEf, w.k), near, w.passing, allowed, st);
+  rerank(*w.ix, w.query.data(), w.invQuery, w.k, top, w.hits);
+  w.checks = st.checks;
+  w.landed = st.landed;
+}
+
 void asyncExecute(napi_env, void* data) {
   AsyncSearch& w = *static_cast<AsyncSearch*>(data);
   try {
     if (w.exact)
       exactHits(w);
+    else if (w.filtered)
+      filteredHits(w);
     else
       knnHits(w);
   } catch (const std::bad_alloc&) {
@@ -1175,12 +1215,17 @@ void asyncComplete(napi_env env, napi_status status, void* data) {
   if (error.empty()) {
     const size_t n = w->hits.size();
     void* bytes = nullptr;
-    if (napi_create_arraybuffer(env, 8 * n, &bytes, &result) == napi_ok) {
+    // filteredAsync's answer ends with two more uint32: the allowed tests made, and landed (1 / 0).
+    if (napi_create_arraybuffer(env, 8 * n + (w->filtered ? 8 : 0), &bytes, &result) == napi_ok) {
       uint32_t* labels = static_cast<uint32_t*>(bytes);
       float* distances = reinterpret_cast<float*>(labels + n);
       for (size_t i = 0; i < n; i++) {
         labels[i] = w->hits[i].second;
         distances[i] = w->hits[i].first;
+      }
+      if (w->filtered) {
+        labels[2 * n] = (uint32_t)std::min<size_t>(w->checks, 0x7fffffff);
+        labels[2 * n + 1] = w->landed ? 1 : 0;
       }
     } else {
       error = "cannot allocate the answer";
@@ -1269,6 +1314,30 @@ napi_value ExactAsync(napi_env env, napi_callback_info info) {
   });
 }
 
+// filteredAsync(query, k, ef, allowedLabels: Uint8Array, passing, farEf?, nearScale?) → Promise<ArrayBuffer>:
+// filteredSearch's walk on a thread, over the labels whose bit is set in allowedLabels (a bitset over
+// labels, copied at dispatch, so the thread reads nothing of the caller's). farEf and nearScale as
+// filteredSearch takes them. The answer: n labels, n distances, then [allowed tests, landed].
+napi_value FilteredAsync(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    napi_value a[7];
+    Index* ix = unwrap(env, info, 7, a);
+    std::unique_ptr<AsyncSearch> w(new AsyncSearch());
+    w->filtered = true;
+    w->k = intArg(env, a[1], "k", 1, MAX_K);
+    w->ef = intArg(env, a[2], "ef", 1, MAX_EF);
+    Typed bits = typedArg(env, a[3], napi_uint8_array, "allowedLabels");
+    const uint8_t* b = static_cast<const uint8_t*>(bits.data);
+    w->labelBits.assign(b, b + bits.length);
+    w->passing = intArg(env, a[4], "passing", 0, MAX_ELEMENTS);
+    w->farEf = isMissing(env, a[5]) ? std::max(w->ef, w->k) : intArg(env, a[5], "farEf", 0, MAX_EF);
+    if (!isMissing(env, a[6])) w->nearScale = numberArg(env, a[6], "nearScale");
+    if (!std::isfinite(w->nearScale) || w->nearScale < 0 || w->nearScale > 1e6)
+      throw JsError("nearScale must be ≥ 0");
+    return dispatch(env, thisOf(env, info), ix, std::move(w), a[0]);
+  });
+}
+
 // mallocStats() → { heap, inUse, free, mmapped } in bytes (glibc's mallinfo2; all 0 elsewhere): what the
 // memory measurement attributes between live native allocations and allocator slack.
 napi_value MallocStats(napi_env env, napi_callback_info) {
@@ -1327,6 +1396,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"searchAsync", nullptr, SearchAsync, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"exactAsync", nullptr, ExactAsync, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"filteredAsync", nullptr, FilteredAsync, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_value cls;
   if (napi_define_class(env, "HalfIndex", NAPI_AUTO_LENGTH, Construct, nullptr,

@@ -38,6 +38,7 @@ import {
   exactSearch,
   type PlannedResult,
   type PlannerContext,
+  plannedOnThreads,
   plannedSearch,
   type SearchMode,
   unfilteredFirstCall,
@@ -86,6 +87,10 @@ const FILTER_CACHE_SIZE = 256;
 /** Hybrid search ranks this many candidates per list: clamp(3k, 30, 150). */
 const HYBRID_POOL_MIN = 30;
 const HYBRID_POOL_MAX = 150;
+
+function hybridPool(k: number): number {
+  return Math.min(HYBRID_POOL_MAX, Math.max(HYBRID_POOL_MIN, k * 3));
+}
 
 export class CollectionStore {
   readonly name: string;
@@ -359,31 +364,42 @@ export class CollectionStore {
   }
 
   /**
-   * `search`, with the first graph call of an unfiltered plan (the walk, or the exact scan of a small
-   * collection) on a thread of the native engine, so the main thread serves other requests meanwhile;
-   * any other plan, or another engine, answers synchronously. The answer is exactly `search`'s at the
-   * moment of the call: it resolves to undefined instead when the store changed before the thread
-   * answered (a block staged, committed or rolled back, a rebuilt graph swapped in, a definition
-   * update: about once per block), and the caller asks `search` again against a fresh view.
+   * `search`, with its graph calls on threads of the native engine, so the main thread serves other
+   * requests meanwhile: the first call of an unfiltered plan (the walk, or the exact scan of a small
+   * collection), and every call of a filtered one (the filtered walk, its post-filter's walk, the exact
+   * scan over the allowed records; planner.ts plannedOnThreads), the plan and the filter's allowed set
+   * staying on the main thread. Another engine, or a block staged, answers synchronously. The answer is
+   * exactly `search`'s at the moment of the call: it resolves to undefined instead when the store changed
+   * before the threads answered (a block staged, committed or rolled back, a rebuilt graph swapped in, a
+   * definition update: about once per block), and the caller asks `search` again against a fresh view.
    * @throws what `search` throws, before anything runs
    */
   async searchPinned(params: SearchParams): Promise<SearchAnswer | undefined> {
+    const res = await this.#slotsPinned(params);
+    return res === undefined ? undefined : this.#answer(res);
+  }
+
+  /** searchPinned's planned slots (undefined: the store changed meanwhile). */
+  async #slotsPinned(params: SearchParams): Promise<PlannedResult | undefined> {
     const t = this.#t;
     const graph = t.graph;
-    if (graph.searchAsync === undefined) return this.search(params);
+    if (graph.searchAsync === undefined) return this.#searchSlots(params);
     // A copy: the thread reads it after this call returns, and the store's buffer serves the next query.
     const q = this.#queryVector(params.vector).slice();
     const cond = this.#compile(params);
     const k = Math.min(Math.floor(params.k), t.live);
+    const version = this.#version;
+    const changes = graph.changes;
+    const unchanged = () => this.#version === version && t.graph === graph && graph.changes === changes && !t.pending;
+    if (k >= 1 && cond !== undefined && cond.t !== 'all' && !t.pending)
+      return plannedOnThreads(this.#ctx, (ctx) => this.#searchSlots(params, q, cond, undefined, ctx), unchanged);
     const fetch = Math.min(k + 1, t.live);
     const ef = effectiveEf(this.#def, fetch, t.live, params.efSearch);
     const call = k >= 1 ? unfilteredFirstCall(this.#ctx, q.length, fetch, ef, cond) : undefined;
-    if (call === undefined) return this.#answer(this.#searchSlots(params, q, cond));
-    const version = this.#version;
-    const changes = graph.changes;
+    if (call === undefined) return this.#searchSlots(params, q, cond);
     const first = await (call.exact ? graph.exactAsync?.(q, fetch) : graph.searchAsync(q, fetch, call.width));
-    if (this.#version !== version || t.graph !== graph || graph.changes !== changes || t.pending) return undefined;
-    return this.#answer(this.#searchSlots(params, q, cond, first));
+    if (!unchanged()) return undefined;
+    return this.#searchSlots(params, q, cond, first);
   }
 
   #answer(res: PlannedResult): SearchAnswer {
@@ -440,12 +456,16 @@ export class CollectionStore {
   /** Entity key of a live slot: the order of equal scores, the same on every node. */
   readonly #tieKey = (slot: number): string => this.#t.records[slot]!.key;
 
-  /** @param first the hits of the plan's first graph call, made already (searchPinned) */
+  /**
+   * @param first the hits of the plan's first graph call, made already (searchPinned)
+   * @param ctx what the planner reads (plannedOnThreads's, whose graph calls go to threads)
+   */
   #searchSlots(
     params: SearchParams,
     q = this.#queryVector(params.vector),
     cond = this.#compile(params),
     first?: GraphHits,
+    ctx = this.#ctx,
   ): PlannedResult {
     // k is validated by the caller (1–50); anything else must still not allocate k-sized buffers.
     const k = Math.min(Math.floor(params.k), this.#t.live);
@@ -456,7 +476,7 @@ export class CollectionStore {
     let made = first;
     for (let fetch = Math.min(k + 1, this.#t.live); ; fetch = Math.min(fetch * 2, this.#t.live)) {
       const ef = effectiveEf(this.#def, fetch, this.#t.live, params.efSearch);
-      const res = plannedSearch(this.#ctx, q, fetch, ef, cond, made);
+      const res = plannedSearch(ctx, q, fetch, ef, cond, made);
       made = undefined;
       const n = res.slots.length;
       const boundary = res.distances[k - 1];
@@ -555,14 +575,39 @@ export class CollectionStore {
    * @throws DimensionMismatchError, InvalidFilterError
    */
   hybridSearch(params: HybridSearchParams): { results: HybridHit[]; search_mode: SearchMode } {
-    const k = Math.floor(params.k);
+    const k = this.#hybridK(params);
+    if (!(k >= 1)) return { results: [], search_mode: 'exact' };
+    return this.#fused(params, k, this.#searchSlots(this.#hybridPool(params, k)));
+  }
+
+  /**
+   * `hybridSearch` with its vector part's graph calls on threads, as searchPinned (the keyword part runs
+   * on the main thread once they answered); undefined when the store changed meanwhile: ask again.
+   * @throws what `hybridSearch` throws, before anything runs
+   */
+  async hybridSearchPinned(
+    params: HybridSearchParams,
+  ): Promise<{ results: HybridHit[]; search_mode: SearchMode } | undefined> {
+    const k = this.#hybridK(params);
+    if (!(k >= 1)) return { results: [], search_mode: 'exact' };
+    const vec = await this.#slotsPinned(this.#hybridPool(params, k));
+    return vec === undefined ? undefined : this.#fused(params, k, vec);
+  }
+
+  #hybridK(params: HybridSearchParams): number {
     if (params.vector.length !== this.#def.dim)
       throw new DimensionMismatchError({ expected: this.#def.dim, got: params.vector.length });
-    if (!(k >= 1)) return { results: [], search_mode: 'exact' };
-    const pool = Math.min(HYBRID_POOL_MAX, Math.max(HYBRID_POOL_MIN, k * 3));
-    const filter = { where: params.where, filter: params.filter };
-    const vec = this.#searchSlots({ vector: params.vector, k: pool, ...filter });
-    const kw = this.#keywordSlots({ text: params.text, k: pool, ...filter });
+    return Math.floor(params.k);
+  }
+
+  /** The vector side's search: the candidate pool, with the same filter. */
+  #hybridPool(params: HybridSearchParams, k: number): SearchParams {
+    return { vector: params.vector, k: hybridPool(k), where: params.where, filter: params.filter };
+  }
+
+  /** The vector side's answer and the keyword side's, fused by reciprocal rank. */
+  #fused(params: HybridSearchParams, k: number, vec: PlannedResult): { results: HybridHit[]; search_mode: SearchMode } {
+    const kw = this.#keywordSlots({ text: params.text, k: hybridPool(k), where: params.where, filter: params.filter });
     const distance = new Map<number, number>();
     for (let i = 0; i < vec.slots.length; i++) distance.set(vec.slots[i]!, vec.distances[i]!);
     const fused = rrf([vec.slots, kw.slots])

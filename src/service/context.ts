@@ -39,6 +39,14 @@ export interface ReadableStore extends IndexedStore {
     results: { record: RecordSummary; score: number; distance?: number }[];
     search_mode: SearchMode;
   };
+  /** `hybridSearch`, its vector part on threads as searchPinned's; undefined: the store changed, ask again. */
+  hybridSearchPinned?(params: { vector: ArrayLike<number>; text: string; k: number } & Filtered): Promise<
+    | {
+        results: { record: RecordSummary; score: number; distance?: number }[];
+        search_mode: SearchMode;
+      }
+    | undefined
+  >;
   /** The node's own recall estimate (null until measured; measuring starts in the background). */
   recallEstimate?(): RecallEstimate | null;
 }

@@ -38,15 +38,23 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
   let view = (await readView(ctx, args.min_block))();
   let c = collectionIn(view, args.collection);
   const filters = { where: args.where, filter: args.filter };
+  // The graph calls run on threads; the answer is the store's at this view, or undefined when a block
+  // changed the store meanwhile: then the answer is taken again, synchronously, at a fresh view.
+  // (Keyword search has no graph call: it runs here, on the main thread.)
   let pinned: Awaited<ReturnType<NonNullable<typeof c.store.searchPinned>>>;
+  let hybridPinned: Awaited<ReturnType<NonNullable<typeof c.store.hybridSearchPinned>>>;
+  let again = false;
   if ((mode === 'vector' || mode === 'semantic') && c.store.searchPinned !== undefined) {
-    // The graph walk runs on a thread; its answer is the store's at this view, or undefined when a
-    // block changed the store meanwhile: then the answer is taken again, synchronously, at a fresh view.
     pinned = await c.store.searchPinned({ vector: defined(vector, 'query vector'), k: args.k, ...filters });
-    if (pinned === undefined) {
-      view = (await readView(ctx))();
-      c = collectionIn(view, args.collection);
-    }
+    again = pinned === undefined;
+  } else if (mode === 'hybrid' && c.store.hybridSearchPinned !== undefined) {
+    const params = { vector: defined(vector, 'query vector'), text: text ?? '', k: args.k, ...filters };
+    hybridPinned = await c.store.hybridSearchPinned(params);
+    again = hybridPinned === undefined;
+  }
+  if (again) {
+    view = (await readView(ctx))();
+    c = collectionIn(view, args.collection);
   }
   const base = { as_of_block: view.as_of_block, sync_state: view.sync_state, open_collection: c.definition.open, mode };
   const withDocument = args.include_document === true;
@@ -69,7 +77,7 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
   // Every mode but keyword has a vector by now: given, or embedded above.
   const query = defined(vector, 'query vector');
   if (mode === 'hybrid') {
-    const answer = c.store.hybridSearch({ vector: query, text: text ?? '', k: args.k, ...filters });
+    const answer = hybridPinned ?? c.store.hybridSearch({ vector: query, text: text ?? '', k: args.k, ...filters });
     return { ...base, search_mode: answer.search_mode, results: answer.results.map(render) };
   }
   const answer = pinned ?? c.store.search({ vector: query, k: args.k, ...filters });

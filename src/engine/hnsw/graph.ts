@@ -112,7 +112,19 @@ export interface Graph {
    * synchronous call answers for the graph as it was when called: every change waits for them.
    */
   searchAsync?(query: Float32Array, k: number, ef: number): Promise<GraphHits>;
-  exactAsync?(query: Float32Array, k: number): Promise<GraphHits>;
+  exactAsync?(query: Float32Array, k: number, candidates?: Uint32Array): Promise<GraphHits>;
+  /**
+   * The filtered walk (`search` with `filter.allowed`) on a thread, over the labels set in `allowedLabels`
+   * (a bitset over labels the caller computed from the filter at the moment of the call; the thread owns
+   * a copy). `count`, `farEf` and `nearScale` as in GraphFilter.
+   */
+  filteredAsync?(
+    query: Float32Array,
+    k: number,
+    ef: number,
+    allowedLabels: Uint8Array,
+    allowed: { count?: number; farEf?: number; nearScale?: number },
+  ): Promise<GraphHits>;
   /** Counts every add, remove and reserve (engines with `searchAsync`): whether the graph moved meanwhile. */
   readonly changes?: number;
   write(path: string): Promise<void>;

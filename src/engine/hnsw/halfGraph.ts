@@ -205,10 +205,41 @@ export class HalfGraph implements Graph {
     return this.#asyncHits(await this.#index.searchAsync(query, kk, Math.max(1, ef)));
   }
 
-  /** `exact` over every label not deleted, on a thread. `checks` is 0. */
-  async exactAsync(query: Float32Array, k: number): Promise<GraphHits> {
+  /** `exact` over every label not deleted, or over `candidates` (copied when called), on a thread. `checks` is 0. */
+  async exactAsync(query: Float32Array, k: number, candidates?: Uint32Array): Promise<GraphHits> {
     if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
-    return this.#asyncHits(await this.#index.exactAsync(query, Math.max(1, k)));
+    return this.#asyncHits(await this.#index.exactAsync(query, Math.max(1, k), candidates));
+  }
+
+  /**
+   * `search` with an allowed set, on a thread: the same walk over the labels set in `allowedLabels` (what
+   * labelSlot and the slot bitset allow, as labels), for the graph as it was when called.
+   */
+  async filteredAsync(
+    query: Float32Array,
+    k: number,
+    ef: number,
+    allowedLabels: Uint8Array,
+    allowed: { count?: number; farEf?: number; nearScale?: number },
+  ): Promise<GraphHits> {
+    if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
+    const kk = Math.max(1, Math.min(k, this.#capacity));
+    const passing = Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30));
+    const answer = await this.#index.filteredAsync(
+      query,
+      kk,
+      Math.max(1, ef),
+      allowedLabels,
+      passing,
+      allowed.farEf,
+      allowed.nearScale,
+    );
+    // n labels, n distances, then [checks, landed].
+    const n = (answer.byteLength - 8) >>> 3;
+    const tail = new Uint32Array(answer, 8 * n, 2);
+    const hits = this.#hitsOf(new Uint32Array(answer, 0, n), new Float32Array(answer, 4 * n, n), n, tail[0]!);
+    hits.landed = tail[1] === 1;
+    return hits;
   }
 
   #queryOf(query: ArrayLike<number>): Float32Array {

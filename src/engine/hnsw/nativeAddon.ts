@@ -79,6 +79,20 @@ export interface HalfIndex {
   searchAsync(query: Float32Array | Uint16Array, k: number, ef: number): Promise<ArrayBuffer>;
   /** exactSearch on a thread, as searchAsync (the candidates are copied when called). */
   exactAsync(query: Float32Array | Uint16Array, k: number, candidates?: Uint32Array): Promise<ArrayBuffer>;
+  /**
+   * filteredSearch's walk on a thread, as searchAsync, over the labels whose bit is set in `allowedLabels`
+   * (a bitset over labels, copied when called). Resolves to n labels, n distances, then two uint32: the
+   * allowed tests made and whether the descent landed among allowed elements (1 / 0).
+   */
+  filteredAsync(
+    query: Float32Array | Uint16Array,
+    k: number,
+    ef: number,
+    allowedLabels: Uint8Array,
+    passing: number,
+    farEf?: number,
+    nearScale?: number,
+  ): Promise<ArrayBuffer>;
   save(path: string): void;
   getHalves(label: number, out: Uint16Array): void;
   info(): { count: number; capacity: number; deleted: number; kernel: NativeKernel; elementBytes: number };
