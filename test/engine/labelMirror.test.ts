@@ -162,3 +162,41 @@ test('the label mirror stays right across adds, updates, deletes, reuse, resizes
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a level 0 of 16 MiB or more (advised onto huge pages) keeps its answers across a resize and a load', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'arkivector-huge-'));
+  const { HalfIndex } = nativeAddon();
+  const dim = 384;
+  const params = { metric: 'cosine', dim, m: 16, efConstruction: 32, seed: 3 } as const;
+  const rand = mulberry32(11);
+  const vector = () => Float32Array.from({ length: dim }, () => rand() * 2 - 1);
+  // 24,000 × 912 B: above the 16 MiB limit, so construct, resize and load each take the advice path.
+  const index = new HalfIndex({ ...params, maxElements: 24_000 });
+  const answer = (ix: HalfIndex, q: Float32Array, candidates?: Uint32Array) => {
+    const labels = new Uint32Array(10);
+    const distances = new Float32Array(10);
+    const stats = new Int32Array(3);
+    ix.exactSearch(q, 10, labels, distances, stats, candidates);
+    return [...labels.subarray(0, stats[0]!)];
+  };
+  try {
+    for (let i = 0; i < 300; i++) index.addPoint(vector(), i);
+    index.resize(48_000);
+    for (let i = 300; i < 600; i++) index.addPoint(vector(), i);
+    for (let i = 0; i < 600; i += 7) index.markDelete(i);
+    const path = join(dir, 'g.bin');
+    index.save(path);
+    const back = new HalfIndex({ ...params, maxElements: 48_000, path });
+    const evens = Uint32Array.from({ length: 300 }, (_, i) => 2 * i);
+    for (let t = 0; t < 5; t++) {
+      const q = vector();
+      const want = answer(index, q);
+      assert.equal(want.length, 10);
+      assert.ok(want.every((l) => l % 7 !== 0));
+      assert.deepEqual(answer(back, q), want);
+      assert.deepEqual(answer(back, q, evens), answer(index, q, evens));
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
