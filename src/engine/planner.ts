@@ -45,7 +45,7 @@
 // else the walk at ef × ACORN_EF_SCALE. The test depends only on the query and the set (no memo of
 // earlier queries), so replicas answer alike. A short answer goes to the exact scan (never under-filled).
 
-import { allowedSlots, estimate, type IndexSource } from './filter/plan.ts';
+import { allowedBits, allowedSlots, estimate, type IndexSource } from './filter/plan.ts';
 import { buildPredicate, type RowSource } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
 import { type ExactSource, exactTopK } from './exact.ts';
@@ -436,6 +436,7 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   }
 
   let bits: Uint8Array | undefined;
+  let bitCount: number | undefined;
   const enumerate = (): Int32Array => {
     allowed ??= allowedSlots(cond, ctx, predicate);
     return allowed;
@@ -446,9 +447,17 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
     labelSlot,
     allowed: {
       predicate,
-      // Enumerated once per query, as a bitset the walk takes whole.
+      // Enumerated once per query, as a bitset the walk takes whole (straight from the indexes: the
+      // ordered list is made only if the exact scan is needed after all).
       bits: () => {
-        bits ??= slotBits(enumerate(), ctx.exact.slotCount);
+        if (bits !== undefined) return bits;
+        if (allowed !== undefined) {
+          bits = slotBits(allowed, ctx.exact.slotCount);
+        } else {
+          const made = allowedBits(cond, ctx, predicate, ctx.exact.slotCount);
+          bits = made.bits;
+          bitCount = made.count;
+        }
         return bits;
       },
       count: passing,
@@ -458,7 +467,7 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   };
   const hits = ctx.graph.search(query, k, Math.max(k, ef), filter);
   const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
-  // The bitset enumerated `allowed`: its length is the true count.
-  if (res.slots.length >= Math.min(k, enumerate().length)) return res;
+  // The bitset's count (or `allowed`'s length) is the true count.
+  if (res.slots.length >= Math.min(k, bitCount ?? enumerate().length)) return res;
   return exact(ctx, query, enumerate(), k);
 }

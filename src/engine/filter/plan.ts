@@ -192,6 +192,34 @@ export function allowedSlots(cond: Cond, src: IndexSource, predicate: SlotPredic
   return res.subarray(0, m);
 }
 
+/**
+ * The live slots a filter allows as a bitset over slots 0 … slotCount − 1 (bit s & 7 of byte s >> 3), and
+ * how many: what the filtered walk takes, without the ordered list allowedSlots makes (at a random 10 %
+ * set of 100k, that list and a bitset made from it cost a third of the search).
+ */
+export function allowedBits(
+  cond: Cond,
+  src: IndexSource,
+  predicate: SlotPredicate,
+  slotCount: number,
+): { bits: Uint8Array; count: number } {
+  const raw: number[] = [];
+  collect(cond, src, raw);
+  const exactLeaf = cond.t !== 'and' && cond.t !== 'or';
+  const bits = new Uint8Array((slotCount + 7) >>> 3);
+  let count = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const s = raw[i]!;
+    if (!exactLeaf && !predicate(s)) continue;
+    const bit = 1 << (s & 7);
+    if ((bits[s >>> 3]! & bit) === 0) {
+      bits[s >>> 3]! |= bit;
+      count++;
+    }
+  }
+  return { bits, count };
+}
+
 /** allowedSlots orders a set through a bitset when it holds more than 1 / this of the slots up to its largest. */
 const SORT_BY_BITSET_SHARE = 32;
 
