@@ -7,10 +7,13 @@
 // the allowed ids. Prints one line per case and method; --out writes the rows as JSON.
 //
 // Usage: tsx scripts/bench-native-filtered.ts [--n N] [--dim D] [--queries Q] [--out FILE] [--graph FILE]
-//   [--cases PREFIXES] [--efs WIDTHS]  (default 20k × 128; --graph keeps the built graph between runs)
+//   [--cases PREFIXES] [--efs WIDTHS] [--baseline ADDON]  (default 20k × 128; --graph keeps the built
+//   graph between runs; --baseline FILE.node runs every method again on another build of the addon, e.g.
+//   main's, loaded from the same graph file, in the same alternating chunks: old and new side by side)
 
 import { existsSync, writeFileSync } from 'node:fs';
-import { nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
+import { createRequire } from 'node:module';
+import { type NativeAddon, nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
 import { clustered, mulberry32 } from './generators.ts';
 
 const argv = process.argv.slice(2);
@@ -26,6 +29,8 @@ const ONLY = option('--cases');
 const EFS = (option('--efs') ?? '25,150').split(',').map(Number);
 /** A graph file: loaded when it exists (built from the same data), else written after the build. */
 const GRAPH = option('--graph');
+const BASELINE = option('--baseline');
+if (BASELINE !== undefined && GRAPH === undefined) throw new Error('--baseline needs --graph (both builds load it)');
 const K = 10;
 /** The store's default width (ef_search 40 × EF_SEARCH_SCALE 2.5). */
 const EF = 100;
@@ -44,6 +49,11 @@ const loaded = GRAPH !== undefined && existsSync(GRAPH);
 const index = new HalfIndex(loaded ? { ...params, path: GRAPH } : params);
 if (!loaded) for (let i = 0; i < N; i++) index.addPoint(data.vectors[i]!, i);
 if (GRAPH !== undefined && !loaded) index.save(GRAPH);
+const indexes = [{ prefix: '', index }];
+if (BASELINE !== undefined) {
+  const base = createRequire(import.meta.url)(BASELINE) as NativeAddon;
+  indexes.push({ prefix: 'base ', index: new base.HalfIndex({ ...params, path: GRAPH! }) });
+}
 log(`bench-native-filtered: n=${N} dim=${DIM} queries=${NQ}, build ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const labelSlot = Int32Array.from({ length: N }, (_, i) => i);
@@ -86,54 +96,57 @@ for (const c of cases) {
   // where it does not, answered then by the exact scan (within reach of it).
   const threshold = Math.max(1000, 40 * EF);
   const postWide = Math.ceil((2 * K * N) / passing);
-  const farEf = passing <= 8 * threshold ? 0 : Math.ceil(EF * 1.5);
-  let planExact = 0;
-  const exactRun = (q: Float32Array): number[] => {
-    index.exactSearch(q, K, labels, distances, stats, candidates);
-    return hits();
-  };
-  const postFilter = (q: Float32Array): number[] => {
-    index.search(q, postWide, EF, labels, distances, stats);
-    const got: number[] = [];
-    for (let i = 0; i < stats[0]! && got.length < K; i++) if (c.allows(labels[i]!)) got.push(labels[i]!);
-    return got;
-  };
-  const methods: Method[] = [
-    {
-      name: 'unfiltered',
-      run: (q) => {
-        index.search(q, K, EF, labels, distances, stats);
-        return hits();
-      },
-    },
-    ...EFS.map(
-      (ef): Method => ({
-        name: `acorn ef ${ef}`,
+  const farEf = passing <= 16 * threshold ? 0 : Math.ceil(EF * 1.5);
+  const planExact: Record<string, number> = {};
+  const methodsOf = ({ prefix, index }: (typeof indexes)[number]): Method[] => {
+    const exactRun = (q: Float32Array): number[] => {
+      index.exactSearch(q, K, labels, distances, stats, candidates);
+      return hits();
+    };
+    const postFilter = (q: Float32Array): number[] => {
+      index.search(q, postWide, EF, labels, distances, stats);
+      const got: number[] = [];
+      for (let i = 0; i < stats[0]! && got.length < K; i++) if (c.allows(labels[i]!)) got.push(labels[i]!);
+      return got;
+    };
+    return [
+      {
+        name: `${prefix}unfiltered`,
         run: (q) => {
-          index.filteredSearch(q, K, ef, labels, distances, stats, labelSlot, bits, passing);
+          index.search(q, K, EF, labels, distances, stats);
           return hits();
         },
-      }),
-    ),
-    { name: 'exact', run: exactRun },
-    {
-      name: 'plan',
-      run: (q) => {
-        if (passing <= threshold) {
-          planExact++;
-          return exactRun(q);
-        }
-        if (postWide <= EF) {
-          const got = postFilter(q);
-          if (got.length >= K) return got;
-        }
-        index.filteredSearch(q, K, EF, labels, distances, stats, labelSlot, bits, passing, farEf, 2.5);
-        if (stats[0]! >= K) return hits();
-        planExact++;
-        return exactRun(q);
       },
-    },
-  ];
+      ...EFS.map(
+        (ef): Method => ({
+          name: `${prefix}acorn ef ${ef}`,
+          run: (q) => {
+            index.filteredSearch(q, K, ef, labels, distances, stats, labelSlot, bits, passing);
+            return hits();
+          },
+        }),
+      ),
+      { name: `${prefix}exact`, run: exactRun },
+      {
+        name: `${prefix}plan`,
+        run: (q) => {
+          if (passing <= threshold) {
+            planExact[prefix] = (planExact[prefix] ?? 0) + 1;
+            return exactRun(q);
+          }
+          if (postWide <= EF) {
+            const got = postFilter(q);
+            if (got.length >= K) return got;
+          }
+          index.filteredSearch(q, K, EF, labels, distances, stats, labelSlot, bits, passing, farEf, 2.5);
+          if (stats[0]! >= K) return hits();
+          planExact[prefix] = (planExact[prefix] ?? 0) + 1;
+          return exactRun(q);
+        },
+      },
+    ];
+  };
+  const methods = indexes.flatMap(methodsOf);
   const cpu = methods.map(() => 0);
   const found = methods.map(() => 0);
   for (let round = 0; round < ROUNDS; round++) {
@@ -153,6 +166,9 @@ for (const c of cases) {
   const qps = cpu.map((ms) => (ROUNDS * qs.length * 1000) / ms);
   const want = truth.reduce((a, t) => a + Math.min(K, t.size), 0);
   methods.forEach((m, i) => {
+    const plan = m.name.endsWith('plan')
+      ? (planExact[m.name.slice(0, -'plan'.length)] ?? 0) / (ROUNDS * qs.length)
+      : undefined;
     const row = {
       case: c.name,
       passing,
@@ -161,15 +177,15 @@ for (const c of cases) {
       recall_at_10: found[i]! / want,
       qps_per_cpu_s: qps[i]!,
       vs_unfiltered: qps[i]! / qps[0]!,
-      ...(m.name === 'plan' ? { plan_exact_share: planExact / (ROUNDS * qs.length) } : {}),
+      ...(plan !== undefined ? { plan_exact_share: plan } : {}),
     };
     rows.push(row);
     log(
       `${c.name.padEnd(15)} ${m.name.padEnd(20)} recall ${row.recall_at_10.toFixed(3)}  ${Math.round(row.qps_per_cpu_s)
         .toString()
-        .padStart(7)} q/CPU-s  ${row.vs_unfiltered.toFixed(2)}×${
-        m.name === 'plan' ? `  (exact ${Math.round((100 * planExact) / (ROUNDS * qs.length))} %)` : ''
-      }`,
+        .padStart(
+          7,
+        )} q/CPU-s  ${row.vs_unfiltered.toFixed(2)}×${plan !== undefined ? `  (exact ${Math.round(100 * plan)} %)` : ''}`,
     );
   });
 }

@@ -28,6 +28,10 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#include "labelMirror.h"
 #include "replaceRepair.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -416,6 +420,10 @@ class SlotFilter : public hnswlib::BaseFilterFunctor {
   size_t calls = 0;
   bool operator()(hnswlib::labeltype label) override {
     calls++;
+    return allows(label);
+  }
+  // The test without the count or the virtual call (the filtered walk's, which counts its own).
+  bool allows(hnswlib::labeltype label) const {
     if (label >= labels) return false;
     const int32_t s = labelSlot[label];
     if (s < 0) return false;
@@ -540,6 +548,9 @@ struct Index {
   size_t dim = 0;
   std::unique_ptr<HalfSpace> space;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw;
+  // hnswlib's labels in flat arrays (labelMirror.h): synced by every call that changes a label, rebuilt
+  // at a load; read by the filtered walk and the exact scan of an allowed set.
+  arkivector::LabelMirror labels;
   std::vector<char> scratch;  // one encoded element (a point or a query)
   std::vector<float> query;   // the last encoded values as float32, and their inverse norm
   float invQuery = 0;
@@ -675,6 +686,41 @@ void checkLinks(const hnswlib::HierarchicalNSW<float>& h) {
     throw JsError("the index file is damaged (entry point)");
 }
 
+// Level 0 (every element's links, vector and label: 912 B at 384 dims) on transparent huge pages where the
+// kernel offers them on request (`madvise` mode, the common default): a search reads a few hundred
+// elements scattered over the whole block, and the exact scan of an allowed set thousands, each on
+// another 4 KiB page, so with small pages nearly every element read also misses the TLB. Blocks under
+// HUGE_PAGE_MIN stay as they are (an empty or small collection must not round up to 2 MiB pages).
+// `fresh`: the block was just allocated and not yet written (pages fault in huge); otherwise (after a
+// load, whose pages are all written) it is copied once into a new block advised before the copy.
+constexpr size_t HUGE_PAGE = (size_t)2 << 20;
+constexpr size_t HUGE_PAGE_MIN = (size_t)16 << 20;
+
+void adviseHugePages(hnswlib::HierarchicalNSW<float>& h, bool fresh) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const size_t bytes = h.max_elements_ * h.size_data_per_element_;
+  if (bytes < HUGE_PAGE_MIN) return;
+  auto advise = [&](char* p) {
+    const uintptr_t from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    const uintptr_t to = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (to > from) madvise((void*)from, to - from, MADV_HUGEPAGE);  // advice only: a refusal changes nothing
+  };
+  if (fresh) {
+    advise(h.data_level0_memory_);
+    return;
+  }
+  char* copy = static_cast<char*>(malloc(bytes));
+  if (copy == nullptr) return;  // keep the small pages
+  advise(copy);
+  std::memcpy(copy, h.data_level0_memory_, h.cur_element_count * h.size_data_per_element_);
+  free(h.data_level0_memory_);
+  h.data_level0_memory_ = copy;
+#else
+  (void)h;
+  (void)fresh;
+#endif
+}
+
 void finalize(napi_env, void* data, void*) {
   Index* ix = static_cast<Index*>(data);
   ix->waitForReaders();  // an environment torn down with searches in flight
@@ -712,11 +758,14 @@ napi_value Construct(napi_env env, napi_callback_info info) {
       const size_t capacity = std::max<size_t>(std::max<size_t>(count, maxElements), 16);
       ix->hnsw.reset(new hnswlib::HierarchicalNSW<float>(ix->space.get(), path, false, capacity, true));
       checkLinks(*ix->hnsw);
+      ix->labels.rebuild(*ix->hnsw);
+      adviseHugePages(*ix->hnsw, false);
     } else {
       const size_t m = intArg(env, prop(env, arg, "m"), "m", 2, MAX_M);
       const size_t efc = intArg(env, prop(env, arg, "efConstruction"), "efConstruction", 1, MAX_EF);
       const size_t seed = intArg(env, prop(env, arg, "seed"), "seed", 0, 4294967295.0);
       ix->hnsw.reset(new hnswlib::HierarchicalNSW<float>(ix->space.get(), maxElements, m, efc, seed, true));
+      adviseHugePages(*ix->hnsw, true);
     }
     Index* raw = ix.release();
     if (napi_wrap(env, self, raw, finalize, nullptr, nullptr) != napi_ok) {
@@ -755,14 +804,13 @@ napi_value AddPoint(napi_env env, napi_callback_info info) {
     if (present) {
       if (h.isMarkedDeleted(h.label_lookup_.at(label))) h.unmarkDelete(label);
       h.addPoint(data, label, false);
-      return nullptr;
-    }
-    // Reusing a deleted slot: arkivector's replacement, which repairs the old neighbourhood too.
-    if (reuses) {
+    } else if (reuses) {
+      // Reusing a deleted slot: arkivector's replacement, which repairs the old neighbourhood too.
       arkivector::replaceDeleted(h, data, label);
-      return nullptr;
+    } else {
+      h.addPoint(data, label, false);
     }
-    h.addPoint(data, label, false);
+    ix->labels.sync(h, label);
     return nullptr;
   });
 }
@@ -772,7 +820,9 @@ napi_value MarkDelete(napi_env env, napi_callback_info info) {
     napi_value a[1];
     Index* ix = unwrap(env, info, 1, a);
     ix->waitForReaders();
-    ix->hnsw->markDelete(intArg(env, a[0], "label", 0, MAX_LABEL));
+    const size_t label = intArg(env, a[0], "label", 0, MAX_LABEL);
+    ix->hnsw->markDelete(label);
+    ix->labels.sync(*ix->hnsw, label);
     return nullptr;
   });
 }
@@ -796,6 +846,7 @@ napi_value Resize(napi_env env, napi_callback_info info) {
     const size_t n = intArg(env, a[0], "maxElements", 1, MAX_ELEMENTS);
     if (n < ix->hnsw->cur_element_count) throw JsError("cannot resize below the current element count");
     ix->hnsw->resizeIndex(n);
+    adviseHugePages(*ix->hnsw, true);  // realloc keeps the written pages; the new tail faults in
     releaseFreedPages();
     return nullptr;
   });
@@ -926,25 +977,17 @@ std::priority_queue<std::pair<float, uint32_t>> exactTop(Index& ix, const float*
   if (all) {
     const size_t n = h.cur_element_count;
     for (size_t id = 0; id < n; id++) {
-      if (h.isMarkedDeleted((hnswlib::tableint)id)) continue;
-      const void* x = h.getDataByInternalId((hnswlib::tableint)id);
-      arkivector_filtered::keepNearest(top, k, distance(x), (uint32_t)h.getExternalLabel((hnswlib::tableint)id));
+      const uint32_t label = ix.labels.labelOf((hnswlib::tableint)id);
+      if (label == arkivector::LabelMirror::NONE) continue;  // deleted
+      arkivector_filtered::keepNearest(top, k, distance(h.getDataByInternalId((hnswlib::tableint)id)), label);
     }
     checks = n;
     return top;
   }
   std::vector<hnswlib::tableint> ids;
-  ids.reserve(count);
-  {
-    std::unique_lock<std::mutex> lock(h.label_lookup_lock);
-    for (size_t i = 0; i < count; i++) {
-      auto it = h.label_lookup_.find(candidates[i]);
-      if (it != h.label_lookup_.end() && !h.isMarkedDeleted(it->second)) ids.push_back(it->second);
-    }
-  }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  arkivector_filtered::scanIds(h, ids, k, distance, top);
+  arkivector_filtered::liveIds(
+      h.cur_element_count, count, [&](size_t i) { return ix.labels.idOf(h, candidates[i]); }, ids);
+  arkivector_filtered::scanIds(h, ids, k, distance, [&](hnswlib::tableint id) { return ix.labels.labelOf(id); }, top);
   checks = count;
   return top;
 }
@@ -977,6 +1020,44 @@ napi_value ExactSearch(napi_env env, napi_callback_info info) {
   });
 }
 
+// The k nearest of a walk's heap (internal ids, by binary16 distance) into hits: labels with the float32
+// query's distances, nearest first, as Search and FilteredSearch re-rank them.
+template <typename Heap>
+void rerank(Index& ix, const float* query, float invQuery, size_t k, Heap& top,
+            std::vector<std::pair<float, uint32_t>>& hits) {
+  auto& h = *ix.hnsw;
+  while (top.size() > k) top.pop();
+  hits.reserve(top.size());
+  for (; !top.empty(); top.pop()) {
+    const hnswlib::tableint id = top.top().second;
+    hits.emplace_back(ix.space->exactDistance(query, invQuery, h.getDataByInternalId(id)),
+                      (uint32_t)h.getExternalLabel(id));
+  }
+  std::sort(hits.begin(), hits.end());
+}
+
+// The core of filteredSearch (plain values, so it can run on a thread): the walk's k nearest allowed
+// elements with the float32 query's distances, nearest first. `q` is the binary16 query (an encoded
+// element); the graph must not change while it runs.
+// `f` is a SlotFilter (filteredSearch) or LabelBits (filteredAsync): anything with allows(label).
+template <typename Filter>
+std::vector<std::pair<float, uint32_t>> filteredHits(Index& ix, const void* q, const float* query, float invQuery,
+                                                     size_t k, size_t ef, size_t farEf,
+                                                     const arkivector_filtered::Near& near, size_t passing,
+                                                     const Filter& f, arkivector_filtered::Stats& st) {
+  auto& h = *ix.hnsw;
+  const arkivector::LabelMirror& labels = ix.labels;
+  auto allowed = [&](hnswlib::tableint id) {
+    const uint32_t label = labels.labelOf(id);
+    return label != arkivector::LabelMirror::NONE && f.allows(label);
+  };
+  auto top = arkivector_filtered::search(h, q, std::max(ef, k), farEf == 0 ? 0 : std::max(farEf, k), near,
+                                         passing, allowed, st);
+  std::vector<std::pair<float, uint32_t>> hits;
+  rerank(ix, query, invQuery, k, top, hits);
+  return hits;
+}
+
 // filteredSearch(query, k, ef, labels, distances, stats, labelSlot, allowed, passing, farEf?, nearScale?): the
 // ACORN-style walk of filteredSearch.h over the allowed set (`passing` its size, an estimate is fine), at
 // width farEf (default ef; 0: no answer) when the descent does not land among allowed elements, and where
@@ -997,20 +1078,8 @@ napi_value FilteredSearch(napi_env env, napi_callback_info info) {
     if (!std::isfinite(near.scale) || near.scale < 0 || near.scale > 1e6) throw JsError("nearScale must be ≥ 0");
     near.minEf = std::min(std::max(ef, k), 2 * k);
     const bool landedRoom = typedArg(env, a[5], napi_int32_array, "stats").length >= 3;
-    auto& h = *ix->hnsw;
-    auto allowed = [&](hnswlib::tableint id) { return !h.isMarkedDeleted(id) && f(h.getExternalLabel(id)); };
     arkivector_filtered::Stats st;
-    auto top = arkivector_filtered::search(h, q, std::max(ef, k), farEf == 0 ? 0 : std::max(farEf, k), near,
-                                           passing, allowed, st);
-    while (top.size() > k) top.pop();
-    std::vector<std::pair<float, uint32_t>> hits;
-    hits.reserve(top.size());
-    for (; !top.empty(); top.pop()) {
-      const hnswlib::tableint id = top.top().second;
-      hits.emplace_back(ix->space->exactDistance(ix->query.data(), ix->invQuery, h.getDataByInternalId(id)),
-                        (uint32_t)h.getExternalLabel(id));
-    }
-    std::sort(hits.begin(), hits.end());
+    const auto hits = filteredHits(*ix, q, ix->query.data(), ix->invQuery, k, ef, farEf, near, passing, f, st);
     for (size_t i = 0; i < hits.size(); i++) {
       out.labels[i] = hits[i].second;
       out.distances[i] = hits[i].first;
@@ -1125,22 +1194,6 @@ struct AsyncSearch {
   bool landed = false;
 };
 
-// The k nearest of a walk's heap (internal ids, by binary16 distance) into hits: labels with the float32
-// query's distances, nearest first, as Search and FilteredSearch re-rank them.
-template <typename Heap>
-void rerank(Index& ix, const float* query, float invQuery, size_t k, Heap& top,
-            std::vector<std::pair<float, uint32_t>>& hits) {
-  auto& h = *ix.hnsw;
-  while (top.size() > k) top.pop();
-  hits.reserve(top.size());
-  for (; !top.empty(); top.pop()) {
-    const hnswlib::tableint id = top.top().second;
-    hits.emplace_back(ix.space->exactDistance(query, invQuery, h.getDataByInternalId(id)),
-                      (uint32_t)h.getExternalLabel(id));
-  }
-  std::sort(hits.begin(), hits.end());
-}
-
 // searchKnn's unfiltered walk at width ef (hnswlib's own reads the shared ef_; unfilteredWalk.h walks level
 // 0 as searchBaseLayerST does), re-ranked by the float32 query's distances.
 void walkHits(Index& ix, const void* q, const float* query, float invQuery, size_t k, size_t ef,
@@ -1166,24 +1219,23 @@ void exactHits(AsyncSearch& w) {
   for (size_t i = top.size(); i-- > 0; top.pop()) w.hits[i] = top.top();
 }
 
-// filteredSearch's walk (filteredSearch.h search, with its arguments as FilteredSearch reads them) over the
-// labels set in the work's own bitset, re-ranked by the float32 query's distances as FilteredSearch does.
+// An allowed set as a bitset over labels, which a filteredAsync work owns (copied when dispatched).
+struct LabelBits {
+  const std::vector<uint8_t>& bits;
+  bool allows(uint32_t label) const {
+    return (size_t)label < bits.size() * 8 && ((bits[label >> 3] >> (label & 7)) & 1) != 0;
+  }
+};
+
+// filteredSearch's core (filteredHits, with its arguments as FilteredSearch reads them) over the labels set
+// in the work's own bitset.
 void filteredHits(AsyncSearch& w) {
-  auto& h = *w.ix->hnsw;
-  const std::vector<uint8_t>& bits = w.labelBits;
-  const size_t labels = bits.size() * 8;
-  auto allowed = [&](hnswlib::tableint id) {
-    if (h.isMarkedDeleted(id)) return false;
-    const size_t label = h.getExternalLabel(id);
-    return label < labels && ((bits[label >> 3] >> (label & 7)) & 1) != 0;
-  };
   arkivector_filtered::Near near;
   near.scale = w.nearScale;
   near.minEf = std::min(std::max(w.ef, w.k), 2 * w.k);
   arkivector_filtered::Stats st;
-  auto top = arkivector_filtered::search(h, w.element.data(), std::max(w.ef, w.k),
-                                         w.farEf == 0 ? 0 : std::max(w.farEf, w.k), near, w.passing, allowed, st);
-  rerank(*w.ix, w.query.data(), w.invQuery, w.k, top, w.hits);
+  w.hits = filteredHits(*w.ix, w.element.data(), w.query.data(), w.invQuery, w.k, w.ef, w.farEf, near, w.passing,
+                        LabelBits{w.labelBits}, st);
   w.checks = st.checks;
   w.landed = st.landed;
 }

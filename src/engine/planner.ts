@@ -45,7 +45,12 @@
 // else the walk at ef × ACORN_EF_SCALE. The test depends only on the query and the set (no memo of
 // earlier queries), so replicas answer alike. A short answer goes to the exact scan (never under-filled).
 
-import { allowedSlots as enumerateAllowed, estimate, type IndexSource } from './filter/plan.ts';
+import {
+  allowedBits as enumerateBits,
+  allowedSlots as enumerateAllowed,
+  estimate,
+  type IndexSource,
+} from './filter/plan.ts';
 import { buildPredicate, type RowSource } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
 import { type ExactSource, exactTopK } from './exact.ts';
@@ -73,23 +78,33 @@ export type PlannerContext = IndexSource & {
 
 export type PlannedResult = { slots: number[]; distances: number[]; mode: SearchMode };
 
-/**
- * The allowed slots of a filter (filter/plan.ts), enumerated once per plannedOnThreads call: its runs replay
- * the plan against one view, so each run would enumerate the same set again on the main thread.
- */
-function allowedSlots(
-  cond: Cond,
-  src: IndexSource & { allowedMemo?: Map<Cond, Int32Array> },
-  predicate: (slot: number) => boolean,
-): Int32Array {
-  const memo = src.allowedMemo;
-  if (memo === undefined) return enumerateAllowed(cond, src, predicate);
-  let slots = memo.get(cond);
-  if (slots === undefined) {
-    slots = enumerateAllowed(cond, src, predicate);
-    memo.set(cond, slots);
+/** What one plannedOnThreads call remembers of each filter: its runs replay the plan against one view. */
+type AllowedMemo = { allowedMemo?: Map<Cond, Int32Array>; bitsMemo?: Map<Cond, { bits: Uint8Array; count: number }> };
+
+/** `make()` once per condition in `memo` (when there is one): each run of a replay would enumerate it again. */
+function once<V>(memo: Map<Cond, V> | undefined, cond: Cond, make: () => V): V {
+  if (memo === undefined) return make();
+  let value = memo.get(cond);
+  if (value === undefined) {
+    value = make();
+    memo.set(cond, value);
   }
-  return slots;
+  return value;
+}
+
+/** The allowed slots of a filter (filter/plan.ts), enumerated once per plannedOnThreads call. */
+function allowedSlots(cond: Cond, src: IndexSource & AllowedMemo, predicate: (slot: number) => boolean): Int32Array {
+  return once(src.allowedMemo, cond, () => enumerateAllowed(cond, src, predicate));
+}
+
+/** The allowed slots of a filter as a bitset and its count (filter/plan.ts), made once per plannedOnThreads call. */
+function allowedBits(
+  cond: Cond,
+  src: IndexSource & AllowedMemo,
+  predicate: (slot: number) => boolean,
+  slotCount: number,
+): { bits: Uint8Array; count: number } {
+  return once(src.bitsMemo, cond, () => enumerateBits(cond, src, predicate, slotCount));
 }
 
 /** Rescue rule of step 6: filter calls ≥ passing × this → recompute exactly. */
@@ -458,21 +473,31 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   }
 
   let bits: Uint8Array | undefined;
+  let bitCount: number | undefined;
   const enumerate = (): Int32Array => {
     allowed ??= allowedSlots(cond, ctx, predicate);
     return allowed;
   };
   // Away from the query, the scan answers when within reach; the walk stops at its landing test then.
   const farEf = passing <= threshold * ACORN_FAR_EXACT_FACTOR ? 0 : Math.ceil(ef * ACORN_EF_SCALE);
+  const allowedBitset = (): Uint8Array => {
+    if (bits !== undefined) return bits;
+    if (allowed !== undefined) {
+      bits = slotBits(allowed, ctx.exact.slotCount);
+    } else {
+      const made = allowedBits(cond, ctx, predicate, ctx.exact.slotCount);
+      bits = made.bits;
+      bitCount = made.count;
+    }
+    return bits;
+  };
   const filter: GraphFilter = {
     labelSlot,
     allowed: {
       predicate,
-      // Enumerated once per query, as a bitset the walk takes whole.
-      bits: () => {
-        bits ??= slotBits(enumerate(), ctx.exact.slotCount);
-        return bits;
-      },
+      // Enumerated once per query, as a bitset the walk takes whole (straight from the indexes: the
+      // ordered list is made only if the exact scan is needed after all).
+      bits: allowedBitset,
       count: passing,
       farEf: farEf === 0 ? 0 : Math.min(HNSW_MAX_WIDEN_EF, Math.max(k, farEf)),
       nearScale: ACORN_NEAR_SCALE,
@@ -480,8 +505,10 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   };
   const hits = ctx.graph.search(query, k, Math.max(k, ef), filter);
   const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
-  // The bitset enumerated `allowed`: its length is the true count.
-  if (res.slots.length >= Math.min(k, enumerate().length)) return res;
+  // The bitset's count (or `allowed`'s length) is the true count. A replayed walk (plannedOnThreads) did
+  // not ask for the bitset: its count is remembered.
+  if (allowed === undefined) allowedBitset();
+  if (res.slots.length >= Math.min(k, bitCount ?? enumerate().length)) return res;
   return exact(ctx, query, enumerate(), k);
 }
 
@@ -591,6 +618,7 @@ export async function plannedOnThreads<T>(
   const view: PlannerContext = Object.create(ctx, {
     graph: { value: onThreads },
     allowedMemo: { value: new Map<Cond, Int32Array>() },
+    bitsMemo: { value: new Map<Cond, { bits: Uint8Array; count: number }>() },
   });
   // Each run ends at a new call or returns: at most THREAD_CALLS_MAX + 1 runs reach the thread bound.
   for (let run = 0; run <= THREAD_CALLS_MAX + 1; run++) {

@@ -173,16 +173,73 @@ export function allowedSlots(cond: Cond, src: IndexSource, predicate: SlotPredic
   const exactLeaf = cond.t !== 'and' && cond.t !== 'or';
   const out = new Int32Array(raw.length);
   let n = 0;
+  let top = 0;
   for (let i = 0; i < raw.length; i++) {
     const s = raw[i]!;
-    if (exactLeaf || predicate(s)) out[n++] = s;
+    if (exactLeaf || predicate(s)) {
+      out[n++] = s;
+      if (s > top) top = s;
+    }
   }
+  // A set that is a fair share of the slots is put in order through a bitset (linear, and distinct at
+  // once): sorting 10,000 slots cost more than the filtered walk that then uses them.
+  if (n * SORT_BY_BITSET_SHARE > top) return inOrder(out, n, top);
   const res = out.subarray(0, n).sort();
   if (cond.t !== 'or' && !containsOr(cond)) return res;
   // OR branches can yield a slot twice; the list is sorted, so drop neighbours.
   let m = 0;
   for (let i = 0; i < res.length; i++) if (i === 0 || res[i] !== res[i - 1]) res[m++] = res[i]!;
   return res.subarray(0, m);
+}
+
+/**
+ * The live slots a filter allows as a bitset over slots 0 … slotCount − 1 (bit s & 7 of byte s >> 3), and
+ * how many: what the filtered walk takes, without the ordered list allowedSlots makes (at a random 10 %
+ * set of 100k, that list and a bitset made from it cost a third of the search).
+ */
+export function allowedBits(
+  cond: Cond,
+  src: IndexSource,
+  predicate: SlotPredicate,
+  slotCount: number,
+): { bits: Uint8Array; count: number } {
+  const raw: number[] = [];
+  collect(cond, src, raw);
+  const exactLeaf = cond.t !== 'and' && cond.t !== 'or';
+  const bits = new Uint8Array((slotCount + 7) >>> 3);
+  let count = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const s = raw[i]!;
+    if (!exactLeaf && !predicate(s)) continue;
+    const bit = 1 << (s & 7);
+    if ((bits[s >>> 3]! & bit) === 0) {
+      bits[s >>> 3]! |= bit;
+      count++;
+    }
+  }
+  return { bits, count };
+}
+
+/** allowedSlots orders a set through a bitset when it holds more than 1 / this of the slots up to its largest. */
+const SORT_BY_BITSET_SHARE = 32;
+
+/** The distinct values of out[0 … n − 1] (slots, all ≤ top), ascending, in `out`'s front. */
+function inOrder(out: Int32Array, n: number, top: number): Int32Array {
+  const bits = new Uint32Array((top >>> 5) + 1);
+  for (let i = 0; i < n; i++) {
+    const s = out[i]!;
+    bits[s >>> 5]! |= 1 << (s & 31);
+  }
+  let m = 0;
+  for (let w = 0; w < bits.length; w++) {
+    let word = bits[w]!;
+    while (word !== 0) {
+      const low = word & -word;
+      out[m++] = (w << 5) | (31 - Math.clz32(low));
+      word ^= low;
+    }
+  }
+  return out.subarray(0, m);
 }
 
 function containsOr(cond: Cond): boolean {
