@@ -5,8 +5,12 @@
 import type { AttributeValue, VectorRecord } from '../collections/index.ts';
 import { halfvecOf } from './vectorSlab.ts';
 
-/** What a slot keeps of a record: everything but the vector, which lives in the slab. */
-export type StoredRecord = Omit<VectorRecord, 'vector' | 'halfvec'>;
+/**
+ * What a slot keeps of a record: everything but the vector (in the slab or the graph) and the fields
+ * every record of a store shares (its collection's name and dimension: 16 bytes a record), which
+ * readers get from the store.
+ */
+export type StoredRecord = Omit<VectorRecord, 'vector' | 'halfvec' | 'collection' | 'dim'>;
 
 /**
  * A record read out of the store (get, records): it owns a copy of its vector (the slab slot may be
@@ -29,15 +33,16 @@ export class RecordView implements VectorRecord {
   /**
    * @param r the stored fields
    * @param vector the record's own copy of its vector
+   * @param collection the store's collection name
    */
-  constructor(r: StoredRecord, vector: Float32Array) {
+  constructor(r: StoredRecord, vector: Float32Array, collection: string) {
     this.key = r.key;
     this.owner = r.owner;
     this.creator = r.creator;
-    this.collection = r.collection;
+    this.collection = collection;
     this.id = r.id;
     this.expiresAt = r.expiresAt;
-    this.dim = r.dim;
+    this.dim = vector.length;
     this.document = r.document;
     this.attributes = r.attributes;
     this.vector = vector;
@@ -78,10 +83,8 @@ export function storedRecord(rec: VectorRecord): StoredRecord {
     key: rec.key,
     owner: rec.owner,
     creator: rec.creator,
-    collection: rec.collection,
     id: rec.id,
     expiresAt: rec.expiresAt,
-    dim: rec.dim,
     document: rec.document,
     attributes: compactAttributes(rec.attributes),
   };

@@ -309,10 +309,8 @@ export async function restoreStoreSnapshot(
       key,
       owner,
       creator: creator ?? undefined,
-      collection: name,
       id,
       expiresAt: BigInt(expiresAt),
-      dim,
       document,
       attributes,
     };

@@ -89,10 +89,8 @@ describe('store memory: what is kept beyond the vectors', () => {
       key: `0x${i.toString(16).padStart(64, '0')}`,
       owner: '0x00000000000000000000000000000000000000aa',
       creator,
-      collection: 'mem',
       id: String(i),
       expiresAt: 100n,
-      dim: DIM,
       document: '',
       attributes: i % 2 === 0 ? { topic: 'pets' } : {},
     });
@@ -154,6 +152,31 @@ describe('store memory: what is kept beyond the vectors', () => {
     assert.equal(store.get('id-2999')?.id, 'id-2999');
     assert.equal(store.get(makeRecord(17, [0]).key)?.id, 'id-17');
     assert.equal(store.count({ where: `$key = '${makeRecord(5, [0]).key.toLowerCase()}'` }), 1);
+  });
+
+  test('a record keeps no collection name or dimension of its own; readers get them from the store', async () => {
+    const store = new CollectionStore('mem', definition(DIM));
+    const data = vectors(20, 5);
+    await store.apply({ remove: [], upsert: data.map((v, i) => makeRecord(i, v, {}, { collection: 'mem' })) });
+    const hit = store.search({ vector: data[3]!, k: 1 }).results[0]!;
+    // The hit's record is the stored object itself: 16 bytes a record for two fields every record shares.
+    assert.deepEqual(Object.keys(hit.record).sort(), [
+      'attributes',
+      'creator',
+      'document',
+      'expiresAt',
+      'id',
+      'key',
+      'owner',
+    ]);
+    const rec = store.get(hit.record.id)!;
+    assert.equal(rec.collection, 'mem');
+    assert.equal(rec.dim, DIM);
+    assert.equal(rec.vector.length, DIM);
+    assert.equal(
+      [...store.records()].every((r) => r.collection === 'mem' && r.dim === DIM),
+      true,
+    );
   });
 
   test('the native addon reports the C heap and gives its free pages back', () => {
