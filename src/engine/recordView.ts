@@ -58,18 +58,51 @@ export class RecordView implements VectorRecord {
 }
 
 /**
- * A record's attributes as a fast-properties object with no prototype. Decoders build them with
- * `Object.create(null)`, which V8 keeps in dictionary mode: about 200 bytes for two attributes, against
- * about 60 for an object whose shape every record with the same attribute names shares. The prototype
- * is dropped before any name is set, so `__proto__` (a valid attribute name) stays an own property.
+ * The attributes of every record that has none: one object (nothing writes to a stored record's
+ * attributes but the string sharing, which finds no names here), frozen so that nothing can.
+ */
+const NO_ATTRIBUTES: Readonly<Record<string, AttributeValue>> = Object.freeze(Object.setPrototypeOf({}, null));
+
+/** A value JSON carries exactly (it has no −0, NaN or ±Infinity). */
+function jsonExact(v: AttributeValue): boolean {
+  return typeof v !== 'number' || (Number.isFinite(v) && !Object.is(v, -0));
+}
+
+/**
+ * A record's attributes as a fast-properties object with no prototype, sized to its properties.
+ * Decoders build them with `Object.create(null)`, which V8 keeps in dictionary mode (about 200 bytes
+ * for two attributes); an object literal preallocates four properties (56 bytes for one to four);
+ * JSON.parse allocates exactly the properties it reads (40 bytes for two), so values JSON carries
+ * exactly go through it. The prototype is dropped after parsing (JSON.parse makes `__proto__`, a valid
+ * attribute name, an own property) or, for the literal, before any name is set.
  * @param attrs the decoded attributes
- * @returns a copy with the same own properties, in the same order
+ * @returns a copy with the same own properties, in the same order (the shared empty object for none)
  */
 export function compactAttributes(attrs: Readonly<Record<string, AttributeValue>>): Record<string, AttributeValue> {
-  const out: Record<string, AttributeValue> = {};
-  Object.setPrototypeOf(out, null);
-  for (const name of Object.keys(attrs)) out[name] = attrs[name]!;
+  const names = Object.keys(attrs);
+  if (names.length === 0) return NO_ATTRIBUTES as Record<string, AttributeValue>;
+  let out: Record<string, AttributeValue>;
+  if (!Array.isArray(attrs) && names.every((name) => jsonExact(attrs[name]!))) {
+    out = JSON.parse(JSON.stringify(attrs));
+    Object.setPrototypeOf(out, null);
+  } else {
+    out = {};
+    Object.setPrototypeOf(out, null);
+    for (const name of names) out[name] = attrs[name]!;
+  }
   return out;
+}
+
+/**
+ * Attributes read from a snapshot's JSON, kept as they are (JSON.parse sized them: see
+ * compactAttributes) once their prototype is dropped.
+ * @param parsed an object JSON.parse made, the caller's to give away
+ */
+export function parsedAttributes(parsed: Record<string, AttributeValue>): Record<string, AttributeValue> {
+  if (Array.isArray(parsed)) return compactAttributes(parsed);
+  if (Object.keys(parsed).length === 0) return NO_ATTRIBUTES as Record<string, AttributeValue>;
+  Object.setPrototypeOf(parsed, null);
+  return parsed;
 }
 
 /**

@@ -5,6 +5,8 @@
 // maps as Maps.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import type { AttributeValue } from '../../src/collections/index.ts';
 import { heapByGroup, heapNodes } from '../../scripts/heapSnapshot.ts';
 import { ARRAY_GROWTH, grownLength } from '../../src/engine/arrayGrowth.ts';
 import { AttributeColumns } from '../../src/engine/attributeColumns.ts';
@@ -14,7 +16,7 @@ import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
 import { nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
 import { CollectionStore } from '../../src/engine/index.ts';
 import { METRIC_OPS } from '../../src/engine/metrics.ts';
-import type { StoredRecord } from '../../src/engine/recordView.ts';
+import { compactAttributes, type StoredRecord } from '../../src/engine/recordView.ts';
 import { growInt32 } from '../../src/engine/slotTable.ts';
 import { definition, makeRecord, mulberry32 } from './helpers.ts';
 
@@ -133,7 +135,7 @@ describe('store memory: what is kept beyond the vectors', () => {
     assert.equal(store.size, N);
   });
 
-  test('the id and key maps keep a few bytes a record, not a Map entry each', async () => {
+  test('the id and key maps keep a few bytes a record, not a Map entry each; a record and its attributes are sized to their fields', async () => {
     // Heap snapshots before and after (exact: live objects only). V8's arrays (`array`) are the Maps' hash
     // tables and the per-slot arrays of references (records, string columns). A Map<string, number> costs
     // 28 to 56 B an entry: 128 B a record here with the id Map and the `$key` index's Map, ~90 with one.
@@ -148,6 +150,10 @@ describe('store memory: what is kept beyond the vectors', () => {
     };
     const arrays = perRecord((name) => name === 'array');
     assert.ok(arrays <= 64, `${arrays.toFixed(1)} B a record of arrays and hash tables`);
+    // The record object (seven fields: 80 B; 96 with a collection and a dim of its own) and its attributes
+    // (two: 40 B sized by JSON.parse; 56 as an object literal's four preallocated properties).
+    const objects = perRecord((name) => name === 'object Object');
+    assert.ok(objects <= 132, `${objects.toFixed(1)} B a record of plain objects`);
     // Both tables still answer.
     assert.equal(store.get('id-2999')?.id, 'id-2999');
     assert.equal(store.get(makeRecord(17, [0]).key)?.id, 'id-17');
@@ -176,6 +182,32 @@ describe('store memory: what is kept beyond the vectors', () => {
     assert.equal(
       [...store.records()].every((r) => r.collection === 'mem' && r.dim === DIM),
       true,
+    );
+  });
+
+  test('compacted attributes keep every name, value and order exactly, with no prototype', () => {
+    const name = fc.oneof(
+      fc.constantFrom('__proto__', 'constructor', '0', '17', 'a', 'topic'),
+      fc.string({ maxLength: 8 }),
+    );
+    const value = fc.oneof(
+      fc.double(),
+      fc.constantFrom(-0, Number.NaN, Number.POSITIVE_INFINITY, -1.5e300),
+      fc.integer(),
+      fc.boolean(),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, value), { maxLength: 8 }), (entries) => {
+        // As decoders build them: no prototype, so `__proto__` is an own property.
+        const attrs: Record<string, AttributeValue> = Object.create(null);
+        for (const [k, v] of entries) attrs[k] = v;
+        const out = compactAttributes(attrs);
+        assert.equal(Object.getPrototypeOf(out), null);
+        assert.deepEqual(Object.keys(out), Object.keys(attrs));
+        for (const k of Object.keys(attrs)) assert.ok(Object.is(out[k], attrs[k]), `${k}: ${out[k]} for ${attrs[k]}`);
+      }),
+      { numRuns: 500 },
     );
   });
 
