@@ -3,9 +3,10 @@
 // (documents excluded: the records carry none). Records are made per block and dropped after apply, as the
 // indexer does, so the store's growth is all it keeps. Memory is not affected by load.
 //
-// Usage: tsx scripts/measure-store-memory.ts [--n N] [--dim D] [--graph] [--own-strings]
+// Usage: tsx scripts/measure-store-memory.ts [--n N] [--dim D] [--graph] [--own-strings] [--heap]
 //   (default 20k × 384; --graph: the graph alone; --own-strings: each record brings its own copy of its
-//   owner address, as records decoded from the chain do, instead of one string shared by all)
+//   owner address, as records decoded from the chain do, instead of one string shared by all; --heap: also
+//   the V8 heap's growth per record by kind of object, from heap snapshots before and after)
 
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -15,6 +16,7 @@ import { createGraph, selectedEngine } from '../src/engine/hnsw/engine.ts';
 import { nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
 import { METRIC_OPS } from '../src/engine/metrics.ts';
 import { benchDefinition, benchRecord } from './benchRecord.ts';
+import { heapByGroup, heapNodes } from './heapSnapshot.ts';
 import { mulberry32 } from './generators.ts';
 
 const argv = process.argv.slice(2);
@@ -76,6 +78,7 @@ const youngGrowth = (from: Record<string, number>) =>
 // One measurement per process: the graph alone (--graph), or the whole store.
 const GRAPH_ONLY = argv.includes('--graph');
 const OWN_STRINGS = argv.includes('--own-strings');
+const HEAP = argv.includes('--heap');
 if (GRAPH_ONLY) {
   const before = await rss();
   const spacesBefore = spaces();
@@ -100,6 +103,7 @@ if (GRAPH_ONLY) {
 }
 
 const definition = benchDefinition(DIM, PARAMS);
+const heapBefore = HEAP ? heapByGroup(await heapNodes()) : undefined;
 const before = await usage();
 const spacesBefore = spaces();
 const cBefore = mallocStats();
@@ -148,3 +152,21 @@ console.log(
     heapSpaces,
   }),
 );
+
+if (heapBefore !== undefined) {
+  // Bytes per record of each kind of object the store added (self sizes: a Map's entries are its table's).
+  const heapAfter = heapByGroup(await heapNodes());
+  const rows = [...heapAfter]
+    .map(([group, g]) => {
+      const b = heapBefore.get(group) ?? { count: 0, bytes: 0 };
+      return { group, perRecord: (g.bytes - b.bytes) / N, objectsPerRecord: (g.count - b.count) / N };
+    })
+    .filter((r) => Math.abs(r.perRecord) >= 0.5)
+    .sort((a, b) => b.perRecord - a.perRecord);
+  const total = rows.reduce((sum, r) => sum + r.perRecord, 0);
+  console.log(JSON.stringify({ heapPerRecord: Math.round(total), size: store.size }));
+  for (const r of rows)
+    console.log(
+      `${r.perRecord.toFixed(1).padStart(8)} B  ${r.objectsPerRecord.toFixed(3).padStart(7)} obj  ${r.group}`,
+    );
+}

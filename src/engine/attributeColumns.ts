@@ -40,6 +40,15 @@ export class AttributeColumns implements RowSource {
     this.#capacity = capacity;
   }
 
+  /**
+   * An empty index for an attribute. `$key`'s reads its keys back from the `$key` column (they are unique,
+   * so nearly all single-slot: see AttributeIndex), the column of the moment, since `reset` replaces it.
+   */
+  #newIndex(name: string): AttributeIndex {
+    if (name !== '$key') return new AttributeIndex();
+    return new AttributeIndex((slot) => this.#columns.get('$key')!.data[slot] as string);
+  }
+
   #newColumn(kind: 'str' | 'num'): Column {
     return kind === 'str' ? { kind, data: [] } : { kind, data: new Float64Array(this.#capacity()).fill(NaN) };
   }
@@ -66,7 +75,7 @@ export class AttributeColumns implements RowSource {
     ]);
     for (const name of META_NAMES) kinds.push([name, 'str']);
     for (const [name, kind] of kinds) {
-      if (!this.#indexes.has(name)) this.#indexes.set(name, new AttributeIndex());
+      if (!this.#indexes.has(name)) this.#indexes.set(name, this.#newIndex(name));
       if (!this.#columns.has(name)) this.#columns.set(name, this.#newColumn(kind));
     }
   }
@@ -85,7 +94,7 @@ export class AttributeColumns implements RowSource {
   index(field: Field): AttributeIndex {
     let idx = this.#indexes.get(field.name);
     if (idx === undefined) {
-      idx = new AttributeIndex();
+      idx = this.#newIndex(field.name);
       this.#indexes.set(field.name, idx);
     }
     return idx;

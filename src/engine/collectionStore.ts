@@ -318,7 +318,7 @@ export class CollectionStore {
 
   /** A live slot's record with its vector copied out of the slab (a fresh object each call). */
   #recordAt(slot: number): VectorRecord {
-    return new RecordView(this.#t.records[slot]!, this.#t.copy(slot));
+    return new RecordView(this.#t.records[slot]!, this.#t.copy(slot), this.name);
   }
 
   #compile(params: FilterParams): Cond | undefined {

@@ -5,8 +5,12 @@
 import type { AttributeValue, VectorRecord } from '../collections/index.ts';
 import { halfvecOf } from './vectorSlab.ts';
 
-/** What a slot keeps of a record: everything but the vector, which lives in the slab. */
-export type StoredRecord = Omit<VectorRecord, 'vector' | 'halfvec'>;
+/**
+ * What a slot keeps of a record: everything but the vector (in the slab or the graph) and the fields
+ * every record of a store shares (its collection's name and dimension: 16 bytes a record), which
+ * readers get from the store.
+ */
+export type StoredRecord = Omit<VectorRecord, 'vector' | 'halfvec' | 'collection' | 'dim'>;
 
 /**
  * A record read out of the store (get, records): it owns a copy of its vector (the slab slot may be
@@ -29,15 +33,16 @@ export class RecordView implements VectorRecord {
   /**
    * @param r the stored fields
    * @param vector the record's own copy of its vector
+   * @param collection the store's collection name
    */
-  constructor(r: StoredRecord, vector: Float32Array) {
+  constructor(r: StoredRecord, vector: Float32Array, collection: string) {
     this.key = r.key;
     this.owner = r.owner;
     this.creator = r.creator;
-    this.collection = r.collection;
+    this.collection = collection;
     this.id = r.id;
     this.expiresAt = r.expiresAt;
-    this.dim = r.dim;
+    this.dim = vector.length;
     this.document = r.document;
     this.attributes = r.attributes;
     this.vector = vector;
@@ -53,18 +58,51 @@ export class RecordView implements VectorRecord {
 }
 
 /**
- * A record's attributes as a fast-properties object with no prototype. Decoders build them with
- * `Object.create(null)`, which V8 keeps in dictionary mode: about 200 bytes for two attributes, against
- * about 60 for an object whose shape every record with the same attribute names shares. The prototype
- * is dropped before any name is set, so `__proto__` (a valid attribute name) stays an own property.
+ * The attributes of every record that has none: one object (nothing writes to a stored record's
+ * attributes but the string sharing, which finds no names here), frozen so that nothing can.
+ */
+const NO_ATTRIBUTES: Readonly<Record<string, AttributeValue>> = Object.freeze(Object.setPrototypeOf({}, null));
+
+/** A value JSON carries exactly (it has no −0, NaN or ±Infinity). */
+function jsonExact(v: AttributeValue): boolean {
+  return typeof v !== 'number' || (Number.isFinite(v) && !Object.is(v, -0));
+}
+
+/**
+ * A record's attributes as a fast-properties object with no prototype, sized to its properties.
+ * Decoders build them with `Object.create(null)`, which V8 keeps in dictionary mode (about 200 bytes
+ * for two attributes); an object literal preallocates four properties (56 bytes for one to four);
+ * JSON.parse allocates exactly the properties it reads (40 bytes for two), so values JSON carries
+ * exactly go through it. The prototype is dropped after parsing (JSON.parse makes `__proto__`, a valid
+ * attribute name, an own property) or, for the literal, before any name is set.
  * @param attrs the decoded attributes
- * @returns a copy with the same own properties, in the same order
+ * @returns a copy with the same own properties, in the same order (the shared empty object for none)
  */
 export function compactAttributes(attrs: Readonly<Record<string, AttributeValue>>): Record<string, AttributeValue> {
-  const out: Record<string, AttributeValue> = {};
-  Object.setPrototypeOf(out, null);
-  for (const name of Object.keys(attrs)) out[name] = attrs[name]!;
+  const names = Object.keys(attrs);
+  if (names.length === 0) return NO_ATTRIBUTES as Record<string, AttributeValue>;
+  let out: Record<string, AttributeValue>;
+  if (!Array.isArray(attrs) && names.every((name) => jsonExact(attrs[name]!))) {
+    out = JSON.parse(JSON.stringify(attrs));
+    Object.setPrototypeOf(out, null);
+  } else {
+    out = {};
+    Object.setPrototypeOf(out, null);
+    for (const name of names) out[name] = attrs[name]!;
+  }
   return out;
+}
+
+/**
+ * Attributes read from a snapshot's JSON, kept as they are (JSON.parse sized them: see
+ * compactAttributes) once their prototype is dropped.
+ * @param parsed an object JSON.parse made, the caller's to give away
+ */
+export function parsedAttributes(parsed: Record<string, AttributeValue>): Record<string, AttributeValue> {
+  if (Array.isArray(parsed)) return compactAttributes(parsed);
+  if (Object.keys(parsed).length === 0) return NO_ATTRIBUTES as Record<string, AttributeValue>;
+  Object.setPrototypeOf(parsed, null);
+  return parsed;
 }
 
 /**
@@ -78,10 +116,8 @@ export function storedRecord(rec: VectorRecord): StoredRecord {
     key: rec.key,
     owner: rec.owner,
     creator: rec.creator,
-    collection: rec.collection,
     id: rec.id,
     expiresAt: rec.expiresAt,
-    dim: rec.dim,
     document: rec.document,
     attributes: compactAttributes(rec.attributes),
   };

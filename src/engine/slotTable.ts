@@ -16,6 +16,7 @@ import type { Graph, GraphEngine } from './hnsw/graph.ts';
 import { KeywordIndex } from './keyword.ts';
 import type { MetricOps } from './metrics.ts';
 import type { StoredRecord } from './recordView.ts';
+import { SlotHash } from './slotHash.ts';
 import { VectorSlab } from './vectorSlab.ts';
 
 /**
@@ -60,7 +61,8 @@ export class SlotTable {
   /** A block is staged: its labels are in the graph but not visible. */
   pending = false;
 
-  readonly byId = new Map<string, number>();
+  /** Live slots by record id (the ids are read back from `records`: the table holds no strings). */
+  readonly byId = new SlotHash((slot) => this.records[slot]!.id);
   /** Made when first used: an empty collection holds no MiniSearch (~3 KiB). */
   #keyword: KeywordIndex | undefined;
   /** The last expiry placed: the records of a block mostly share one, and a BigInt costs ~24 bytes each. */
@@ -165,7 +167,7 @@ export class SlotTable {
     this.labelSlot[label] = -1;
     this.slotLabel[slot] = -1;
     this.keyword.remove(slot, rec.document);
-    if (this.byId.get(rec.id) === slot) this.byId.delete(rec.id);
+    this.byId.delete(rec.id, slot);
     this.columns.set(slot, undefined);
     this.records[slot] = undefined;
     this.vectors.live[slot] = 0;

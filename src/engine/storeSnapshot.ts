@@ -17,7 +17,7 @@ import { GRAPH_ENGINES, type GraphEngine } from './hnsw/graph.ts';
 import { nativeAddon } from './hnsw/nativeAddon.ts';
 import { KeywordIndex } from './keyword.ts';
 import type { RebuildOptions } from './rebuild.ts';
-import { compactAttributes, type StoredRecord } from './recordView.ts';
+import { parsedAttributes, type StoredRecord } from './recordView.ts';
 import { graphParams, growInt32, type SlotTable } from './slotTable.ts';
 import { buildFromHalves } from './snapshotConversion.ts';
 import { LITTLE_ENDIAN } from './vectorSlab.ts';
@@ -302,18 +302,16 @@ export async function restoreStoreSnapshot(
   let compact = 0;
   for (const [slot, written, key, owner, creator, id, expiresAt, document, stored] of tuples) {
     const label = convert ? compact++ : written;
-    // JSON.parse made own properties (`__proto__` included); compactAttributes drops the prototype.
-    const attributes = compactAttributes(stored);
+    // JSON.parse made own properties (`__proto__` included) and sized the object to them.
+    const attributes = parsedAttributes(stored as Record<string, AttributeValue>);
     for (const [k, v] of Object.entries(attributes))
       if (definition.attributes[k] === 'f32' && typeof v === 'string') attributes[k] = Number(v);
     const rec: StoredRecord = {
       key,
       owner,
       creator: creator ?? undefined,
-      collection: name,
       id,
       expiresAt: BigInt(expiresAt),
-      dim,
       document,
       attributes,
     };

@@ -9,8 +9,8 @@ import type { ChainWriter } from '../chain/index.ts';
 type SearchMode = 'exact' | 'hnsw';
 type Filtered = { where?: string; filter?: unknown };
 
-/** A record without its vector: what searches and listings hand out (the store's own object: read only). */
-export type RecordSummary = Readonly<Omit<VectorRecord, 'vector' | 'halfvec'>>;
+/** A record without its vector, collection and dimension (the store's): what searches and listings hand out (the store's own object: read only). */
+export type RecordSummary = Readonly<Omit<VectorRecord, 'vector' | 'halfvec' | 'collection' | 'dim'>>;
 
 /** The read side of a collection store (the engine's CollectionStore). */
 export interface ReadableStore extends IndexedStore {

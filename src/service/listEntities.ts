@@ -9,8 +9,8 @@
 // the cursor has expired. Positions are (last-modified block, entity key), so pages never depend on
 // anything but the chain.
 import { createHash } from 'node:crypto';
-import { ENTITY_KEY_FORM_REGEX, type VectorRecord } from '../collections/index.ts';
-import type { ReadableStore, ServiceContext } from './context.ts';
+import { ENTITY_KEY_FORM_REGEX } from '../collections/index.ts';
+import type { ReadableStore, RecordSummary, ServiceContext } from './context.ts';
 import { InvalidArgumentError } from './errors.ts';
 import { LIST_PINNED_MAX, LIST_PINNED_TTL_MS } from './limits.ts';
 import { entityOf } from './render.ts';
@@ -22,7 +22,7 @@ import type { PublishedCollection } from '../../indexer/index.ts';
 export type { ListEntitiesParameters, ListEntitiesResult };
 
 type Order = 'newest' | 'oldest';
-type Listed = { record: Omit<VectorRecord, 'vector' | 'halfvec'>; block: number };
+type Listed = { record: RecordSummary; block: number };
 
 interface Listing {
   entries: readonly Listed[];

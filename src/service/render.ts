@@ -1,6 +1,7 @@
 // Shapes records for answers: typed attributes as {type, value}, expiry as a block number, documents
 // only when asked for.
-import type { CollectionDefinition, VectorRecord } from '../collections/index.ts';
+import type { CollectionDefinition } from '../collections/index.ts';
+import type { RecordSummary } from './context.ts';
 
 type AttributeType = CollectionDefinition['attributes'][string];
 
@@ -20,7 +21,7 @@ function attributesByName(definition: CollectionDefinition): readonly (readonly 
  * A record's attributes that its collection defines, as `{type, value}`, in name order (attributes the
  * definition does not name are left out).
  */
-export function typedAttributes(record: Omit<VectorRecord, 'vector' | 'halfvec'>, definition: CollectionDefinition) {
+export function typedAttributes(record: RecordSummary, definition: CollectionDefinition) {
   const out: Record<string, { type: AttributeType; value: string | number | boolean }> = {};
   const values = record.attributes;
   for (const [name, type] of attributesByName(definition)) {
@@ -30,11 +31,7 @@ export function typedAttributes(record: Omit<VectorRecord, 'vector' | 'halfvec'>
   return out;
 }
 
-export function entityOf(
-  record: Omit<VectorRecord, 'vector' | 'halfvec'>,
-  definition: CollectionDefinition,
-  includeDocument: boolean,
-) {
+export function entityOf(record: RecordSummary, definition: CollectionDefinition, includeDocument: boolean) {
   return {
     key: record.key,
     id: record.id,

@@ -9,8 +9,11 @@ import { definition, keyOf, makeRecord } from './helpers.ts';
 
 const DIM = 8;
 const vec = (i: number): number[] => Array.from({ length: DIM }, (_, j) => Math.cos(i * 3.7 + j * 0.9));
-/** The fields a hit's record carries, exactly (everything a record has but its vector and halfvec). */
-const SUMMARY_FIELDS = ['attributes', 'collection', 'creator', 'dim', 'document', 'expiresAt', 'id', 'key', 'owner'];
+/**
+ * The fields a hit's record carries, exactly: everything a record has but its vector and halfvec, and its
+ * collection and dimension, which are the store's (a record keeps no copy: storeMemory.test.ts).
+ */
+const SUMMARY_FIELDS = ['attributes', 'creator', 'document', 'expiresAt', 'id', 'key', 'owner'];
 
 function fieldsOf(record: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};

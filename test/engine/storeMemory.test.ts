@@ -1,13 +1,13 @@
 // Tests of how a collection store sizes what it keeps per vector (issue 23 item 1): the graph's capacity
 // past its elements (hnswlib touches a mutex, a level and a visited mark per element of capacity), the
 // per-slot typed arrays, and string columns of values most records lack. Each bound fails under the
-// previous policy (graph ×1.5, arrays ×2, an undefined written for every slot).
+// previous policy (graph ×1.5, arrays ×2, an undefined written for every slot), or with the id and key
+// maps as Maps.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { writeHeapSnapshot } from 'node:v8';
+import fc from 'fast-check';
+import type { AttributeValue } from '../../src/collections/index.ts';
+import { heapByGroup, heapNodes } from '../../scripts/heapSnapshot.ts';
 import { ARRAY_GROWTH, grownLength } from '../../src/engine/arrayGrowth.ts';
 import { AttributeColumns } from '../../src/engine/attributeColumns.ts';
 import { HnswGraph } from '../../src/engine/hnsw/graph.ts';
@@ -16,7 +16,7 @@ import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
 import { nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
 import { CollectionStore } from '../../src/engine/index.ts';
 import { METRIC_OPS } from '../../src/engine/metrics.ts';
-import type { StoredRecord } from '../../src/engine/recordView.ts';
+import { compactAttributes, type StoredRecord } from '../../src/engine/recordView.ts';
 import { growInt32 } from '../../src/engine/slotTable.ts';
 import { definition, makeRecord, mulberry32 } from './helpers.ts';
 
@@ -91,10 +91,8 @@ describe('store memory: what is kept beyond the vectors', () => {
       key: `0x${i.toString(16).padStart(64, '0')}`,
       owner: '0x00000000000000000000000000000000000000aa',
       creator,
-      collection: 'mem',
       id: String(i),
       expiresAt: 100n,
-      dim: DIM,
       document: '',
       attributes: i % 2 === 0 ? { topic: 'pets' } : {},
     });
@@ -137,6 +135,82 @@ describe('store memory: what is kept beyond the vectors', () => {
     assert.equal(store.size, N);
   });
 
+  test('the id and key maps keep a few bytes a record, not a Map entry each; a record and its attributes are sized to their fields', async () => {
+    // Heap snapshots before and after (exact: live objects only). V8's arrays (`array`) are the Maps' hash
+    // tables and the per-slot arrays of references (records, string columns). A Map<string, number> costs
+    // 28 to 56 B an entry: 128 B a record here with the id Map and the `$key` index's Map, ~90 with one.
+    const N = 3000;
+    const before = heapByGroup(await heapNodes());
+    const store = await benchShapedStore(N);
+    const after = heapByGroup(await heapNodes());
+    const perRecord = (group: (name: string) => boolean) => {
+      let bytes = 0;
+      for (const [name, g] of after) if (group(name)) bytes += g.bytes - (before.get(name)?.bytes ?? 0);
+      return bytes / N;
+    };
+    const arrays = perRecord((name) => name === 'array');
+    assert.ok(arrays <= 64, `${arrays.toFixed(1)} B a record of arrays and hash tables`);
+    // The record object (seven fields: 80 B; 96 with a collection and a dim of its own) and its attributes
+    // (two: 40 B sized by JSON.parse; 56 as an object literal's four preallocated properties).
+    const objects = perRecord((name) => name === 'object Object');
+    assert.ok(objects <= 132, `${objects.toFixed(1)} B a record of plain objects`);
+    // Both tables still answer.
+    assert.equal(store.get('id-2999')?.id, 'id-2999');
+    assert.equal(store.get(makeRecord(17, [0]).key)?.id, 'id-17');
+    assert.equal(store.count({ where: `$key = '${makeRecord(5, [0]).key.toLowerCase()}'` }), 1);
+  });
+
+  test('a record keeps no collection name or dimension of its own; readers get them from the store', async () => {
+    const store = new CollectionStore('mem', definition(DIM));
+    const data = vectors(20, 5);
+    await store.apply({ remove: [], upsert: data.map((v, i) => makeRecord(i, v, {}, { collection: 'mem' })) });
+    const hit = store.search({ vector: data[3]!, k: 1 }).results[0]!;
+    // The hit's record is the stored object itself: 16 bytes a record for two fields every record shares.
+    assert.deepEqual(Object.keys(hit.record).sort(), [
+      'attributes',
+      'creator',
+      'document',
+      'expiresAt',
+      'id',
+      'key',
+      'owner',
+    ]);
+    const rec = store.get(hit.record.id)!;
+    assert.equal(rec.collection, 'mem');
+    assert.equal(rec.dim, DIM);
+    assert.equal(rec.vector.length, DIM);
+    assert.equal(
+      [...store.records()].every((r) => r.collection === 'mem' && r.dim === DIM),
+      true,
+    );
+  });
+
+  test('compacted attributes keep every name, value and order exactly, with no prototype', () => {
+    const name = fc.oneof(
+      fc.constantFrom('__proto__', 'constructor', '0', '17', 'a', 'topic'),
+      fc.string({ maxLength: 8 }),
+    );
+    const value = fc.oneof(
+      fc.double(),
+      fc.constantFrom(-0, Number.NaN, Number.POSITIVE_INFINITY, -1.5e300),
+      fc.integer(),
+      fc.boolean(),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, value), { maxLength: 8 }), (entries) => {
+        // As decoders build them: no prototype, so `__proto__` is an own property.
+        const attrs: Record<string, AttributeValue> = Object.create(null);
+        for (const [k, v] of entries) attrs[k] = v;
+        const out = compactAttributes(attrs);
+        assert.equal(Object.getPrototypeOf(out), null);
+        assert.deepEqual(Object.keys(out), Object.keys(attrs));
+        for (const k of Object.keys(attrs)) assert.ok(Object.is(out[k], attrs[k]), `${k}: ${out[k]} for ${attrs[k]}`);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   test('the native addon reports the C heap and gives its free pages back', () => {
     const addon = nativeAddon();
     const before = addon.mallocStats();
@@ -150,27 +224,19 @@ describe('store memory: what is kept beyond the vectors', () => {
 
 /** How many string objects on the heap hold one of `values` (a heap snapshot: dead objects are not in it). */
 async function stringCopies(values: readonly string[]): Promise<number> {
-  const dir = await mkdtemp(join(tmpdir(), 'arkivector-heap-'));
-  try {
-    const file = writeHeapSnapshot(join(dir, 'heap.heapsnapshot'));
-    const snapshot = JSON.parse(await readFile(file, 'utf8')) as {
-      snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
-      nodes: number[];
-      strings: string[];
-    };
-    const fields = snapshot.snapshot.meta.node_fields;
-    const typeNames = snapshot.snapshot.meta.node_types[0];
-    const width = fields.length;
-    const typeAt = fields.indexOf('type');
-    const nameAt = fields.indexOf('name');
-    const wanted = new Set(values);
-    let count = 0;
-    for (let i = 0; i < snapshot.nodes.length; i += width) {
-      if (typeNames[snapshot.nodes[i + typeAt]!] !== 'string') continue;
-      if (wanted.has(snapshot.strings[snapshot.nodes[i + nameAt]!]!)) count++;
-    }
-    return count;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  const wanted = new Set(values);
+  return (await heapNodes()).filter((n) => n.type === 'string' && wanted.has(n.name)).length;
+}
+
+/** A store of `n` records in blocks of 500, each with two numeric attributes (as the benches' records). */
+async function benchShapedStore(n: number): Promise<CollectionStore> {
+  const store = new CollectionStore('mem', { ...definition(DIM), attributes: { bucket: 'i32', cluster: 'i32' } });
+  const data = vectors(n, 4);
+  for (let i = 0; i < n; i += 500) {
+    const block = data.slice(i, i + 500).map((v, j) => makeRecord(i + j, v, { bucket: (i + j) % 100, cluster: j % 4 }));
+    await store.apply({ remove: [], upsert: block });
   }
+  // The store holds a block's incoming records until the next block (staging.ts).
+  await store.apply({ remove: [], upsert: [] });
+  return store;
 }

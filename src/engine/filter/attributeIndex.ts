@@ -9,9 +9,14 @@
 // through `#pos` (slot → index in its bag): 8 bytes a slot where a Set costs 20 to 40, for the
 // low-cardinality values ($owner, categories) that every record has. A slot holds at most one key
 // of an attribute (AttributeColumns keeps one value per slot), so one `#pos` serves every bag.
+//
+// An index whose keys are strings the caller keeps per slot (the `$key` column) can leave its
+// single-slot keys out of the Map: a SlotHash finds them by reading each slot's key back, 6 to 12 bytes
+// a key where a Map entry costs 28 to 56 and holds the string again. Bags stay in the Map.
 
 import { compareBytewise } from '../../query/index.ts';
 import { ARRAY_GROWTH, grownLength } from '../arrayGrowth.ts';
+import { SlotHash } from '../slotHash.ts';
 import type { Key } from './types.ts';
 
 function compareKeys(a: Key, b: Key): number {
@@ -36,7 +41,10 @@ type Posting = number | Bag;
 const BAG_MIN = 4;
 
 export class AttributeIndex {
+  /** Every key's posting; only the bags when `#singles` holds the keys with one slot. */
   readonly #postings = new Map<Key, Posting>();
+  readonly #singles: SlotHash | undefined;
+  readonly #keyOf: ((slot: number) => string) | undefined;
   /** Slots that have the attribute. */
   total = 0;
   // Sorted distinct keys and prefix sums of their posting sizes, rebuilt lazily after a change:
@@ -46,6 +54,47 @@ export class AttributeIndex {
 
   /** Where each slot sits in its key's bag (valid only while it is in one); grown on demand. */
   #pos = new Int32Array(0);
+
+  /**
+   * @param keyOf for an index of string keys the caller keeps: the key a slot was added under, read
+   * back until the slot is removed (the keys with one slot are then kept in a SlotHash, not the Map)
+   */
+  constructor(keyOf?: (slot: number) => string) {
+    this.#keyOf = keyOf;
+    this.#singles = keyOf === undefined ? undefined : new SlotHash(keyOf);
+  }
+
+  #get(key: Key): Posting | undefined {
+    const p = this.#postings.get(key);
+    if (p !== undefined || this.#singles === undefined || typeof key !== 'string') return p;
+    return this.#singles.get(key);
+  }
+
+  /** Makes `slot` the only slot of `key`, replacing a bag if it had one. */
+  #setSingle(key: Key, slot: number): void {
+    if (this.#singles === undefined) this.#postings.set(key, slot);
+    else {
+      this.#postings.delete(key);
+      this.#singles.set(key as string, slot);
+    }
+  }
+
+  #setBag(key: Key, single: number, bag: Bag): void {
+    this.#singles?.delete(key as string, single);
+    this.#postings.set(key, bag);
+  }
+
+  #deleteSingle(key: Key, slot: number): void {
+    if (this.#singles === undefined) this.#postings.delete(key);
+    else this.#singles.delete(key as string, slot);
+  }
+
+  /** Every key with its posting, in no order. */
+  #forEach(fn: (key: Key, p: Posting) => void): void {
+    for (const [key, p] of this.#postings) fn(key, p);
+    const keyOf = this.#keyOf;
+    if (keyOf !== undefined) this.#singles?.forEachSlot((slot) => fn(keyOf(slot), slot));
+  }
 
   #setPos(slot: number, i: number): void {
     if (slot >= this.#pos.length) {
@@ -63,13 +112,13 @@ export class AttributeIndex {
 
   /** Adds a slot under a key; the slot must hold no other key of this attribute. */
   add(key: Key, slot: number): void {
-    const p = this.#postings.get(key);
+    const p = this.#get(key);
     if (p === undefined) {
-      this.#postings.set(key, slot);
+      this.#setSingle(key, slot);
       this.#sorted = undefined;
     } else if (typeof p === 'number') {
       if (p === slot) return;
-      this.#postings.set(key, new Bag(p, slot));
+      this.#setBag(key, p, new Bag(p, slot));
       this.#setPos(p, 0);
       this.#setPos(slot, 1);
     } else {
@@ -87,11 +136,11 @@ export class AttributeIndex {
   }
 
   remove(key: Key, slot: number): void {
-    const p = this.#postings.get(key);
+    const p = this.#get(key);
     if (p === undefined) return;
     if (typeof p === 'number') {
       if (p !== slot) return;
-      this.#postings.delete(key);
+      this.#deleteSingle(key, slot);
       this.#sorted = undefined;
     } else {
       if (!this.#inBag(p, slot)) return;
@@ -100,7 +149,7 @@ export class AttributeIndex {
       p.slots[i] = last;
       this.#pos[last] = i;
       // Back to a bare slot, so a value that was briefly shared costs no bag for good.
-      if (p.n === 1) this.#postings.set(key, p.slots[0]!);
+      if (p.n === 1) this.#setSingle(key, p.slots[0]!);
       else if (p.n <= p.slots.length >>> 2 && p.slots.length > BAG_MIN)
         p.slots = p.slots.slice(0, p.slots.length >>> 1);
     }
@@ -109,25 +158,25 @@ export class AttributeIndex {
   }
 
   countEq(key: Key): number {
-    const p = this.#postings.get(key);
+    const p = this.#get(key);
     return p === undefined ? 0 : typeof p === 'number' ? 1 : p.n;
   }
 
   /** The slot of a key that has exactly one (unique attributes such as `$key`), else undefined. */
   only(key: Key): number | undefined {
-    const p = this.#postings.get(key);
+    const p = this.#get(key);
     return typeof p === 'number' ? p : undefined;
   }
 
   /** Some slot holding `key`, or undefined when none does. */
   anySlot(key: Key): number | undefined {
-    const p = this.#postings.get(key);
+    const p = this.#get(key);
     return p === undefined ? undefined : typeof p === 'number' ? p : p.slots[0];
   }
 
   /** Appends the slots of `key` to `out`. */
   pushSlots(key: Key, out: number[]): void {
-    const p = this.#postings.get(key);
+    const p = this.#get(key);
     if (p === undefined) return;
     if (typeof p === 'number') out.push(p);
     else for (let i = 0; i < p.n; i++) out.push(p.slots[i]!);
@@ -135,16 +184,20 @@ export class AttributeIndex {
 
   /** Appends the slots of every key `accept` takes to `out`, in no particular order. */
   pushSlotsWhere(accept: (key: Key) => boolean, out: number[]): void {
-    for (const [key, p] of this.#postings) {
-      if (!accept(key)) continue;
+    this.#forEach((key, p) => {
+      if (!accept(key)) return;
       if (typeof p === 'number') out.push(p);
       else for (let i = 0; i < p.n; i++) out.push(p.slots[i]!);
-    }
+    });
   }
 
   /** Distinct keys in ascending order (bytewise for strings, numeric for numbers). */
   sortedKeys(): Key[] {
-    if (this.#sorted === undefined) this.#sorted = [...this.#postings.keys()].sort(compareKeys);
+    if (this.#sorted === undefined) {
+      const keys: Key[] = [];
+      this.#forEach((key) => keys.push(key));
+      this.#sorted = keys.sort(compareKeys);
+    }
     return this.#sorted;
   }
 
