@@ -15,8 +15,9 @@
 //   width, which grows with the collection, and the filter cases through the planner, beside raw
 //   hnswlib-node; ~25 min on 2 cores idle, memory children included).
 // Memory per vector is measured in a child process per system (`--memory-child`): it reads the same
-// vectors into one preallocated slab, then builds that system alone, so its RSS growth is what the
-// system keeps; in this process the store would reuse pages raw hnswlib-node and the generator freed.
+// vectors into one preallocated slab, gives the C heap's free pages back, then builds that system alone
+// with a young generation of fixed size, so its RSS growth is what the system keeps; in this process the
+// store would reuse pages raw hnswlib-node and the generator freed.
 // --no-memory skips the children (their builds are extra time: about the two builds again).
 // Unfiltered QPS of hnswlib-node and arkivector is measured side by side: each round runs the queries
 // in chunks, alternating the two systems chunk by chunk (which goes first alternates too), so load
@@ -29,7 +30,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } fro
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import hnswlib from 'hnswlib-node';
 import { decodeVectorPayload, encodeVectorPayload, type VectorRecord } from '../src/collections/index.ts';
@@ -175,6 +176,8 @@ type Row = {
   build_pts_per_s?: number;
   /** RSS growth per vector of a child process that built this system alone (see the header). */
   bytes_per_vector?: number;
+  /** The same less the growth of V8's young generation in that child (see MemoryFigure). */
+  bytes_per_vector_less_young?: number;
   /** Queries answered and timed (filtered rows: fewer than asked when MEASURE_BUDGET_S ran out). */
   queries?: number;
   queries_asked?: number;
@@ -225,6 +228,15 @@ function measure(
 
 /** The systems whose memory a child process measures. */
 type MemorySystem = 'hnswlib-node' | 'arkivector';
+/**
+ * A memory child's answer, per vector: RSS growth, and the same less the growth of V8's young generation
+ * (sized by the allocation rate, not by the count: 0 to ~32 MB from run to run, which at 20k vectors is
+ * hundreds of bytes each); the build's seconds in the child.
+ */
+type MemoryFigure = { bytes: number; lessYoung: number; buildS: number };
+/** Committed bytes of V8's young generation (the new space). */
+const youngBytes = (): number =>
+  getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.physical_space_size ?? 0;
 
 /** Files a memory child reads: the halfvec-rounded vectors (row-major float32) and the two attributes. */
 const DATA_FILES = { vectors: 'vectors.f32', bucket: 'bucket.i32', cluster: 'cluster.i32' } as const;
@@ -255,7 +267,7 @@ function trimCHeap(): boolean {
 }
 
 /** In a memory child: builds one system over the data files and answers its RSS growth per vector. */
-async function memoryChild(system: MemorySystem, dir: string): Promise<{ bytes: number; buildS: number }> {
+async function memoryChild(system: MemorySystem, dir: string): Promise<MemoryFigure> {
   const slab = new Float32Array(N * DIM);
   const bucket = new Int32Array(N);
   const cluster = new Int32Array(N);
@@ -267,6 +279,7 @@ async function memoryChild(system: MemorySystem, dir: string): Promise<{ bytes: 
   // growing (about 40 MB here): give it back first (glibc's malloc_trim, through the addon when built).
   const trimmed = trimCHeap();
   const before = await settledRss();
+  const youngBefore = youngBytes();
   const t0 = performance.now();
   let built: unknown;
   if (system === 'hnswlib-node') {
@@ -294,24 +307,31 @@ async function memoryChild(system: MemorySystem, dir: string): Promise<{ bytes: 
   const buildS = (performance.now() - t0) / 1000;
   const after = await settledRss();
   const bytes = (after - before) / N;
+  const lessYoung = bytes - (youngBytes() - youngBefore) / N;
   log(
-    `memory child ${system}: RSS ${(before / 2 ** 20).toFixed(0)} MiB before the build${trimmed ? ' (C heap trimmed)' : ' (C heap not trimmed: no native addon)'}, ${(after / 2 ** 20).toFixed(0)} MiB after`,
+    `memory child ${system}: RSS ${(before / 2 ** 20).toFixed(0)} MiB before the build${trimmed ? ' (C heap trimmed)' : ' (C heap not trimmed: no native addon)'}, ${(after / 2 ** 20).toFixed(0)} MiB after, young generation ${((youngBytes() - youngBefore) / 2 ** 20).toFixed(1)} MiB more`,
   );
   // The inputs and the built system stay referenced past the reading: a slab V8 could collect once the
   // build is done would leave RSS with it (51 MB at 100k × 128), understating the system by that much.
   if (built === undefined || slab.length + bucket.length + cluster.length !== N * (DIM + 2))
     throw new Error('memory child: lost its inputs');
-  return { bytes, buildS };
+  return { bytes, lessYoung, buildS };
 }
 
 /** Forks this script as a memory child for `system` and waits for its answer. */
-function measureMemory(system: MemorySystem, dir: string): Promise<{ bytes: number; buildS: number }> {
+function measureMemory(system: MemorySystem, dir: string): Promise<MemoryFigure> {
   return new Promise((resolve, reject) => {
     const args = ['--memory-child', system, '--data', dir, '--n', String(N), '--dim', String(DIM)];
-    const proc = fork(fileURLToPath(import.meta.url), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    let answer: { bytes: number; buildS: number } | undefined;
+    // A young generation of fixed size (1 MB semi-spaces): V8 otherwise sizes it by the allocation rate,
+    // and its growth or shrinking (±20 MB) would land in the per-vector figure.
+    const execArgv = [...process.execArgv, '--max-semi-space-size=1', '--min-semi-space-size=1'];
+    const proc = fork(fileURLToPath(import.meta.url), args, {
+      execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let answer: MemoryFigure | undefined;
     proc.on('message', (m) => {
-      answer = m as { bytes: number; buildS: number };
+      answer = m as MemoryFigure;
     });
     proc.on('error', reject);
     proc.on('exit', (code, signal) => {
@@ -431,7 +451,7 @@ async function main(): Promise<void> {
   const recordOf = (i: number): VectorRecord => benchRecord(i, base[i]!, { bucket: bucket[i]!, cluster: cluster[i]! });
 
   // Memory, each system built alone in a child process of its own over the same vectors.
-  const memory: Partial<Record<MemorySystem, { bytes: number; buildS: number }>> = {};
+  const memory: Partial<Record<MemorySystem, MemoryFigure>> = {};
   if (MEMORY) {
     const dir = mkdtempSync(join(tmpdir(), 'arkivector-bench-'));
     try {
@@ -443,7 +463,9 @@ async function main(): Promise<void> {
       for (const system of ['hnswlib-node', 'arkivector'] as const) {
         const m = await measureMemory(system, dir);
         memory[system] = m;
-        log(`memory (child process): ${system} ${Math.round(m.bytes)} B/vector, build ${m.buildS.toFixed(1)} s`);
+        log(
+          `memory (child process): ${system} ${Math.round(m.bytes)} B/vector (${Math.round(m.lessYoung)} B less V8's young generation), build ${m.buildS.toFixed(1)} s`,
+        );
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -509,7 +531,9 @@ async function main(): Promise<void> {
   log(`arkivector build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s`);
   phase('builds');
   const memoryOf = (system: MemorySystem): Partial<Row> =>
-    memory[system] === undefined ? {} : { bytes_per_vector: memory[system].bytes };
+    memory[system] === undefined
+      ? {}
+      : { bytes_per_vector: memory[system].bytes, bytes_per_vector_less_young: memory[system].lessYoung };
 
   // ---- unfiltered, side by side ----
   const buf = new Array<number>(DIM);
@@ -697,7 +721,7 @@ async function main(): Promise<void> {
   lines.push(
     raw === undefined || ours === undefined
       ? 'memory per vector: not measured (--no-memory)'
-      : `memory per vector, each system built alone in a child process: hnswlib-node ${Math.round(raw.bytes)} B (graph), arkivector ${Math.round(ours.bytes)} B (graph, vectors, records and indexes; ${(ours.bytes / raw.bytes).toFixed(2)}×)`,
+      : `memory per vector, each system built alone in a child process (RSS growth; less V8's young generation): hnswlib-node ${Math.round(raw.bytes)} B; ${Math.round(raw.lessYoung)} B (graph), arkivector ${Math.round(ours.bytes)} B; ${Math.round(ours.lessYoung)} B (graph, vectors, records and indexes; ${(ours.lessYoung / raw.lessYoung).toFixed(2)}×)`,
   );
   for (const ef of EFS) {
     const a = rows.find((r) => r.system === 'arkivector' && r.ef === ef && r.selectivity === 1)!;
