@@ -6,6 +6,10 @@
 // runs in a child process of its own, so its memory is the RSS growth of a process that holds nothing
 // else. Every index uses m 16, ef_construction 64; the search width is swept until recall@10 reaches
 // 0.99, and QPS is compared at equal recall (0.95, 0.99), on wall clock and per CPU second.
+// The run is bounded: the ground truth is drawn once here for every system, timing the exact scan per
+// case; a sweep also stops at the first width slower (per CPU second) than that scan, and a point stops
+// scoring after POINT_BUDGET_S once it has answered BUDGET_MIN_QUERIES (scripts/peers/common.ts). The
+// output says where each happened, and how long each system took.
 //
 // Usage: tsx scripts/bench-peers.ts [--quick] [--out FILE] [--n N] [--dim D] [--queries Q] [--systems a,b]
 //          [--filters [case,…]]
