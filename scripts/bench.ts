@@ -13,7 +13,8 @@
 // Usage: tsx scripts/bench.ts [--quick | --long] [--out FILE] [--n N] [--dim D] [--queries Q] [--no-memory]
 //   default 100k × 384 (minutes); --quick 20k × 128 (seconds); --long 1M × 128 (recall at the default
 //   width, which grows with the collection, and the filter cases through the planner, beside raw
-//   hnswlib-node; ~25 min on 2 cores idle, memory children included).
+//   hnswlib-node; estimated ~30 min on 2 idle cores with the memory children, ~20 without; 200k × 128 took
+//   11 min under a load average of 9–12 without them).
 // Memory per vector is measured in a child process per system (`--memory-child`): it reads the same
 // vectors into one preallocated slab, gives the C heap's free pages back, then builds that system alone
 // with a young generation of fixed size, so its RSS growth is what the system keeps; in this process the
