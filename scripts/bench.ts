@@ -10,7 +10,7 @@
 // ARCHITECTURE.md §10.1 (64-d latent Gaussian mixture, 16 centres, linear map to d, noise,
 // L2-normalised; base seed 1, query seed 2).
 //
-// Usage: tsx scripts/bench.ts [--quick | --long] [--out FILE] [--n N] [--dim D] [--queries Q] [--no-memory]
+// Usage: tsx scripts/bench.ts [--quick | --long] [--out FILE] [--n N] [--dim D] [--queries Q] [--no-memory | --memory-only]
 //   default 100k × 384 (minutes); --quick 20k × 128 (seconds); --long 1M × 128 (recall at the default
 //   width, which grows with the collection, and the filter cases through the planner, beside raw
 //   hnswlib-node; estimated ~30 min on 2 idle cores with the memory children, ~20 without; 200k × 128 took
@@ -19,7 +19,8 @@
 // vectors into one preallocated slab, gives the C heap's free pages back, then builds that system alone
 // with a young generation of fixed size, so its RSS growth is what the system keeps; in this process the
 // store would reuse pages raw hnswlib-node and the generator freed.
-// --no-memory skips the children (their builds are extra time: about the two builds again).
+// --no-memory skips the children (their builds are extra time: about the two builds again);
+// --memory-only runs them alone and prints the memory line.
 // Unfiltered QPS of hnswlib-node and arkivector is measured side by side: each round runs the queries
 // in chunks, alternating the two systems chunk by chunk (which goes first alternates too), so load
 // from other processes hits both alike. A system's QPS is its best round (wall clock); the engine ÷
@@ -60,6 +61,8 @@ const OUT = option('--out');
 const MEMORY_CHILD = option('--memory-child') as MemorySystem | undefined;
 const MEMORY_DATA = option('--data');
 const MEMORY = !flag('--no-memory');
+/** `--memory-only`: the memory children alone (no ground truth, no search), then exit. */
+const MEMORY_ONLY = flag('--memory-only');
 const EXACT_QUERIES = Math.min(NQ, QUICK ? 50 : 30);
 const SELECTIVITIES = [0.5, 0.1, 0.01, 0.001];
 const K = 10;
@@ -411,6 +414,14 @@ function sideBySide(
 
 const pct = (s: number): string => `${+(s * 100).toFixed(2)} %`;
 
+/** The report's memory line, from the memory children's answers. */
+function memoryLine(memory: Partial<Record<MemorySystem, MemoryFigure>>): string {
+  const raw = memory['hnswlib-node'];
+  const ours = memory.arkivector;
+  if (raw === undefined || ours === undefined) return 'memory per vector: not measured (--no-memory)';
+  return `memory per vector, each system built alone in a child process (RSS growth; less V8's young generation): hnswlib-node ${Math.round(raw.bytes)} B; ${Math.round(raw.lessYoung)} B (graph), arkivector ${Math.round(ours.bytes)} B; ${Math.round(ours.lessYoung)} B (graph, vectors, records and indexes; ${(ours.lessYoung / raw.lessYoung).toFixed(2)}×), n=${N} dim=${DIM}`;
+}
+
 // ---- main ----
 
 async function main(): Promise<void> {
@@ -472,6 +483,10 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
     phase('memory children');
+  }
+  if (MEMORY_ONLY) {
+    console.log(memoryLine(memory));
+    return;
   }
 
   // Ground truth, unfiltered and per filter case.
@@ -717,13 +732,7 @@ async function main(): Promise<void> {
   lines.push(
     `build: hnswlib-node ${Math.round(N / rawBuildS)} pts/s, arkivector ${Math.round(N / buildS)} pts/s (${(rawBuildS / buildS).toFixed(2)}×)`,
   );
-  const raw = memory['hnswlib-node'];
-  const ours = memory.arkivector;
-  lines.push(
-    raw === undefined || ours === undefined
-      ? 'memory per vector: not measured (--no-memory)'
-      : `memory per vector, each system built alone in a child process (RSS growth; less V8's young generation): hnswlib-node ${Math.round(raw.bytes)} B; ${Math.round(raw.lessYoung)} B (graph), arkivector ${Math.round(ours.bytes)} B; ${Math.round(ours.lessYoung)} B (graph, vectors, records and indexes; ${(ours.lessYoung / raw.lessYoung).toFixed(2)}×)`,
-  );
+  lines.push(memoryLine(memory));
   for (const ef of EFS) {
     const a = rows.find((r) => r.system === 'arkivector' && r.ef === ef && r.selectivity === 1)!;
     const h = rows.find((r) => r.system === 'hnswlib-node' && r.ef === ef && r.selectivity === 1)!;
