@@ -6,6 +6,10 @@
 // runs in a child process of its own, so its memory is the RSS growth of a process that holds nothing
 // else. Every index uses m 16, ef_construction 64; the search width is swept until recall@10 reaches
 // 0.99, and QPS is compared at equal recall (0.95, 0.99), on wall clock and per CPU second.
+// The run is bounded: the ground truth is drawn once here for every system, timing the exact scan per
+// case; a sweep also stops at the first width slower (per CPU second) than that scan, and a point stops
+// scoring after POINT_BUDGET_S once it has answered BUDGET_MIN_QUERIES (scripts/peers/common.ts). The
+// output says where each happened, and how long each system took.
 //
 // Usage: tsx scripts/bench-peers.ts [--quick] [--out FILE] [--n N] [--dim D] [--queries Q] [--systems a,b]
 //          [--filters [case,…]]
@@ -32,11 +36,13 @@ import {
   type Job,
   K,
   log,
+  POINT_BUDGET_S,
   progress,
   readDataset,
   type Row,
   SYSTEMS,
   type SystemName,
+  setExactQps,
   writeDataset,
 } from './peers/common.ts';
 import { compare, compareAll, formatComparison, formatFull, labelOf } from './peers/compare.ts';
@@ -79,6 +85,7 @@ function intOption(name: string, fallback: number, max: number): number {
 
 async function child(system: SystemName, job: Job): Promise<ChildResult> {
   const data = readDataset(job);
+  setExactQps(job.exactQps);
   switch (system) {
     case 'exact':
       return { rows: await runExact(job, data) };
@@ -139,7 +146,11 @@ function runChild(system: SystemName, job: Job): Promise<ChildResult> {
   });
 }
 
-function dataset(job: Job): void {
+/**
+ * Writes the dataset files and the ground truth, computed once for every system; returns the exact
+ * scan's QPS per CPU second per case ('unfiltered' and each filter case), timed while it drew that truth.
+ */
+function dataset(job: Job): Record<string, number> {
   const { n, dim, queries } = job;
   const cases = FILTER_CASES.filter((c) => job.cases?.includes(c.name));
   const gen = clustered(n, dim, 1, { latent: 64, onProgress: (d, t) => progress(`generate ${n} × ${dim}`, d, t) });
@@ -156,13 +167,22 @@ function dataset(job: Job): void {
   for (let i = 0; i < queries; i++) q.set(qs[i]!, i * dim);
   const src = exactSource(base, n, dim);
   const truth = new Int32Array(queries * K);
+  const exactQps: Record<string, number> = {};
+  // Searches per CPU second of this process (as a child's cpu_qps): what a sweep's point is held to.
+  const cpuSeconds = (since: NodeJS.CpuUsage): number => {
+    const u = process.cpuUsage(since);
+    return (u.user + u.system) / 1e6;
+  };
+  let c0 = process.cpuUsage();
   for (let i = 0; i < queries; i++) {
     truth.set(exactTopK(METRIC_OPS.cosine, qs[i]!, src, undefined, K).slots, i * K);
     progress('ground truth', i + 1, queries);
   }
+  exactQps.unfiltered = queries / cpuSeconds(c0);
+  log(`ground truth: exact scan ${exactQps.unfiltered.toFixed(1)} QPS per CPU second over ${queries} queries`);
   if (cases.length === 0) {
     writeDataset(job.data, { base, queries: q, truth });
-    return;
+    return exactQps;
   }
   // Filter attributes as scripts/bench.ts draws them, and the exact top-k among each case's allowed ids.
   const bucket = buckets(n);
@@ -177,28 +197,42 @@ function dataset(job: Job): void {
       asks === undefined ? qs.map((_, i) => i) : qs.map((_, i) => i).filter((i) => asks(queryGen.cluster[i]!));
     if (asks !== undefined) caseQueries[c.name] = Int32Array.from(ids);
     const t = new Int32Array(ids.length * K);
+    c0 = process.cpuUsage();
     ids.forEach((qi, i) => {
       t.set(exactTopK(METRIC_OPS.cosine, qs[qi]!, src, allowed, K).slots, i * K);
       progress(`ground truth ${c.name}`, i + 1, ids.length);
     });
+    exactQps[c.name] = ids.length / cpuSeconds(c0);
     filteredTruth[c.name] = t;
     log(
-      `filter ${c.name} (${c.where}): ${allowed.length} of ${n} pass (${((100 * allowed.length) / n).toFixed(1)} %), ${ids.length} queries`,
+      `filter ${c.name} (${c.where}): ${allowed.length} of ${n} pass (${((100 * allowed.length) / n).toFixed(1)} %), ${ids.length} queries, exact scan ${exactQps[c.name]!.toFixed(1)} QPS per CPU second`,
     );
   }
   writeDataset(job.data, { base, queries: q, truth, bucket, cluster, filteredTruth, caseQueries });
+  return exactQps;
 }
 
 function table(rows: Row[]): string {
   const pad = (s: string, w: number): string => (s.length >= w ? `${s} ` : s + ' '.repeat(w - s.length));
   const lines = [
-    `${pad('system', 26)}${pad('case', 14)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}`,
+    `${pad('system', 26)}${pad('case', 14)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}queries`,
   ];
   for (const r of rows) {
+    // `120/500`: the point's time budget ran out after 120 of the 500 queries asked.
+    const queries = r.queries_asked === undefined ? String(r.queries) : `${r.queries}/${r.queries_asked}`;
     lines.push(
-      `${pad(labelOf(r), 26)}${pad(r.case ?? '-', 14)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(r.qps >= 100 ? String(Math.round(r.qps)) : r.qps.toFixed(1), 9)}${pad(r.p50_ms.toFixed(3), 9)}${pad(r.p99_ms.toFixed(3), 9)}`,
+      `${pad(labelOf(r), 26)}${pad(r.case ?? '-', 14)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(r.qps >= 100 ? String(Math.round(r.qps)) : r.qps.toFixed(1), 9)}${pad(r.p50_ms.toFixed(3), 9)}${pad(r.p99_ms.toFixed(3), 9)}${queries}`,
     );
   }
+  lines.push('');
+  const budgeted = rows.filter((r) => r.queries_asked !== undefined).length;
+  if (budgeted > 0)
+    lines.push(
+      `${budgeted} point(s) scored fewer queries than asked (queries x/y): their first pass ran out of the ${POINT_BUDGET_S} s time budget per point`,
+    );
+  for (const r of rows)
+    if (r.sweep_stop !== undefined)
+      lines.push(`${labelOf(r)} ${r.case ?? 'unfiltered'}: sweep stopped at ef ${r.ef}, ${r.sweep_stop}`);
   lines.push('');
   const seen = new Set<string>();
   for (const r of rows) {
@@ -245,6 +279,8 @@ async function parent(): Promise<void> {
   const started = performance.now();
   const rows: Row[] = [];
   const skipped: Record<string, string> = {};
+  /** Wall-clock seconds each system's child took (build, sweeps, filter cases). */
+  const seconds: Record<string, number> = {};
   try {
     const native = detectPostgres();
     if (!native.ok) {
@@ -269,7 +305,8 @@ async function parent(): Promise<void> {
         log(`${folder}: not installed: ${(err as Error).message}`);
       }
     }
-    dataset({ ...job, system: 'exact' });
+    job.exactQps = dataset({ ...job, system: 'exact' });
+    log(`ground truth and dataset: ${((performance.now() - started) / 1000).toFixed(0)} s`);
     const runs = new Map<SystemName, number>();
     for (const system of order) {
       if (!wanted(system)) continue;
@@ -278,9 +315,13 @@ async function parent(): Promise<void> {
       const load = loadavg().map((l) => Math.round(l * 100) / 100);
       log(`${system}${run > 1 ? ` (run ${run})` : ''}: ${new Date().toISOString()} load ${load.join(' ')}`);
       // One system failing (a peer that will not install or start) must not cost the others' rows.
+      const t0 = performance.now();
       const res = await runChild(system, { ...job, system, run }).catch(
         (err: Error): ChildResult => ({ skipped: `failed: ${err.message}` }),
       );
+      const label = run > 1 ? `${system}#${run}` : system;
+      seconds[label] = Math.round((performance.now() - t0) / 1000);
+      log(`${label}: ${seconds[label]} s`);
       if ('skipped' in res) {
         skipped[run > 1 ? `${system}#${run}` : system] = res.skipped;
         log(`${system}: skipped: ${res.skipped}`);
@@ -308,14 +349,20 @@ async function parent(): Promise<void> {
   console.log('---- per CPU second ----');
   console.log(formatFull(fullCpu));
   for (const [system, why] of Object.entries(skipped)) console.log(`${system}: skipped: ${why}`);
-  log(`bench:peers took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  const took = Math.round((performance.now() - started) / 1000);
+  console.log(
+    `seconds per system: ${Object.entries(seconds)
+      .map(([s, t]) => `${s} ${t}`)
+      .join(', ')}; ${took} s in all`,
+  );
+  log(`bench:peers took ${took} s`);
   if (out !== undefined) {
     writeFileSync(out, `${JSON.stringify(rows, null, 2)}\n`);
     const sidecar = `${out.replace(/\.json$/, '')}.equal-recall.json`;
     const machine = { load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100), node: process.version };
     writeFileSync(
       sidecar,
-      `${JSON.stringify({ n, dim, queries, cases, machine, ...comparison, full, fullCpu, skipped }, null, 2)}\n`,
+      `${JSON.stringify({ n, dim, queries, cases, machine, exact_qps: job.exactQps, seconds, took_s: took, ...comparison, full, fullCpu, skipped }, null, 2)}\n`,
     );
     log(`wrote ${out} and ${sidecar}`);
   }

@@ -2,28 +2,43 @@
 // settings, and of an exact scan, unfiltered and filtered, with build rate and memory per vector (the
 // store's whole RSS growth: records are made per block and dropped after apply, as the indexer does).
 // Filter cases: random allowed sets (50 / 10 / 1 / 0.1 %), clustered ones (the allowed records sit in
-// a few of the data's clusters: ~50 % and ~10 %, queries from everywhere) and the far case (the ~10 %
-// clustered set, queries from the other clusters only). Each filtered row carries its QPS as a
-// ratio of the same system's unfiltered QPS at the same ef. Synthetic clustered data as in
+// a few of the data's clusters: ~50 %, ~10 % and ~1 %, queries from everywhere) and the far cases (the
+// ~10 % and ~1 % clustered sets, queries from the other clusters only). Each filtered row carries its
+// QPS as a ratio of the same system's unfiltered QPS at the same ef. A filtered measurement that runs
+// past MEASURE_BUDGET_S stops there (after at least BUDGET_MIN_QUERIES queries): its row says how many
+// of the queries it answered (`queries` of `queries_asked`). Synthetic clustered data as in
 // ARCHITECTURE.md §10.1 (64-d latent Gaussian mixture, 16 centres, linear map to d, noise,
 // L2-normalised; base seed 1, query seed 2).
 //
-// Usage: tsx scripts/bench.ts [--quick | --long] [--out FILE] [--n N] [--dim D] [--queries Q]
-//   default 100k × 384 (minutes); --quick 20k × 128 (seconds); --long 1M × 128, arkivector alone
-//   (build time, RSS per vector, QPS and recall at scale; ~15–25 min on 2 cores).
+// Usage: tsx scripts/bench.ts [--quick | --long] [--out FILE] [--n N] [--dim D] [--queries Q] [--no-memory | --memory-only]
+//   default 100k × 384 (minutes); --quick 20k × 128 (seconds); --long 1M × 128 (recall at the default
+//   width, which grows with the collection, and the filter cases through the planner, beside raw
+//   hnswlib-node; estimated ~30 min on 2 idle cores with the memory children, ~20 without; 200k × 128 took
+//   11 min under a load average of 9–12 without them).
+// Memory per vector is measured in a child process per system (`--memory-child`): it reads the same
+// vectors into one preallocated slab, gives the C heap's free pages back, then builds that system alone
+// with a young generation of fixed size, so its RSS growth is what the system keeps; in this process the
+// store would reuse pages raw hnswlib-node and the generator freed.
+// --no-memory skips the children (their builds are extra time: about the two builds again);
+// --memory-only runs them alone and prints the memory line.
 // Unfiltered QPS of hnswlib-node and arkivector is measured side by side: each round runs the queries
 // in chunks, alternating the two systems chunk by chunk (which goes first alternates too), so load
 // from other processes hits both alike. A system's QPS is its best round (wall clock); the engine ÷
 // raw ratio (`vs_hnswlib`) is the median over rounds of the two systems' query rates per second of
 // this process's CPU time, which time spent waiting for a core (other processes) does not inflate.
 
-import { writeFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
+import { fork } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import hnswlib from 'hnswlib-node';
 import { decodeVectorPayload, encodeVectorPayload, type VectorRecord } from '../src/collections/index.ts';
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../src/engine/exact.ts';
 import { selectedEngine } from '../src/engine/hnsw/engine.ts';
+import { nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
 import { CollectionStore, EF_SEARCH_SCALE, effectiveEf, METRIC_OPS } from '../src/engine/index.ts';
 import { clustered, mulberry32 } from './generators.ts';
 import { benchDefinition, benchRecord } from './benchRecord.ts';
@@ -42,6 +57,12 @@ const N = Number(option('--n') ?? (LONG ? 1_000_000 : QUICK ? 20000 : 100000));
 const DIM = Number(option('--dim') ?? (QUICK || LONG ? 128 : 384));
 const NQ = Number(option('--queries') ?? (QUICK || LONG ? 200 : 500));
 const OUT = option('--out');
+/** Set in a memory child: the system it builds and the folder holding the vectors (see the header). */
+const MEMORY_CHILD = option('--memory-child') as MemorySystem | undefined;
+const MEMORY_DATA = option('--data');
+const MEMORY = !flag('--no-memory');
+/** `--memory-only`: the memory children alone (no ground truth, no search), then exit. */
+const MEMORY_ONLY = flag('--memory-only');
 const EXACT_QUERIES = Math.min(NQ, QUICK ? 50 : 30);
 const SELECTIVITIES = [0.5, 0.1, 0.01, 0.001];
 const K = 10;
@@ -54,6 +75,12 @@ const ROUNDS = QUICK ? 7 : 5;
 const SIDE_BY_SIDE_CHUNK = 25;
 /** The built-in filter crawls most of the graph on narrow or far sets: fewer queries there. */
 const SLOW_QUERIES = 100;
+/**
+ * Seconds one filtered measurement may take (raw hnswlib-node's callback on a narrow set of 1M crawls
+ * for seconds a query): past it, and after at least BUDGET_MIN_QUERIES, it stops and says so.
+ */
+const MEASURE_BUDGET_S = 15;
+const BUDGET_MIN_QUERIES = 20;
 /** hnswlib ef of the store's default search at this size (ef_search 40, grown with the collection). */
 const DEFAULT_EF = effectiveEf(benchDefinition(DIM, { m: M, efConstruction: EF_CONSTRUCTION }), K, N);
 /** Unfiltered widths; the default one is among them (the filtered rows are set against it). */
@@ -76,11 +103,15 @@ function log(msg: string): void {
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as (() => void) | undefined;
-function rss(): number {
-  gc?.();
-  gc?.();
+/** RSS after full collections with pauses (V8 frees array buffers off the main thread after a collection). */
+async function settledRss(): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
   return process.memoryUsage().rss;
 }
+const loadAvg = (): number[] => loadavg().map((l) => Math.round(l * 100) / 100);
 
 /** ARCHITECTURE.md §10.1 `clustered`: a 64-d latent Gaussian mixture, 16 centres, projected linearly. */
 function generate(n: number, dim: number, seed: number): { vectors: Float32Array[]; cluster: number[] } {
@@ -147,7 +178,15 @@ type Row = {
   search_modes?: Record<string, number>;
   build_s?: number;
   build_pts_per_s?: number;
+  /** RSS growth per vector of a child process that built this system alone (see the header). */
   bytes_per_vector?: number;
+  /** The same less the growth of V8's young generation in that child (see MemoryFigure). */
+  bytes_per_vector_less_young?: number;
+  /** Queries answered and timed (filtered rows: fewer than asked when MEASURE_BUDGET_S ran out). */
+  queries?: number;
+  queries_asked?: number;
+  /** The machine's load average (1, 5, 15 min) when the row was measured. */
+  load_avg?: number[];
 };
 
 /** One filter case: the `where` the store gets, the same test per base id, and the queries it runs. */
@@ -162,25 +201,148 @@ type FilterCase = {
   slow: boolean;
 };
 
-/** Runs `fn` over the queries (after a warm-up) and returns QPS and mean recall. */
+/**
+ * Runs `fn` over the queries (after a warm-up) and returns QPS and mean recall; with `budgetS`, stops
+ * once that many seconds have gone by and BUDGET_MIN_QUERIES were answered (`count` says how many).
+ */
 function measure(
   label: string,
   queries: Float32Array[],
   truth: Int32Array[],
   fn: (q: Float32Array, i: number) => Answer,
-): { qps: number; recall: number } {
+  budgetS = Number.POSITIVE_INFINITY,
+): { qps: number; recall: number; count: number } {
   for (let i = 0; i < Math.min(WARMUP, queries.length); i++) fn(queries[i]!, i);
   const got: Answer[] = [];
   const t0 = performance.now();
   for (let i = 0; i < queries.length; i++) {
     got.push(fn(queries[i]!, i));
     if (tty && i % 50 === 49) progress(label, i + 1, queries.length);
+    if (i + 1 >= BUDGET_MIN_QUERIES && i + 1 < queries.length && performance.now() - t0 > budgetS * 1000) {
+      log(`${label}: time budget (${budgetS} s) spent, ${i + 1} of ${queries.length} queries answered`);
+      break;
+    }
   }
   const seconds = (performance.now() - t0) / 1000;
-  progress(label, queries.length, queries.length);
+  progress(label, got.length, got.length);
   let r = 0;
-  for (let i = 0; i < queries.length; i++) r += recallOf(got[i]!, truth[i]!);
-  return { qps: queries.length / seconds, recall: r / queries.length };
+  for (let i = 0; i < got.length; i++) r += recallOf(got[i]!, truth[i]!);
+  return { qps: got.length / seconds, recall: r / got.length, count: got.length };
+}
+
+/** The systems whose memory a child process measures. */
+type MemorySystem = 'hnswlib-node' | 'arkivector';
+/**
+ * A memory child's answer, per vector: RSS growth, and the same less the growth of V8's young generation
+ * (sized by the allocation rate, not by the count: 0 to ~32 MB from run to run, which at 20k vectors is
+ * hundreds of bytes each); the build's seconds in the child.
+ */
+type MemoryFigure = { bytes: number; lessYoung: number; buildS: number };
+/** Committed bytes of V8's young generation (the new space). */
+const youngBytes = (): number =>
+  getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.physical_space_size ?? 0;
+
+/** Files a memory child reads: the halfvec-rounded vectors (row-major float32) and the two attributes. */
+const DATA_FILES = { vectors: 'vectors.f32', bucket: 'bucket.i32', cluster: 'cluster.i32' } as const;
+
+/** Reads a whole file into `into` without an intermediate buffer (no freed memory for a build to reuse). */
+function readInto(path: string, into: Float32Array | Int32Array): void {
+  const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
+  const fd = openSync(path, 'r');
+  try {
+    for (let off = 0; off < bytes.length; ) {
+      const got = readSync(fd, bytes, off, Math.min(1 << 26, bytes.length - off), off);
+      if (got <= 0) throw new Error(`${path}: ${off} of ${bytes.length} bytes`);
+      off += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Gives the C heap's free pages back to the system; false when the native addon is not built. */
+function trimCHeap(): boolean {
+  try {
+    nativeAddon().trimMalloc();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** In a memory child: builds one system over the data files and answers its RSS growth per vector. */
+async function memoryChild(system: MemorySystem, dir: string): Promise<MemoryFigure> {
+  const slab = new Float32Array(N * DIM);
+  const bucket = new Int32Array(N);
+  const cluster = new Int32Array(N);
+  readInto(join(dir, DATA_FILES.vectors), slab);
+  readInto(join(dir, DATA_FILES.bucket), bucket);
+  readInto(join(dir, DATA_FILES.cluster), cluster);
+  const vector = (i: number): Float32Array => slab.subarray(i * DIM, (i + 1) * DIM);
+  // What module loading freed stays in the C heap's free lists, where a build would reuse it without RSS
+  // growing (about 40 MB here): give it back first (glibc's malloc_trim, through the addon when built).
+  const trimmed = trimCHeap();
+  const before = await settledRss();
+  const youngBefore = youngBytes();
+  const t0 = performance.now();
+  let built: unknown;
+  if (system === 'hnswlib-node') {
+    const index = new hnswlib.HierarchicalNSW('cosine', DIM);
+    index.initIndex(N, M, EF_CONSTRUCTION, 100, true);
+    const buf = new Array<number>(DIM);
+    for (let i = 0; i < N; i++) {
+      const v = vector(i);
+      for (let d = 0; d < DIM; d++) buf[d] = v[d]!;
+      index.addPoint(buf, i);
+      progress(`memory: ${system} build`, i + 1, N);
+    }
+    built = index;
+  } else {
+    const store = new CollectionStore('bench', benchDefinition(DIM, { m: M, efConstruction: EF_CONSTRUCTION }));
+    for (let i = 0; i < N; i += 1000) {
+      const block: VectorRecord[] = [];
+      for (let j = i; j < Math.min(N, i + 1000); j++)
+        block.push(benchRecord(j, vector(j), { bucket: bucket[j]!, cluster: cluster[j]! }));
+      await store.apply({ remove: [], upsert: block });
+      progress(`memory: ${system} build`, Math.min(N, i + 1000), N);
+    }
+    built = store;
+  }
+  const buildS = (performance.now() - t0) / 1000;
+  const after = await settledRss();
+  const bytes = (after - before) / N;
+  const lessYoung = bytes - (youngBytes() - youngBefore) / N;
+  log(
+    `memory child ${system}: RSS ${(before / 2 ** 20).toFixed(0)} MiB before the build${trimmed ? ' (C heap trimmed)' : ' (C heap not trimmed: no native addon)'}, ${(after / 2 ** 20).toFixed(0)} MiB after, young generation ${((youngBytes() - youngBefore) / 2 ** 20).toFixed(1)} MiB more`,
+  );
+  // The inputs and the built system stay referenced past the reading: a slab V8 could collect once the
+  // build is done would leave RSS with it (51 MB at 100k × 128), understating the system by that much.
+  if (built === undefined || slab.length + bucket.length + cluster.length !== N * (DIM + 2))
+    throw new Error('memory child: lost its inputs');
+  return { bytes, lessYoung, buildS };
+}
+
+/** Forks this script as a memory child for `system` and waits for its answer. */
+function measureMemory(system: MemorySystem, dir: string): Promise<MemoryFigure> {
+  return new Promise((resolve, reject) => {
+    const args = ['--memory-child', system, '--data', dir, '--n', String(N), '--dim', String(DIM)];
+    // A young generation of fixed size (1 MB semi-spaces): V8 otherwise sizes it by the allocation rate,
+    // and its growth or shrinking (±20 MB) would land in the per-vector figure.
+    const execArgv = [...process.execArgv, '--max-semi-space-size=1', '--min-semi-space-size=1'];
+    const proc = fork(fileURLToPath(import.meta.url), args, {
+      execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let answer: MemoryFigure | undefined;
+    proc.on('message', (m) => {
+      answer = m as MemoryFigure;
+    });
+    proc.on('error', reject);
+    proc.on('exit', (code, signal) => {
+      if (answer !== undefined) resolve(answer);
+      else reject(new Error(`memory child ${system} exited with ${signal ?? `code ${code}`} before answering`));
+    });
+  });
 }
 
 /**
@@ -252,12 +414,23 @@ function sideBySide(
 
 const pct = (s: number): string => `${+(s * 100).toFixed(2)} %`;
 
+/** The report's memory line, from the memory children's answers. */
+function memoryLine(memory: Partial<Record<MemorySystem, MemoryFigure>>): string {
+  const raw = memory['hnswlib-node'];
+  const ours = memory.arkivector;
+  if (raw === undefined || ours === undefined) return 'memory per vector: not measured (--no-memory)';
+  return `memory per vector, each system built alone in a child process (RSS growth; less V8's young generation): hnswlib-node ${Math.round(raw.bytes)} B; ${Math.round(raw.lessYoung)} B (graph), arkivector ${Math.round(ours.bytes)} B; ${Math.round(ours.lessYoung)} B (graph, vectors, records and indexes; ${(ours.lessYoung / raw.lessYoung).toFixed(2)}×), n=${N} dim=${DIM}`;
+}
+
 // ---- main ----
 
 async function main(): Promise<void> {
   log(
-    `arkivector bench (${ENGINE} engine): n=${N} dim=${DIM} queries=${NQ} (m=${M}, ef_construction=${EF_CONSTRUCTION}, k=${K})${LONG ? ' long mode: arkivector only' : ''}`,
+    `arkivector bench (${ENGINE} engine): n=${N} dim=${DIM} queries=${NQ} (m=${M}, ef_construction=${EF_CONSTRUCTION}, k=${K}, default ef ${DEFAULT_EF}), load ${loadAvg().join(' ')}`,
   );
+  const started = performance.now();
+  const phase = (what: string): void =>
+    log(`${what}: ${((performance.now() - started) / 1000).toFixed(0)} s in, load ${loadAvg().join(' ')}`);
   const rows: Row[] = [];
   const gen = generate(N, DIM, 1);
   const queryGen = generate(NQ, DIM, 2);
@@ -289,6 +462,33 @@ async function main(): Promise<void> {
   };
   const recordOf = (i: number): VectorRecord => benchRecord(i, base[i]!, { bucket: bucket[i]!, cluster: cluster[i]! });
 
+  // Memory, each system built alone in a child process of its own over the same vectors.
+  const memory: Partial<Record<MemorySystem, MemoryFigure>> = {};
+  if (MEMORY) {
+    const dir = mkdtempSync(join(tmpdir(), 'arkivector-bench-'));
+    try {
+      const bytesOf = (a: Float32Array | Int32Array): Uint8Array =>
+        new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+      writeFileSync(join(dir, DATA_FILES.vectors), bytesOf(slab));
+      writeFileSync(join(dir, DATA_FILES.bucket), bytesOf(bucket));
+      writeFileSync(join(dir, DATA_FILES.cluster), bytesOf(cluster));
+      for (const system of ['hnswlib-node', 'arkivector'] as const) {
+        const m = await measureMemory(system, dir);
+        memory[system] = m;
+        log(
+          `memory (child process): ${system} ${Math.round(m.bytes)} B/vector (${Math.round(m.lessYoung)} B less V8's young generation), build ${m.buildS.toFixed(1)} s`,
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    phase('memory children');
+  }
+  if (MEMORY_ONLY) {
+    console.log(memoryLine(memory));
+    return;
+  }
+
   // Ground truth, unfiltered and per filter case.
   const truthAll = groundTruth(exactSrc, queries, undefined, 'ground truth (unfiltered)');
   const allQueries = queries.map((_, i) => i);
@@ -309,59 +509,53 @@ async function main(): Promise<void> {
   addCase('clustered', 'cluster < 8', (i) => cluster[i]! < 8, allQueries);
   const near = (i: number): boolean => cluster[i]! < 2 && bucket[i]! < 800;
   addCase('clustered', 'cluster < 2 && bucket < 800', near, allQueries);
-  // Far: the ~10 % clustered set, asked only from the other clusters.
-  addCase(
-    'far',
-    'cluster < 2 && bucket < 800',
-    near,
-    allQueries.filter((q) => queryGen.cluster[q]! >= 2),
-  );
+  const nearOne = (i: number): boolean => cluster[i]! < 2 && bucket[i]! < 80;
+  addCase('clustered', 'cluster < 2 && bucket < 80', nearOne, allQueries);
+  // Far: the ~10 % and ~1 % clustered sets, asked only from the other clusters.
+  const farQueries = allQueries.filter((q) => queryGen.cluster[q]! >= 2);
+  addCase('far', 'cluster < 2 && bucket < 800', near, farQueries);
+  addCase('far', 'cluster < 2 && bucket < 80', nearOne, farQueries);
   const caseQueries = (c: FilterCase): Float32Array[] =>
     c.queryIds.slice(0, c.slow ? SLOW_QUERIES : c.queryIds.length).map((q) => queries[q]!);
+  phase('data and ground truth');
 
   // ---- builds ----
-  // The raw index is kept alive to the end so the engine's graph cannot reuse its freed pages (RSS
-  // deltas stay honest), and so the two are queried side by side.
-  let raw: { index: InstanceType<typeof hnswlib.HierarchicalNSW>; buildS: number; bytes: number } | undefined;
-  if (!LONG) {
-    const memBefore = rss();
-    const index = new hnswlib.HierarchicalNSW('cosine', DIM);
-    index.initIndex(N, M, EF_CONSTRUCTION, 100, true);
-    const t0 = performance.now();
-    for (let i = 0; i < N; i++) {
-      index.addPoint(toArray(base[i]!), i);
-      progress('hnswlib-node build', i + 1, N);
-    }
-    const buildS = (performance.now() - t0) / 1000;
-    const bytes = (rss() - memBefore) / N;
-    raw = { index, buildS, bytes };
-    log(`hnswlib-node build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s, ${Math.round(bytes)} B/vector`);
+  // Both in this process, queried side by side (memory comes from the children above).
+  const rawIndex = new hnswlib.HierarchicalNSW('cosine', DIM);
+  rawIndex.initIndex(N, M, EF_CONSTRUCTION, 100, true);
+  let t0 = performance.now();
+  for (let i = 0; i < N; i++) {
+    rawIndex.addPoint(toArray(base[i]!), i);
+    progress('hnswlib-node build', i + 1, N);
   }
+  const rawBuildS = (performance.now() - t0) / 1000;
+  log(`hnswlib-node build: ${rawBuildS.toFixed(1)} s, ${Math.round(N / rawBuildS)} pts/s`);
 
   const definition = benchDefinition(DIM, { m: M, efConstruction: EF_CONSTRUCTION });
-  const memBefore = rss();
   const store = new CollectionStore('bench', definition);
   const BLOCK = 1000;
   let buildMs = 0;
   for (let i = 0; i < N; i += BLOCK) {
     const block: VectorRecord[] = [];
     for (let j = i; j < Math.min(N, i + BLOCK); j++) block.push(recordOf(j));
-    const t0 = performance.now();
+    t0 = performance.now();
     await store.apply({ remove: [], upsert: block });
     buildMs += performance.now() - t0;
     progress('arkivector build', Math.min(N, i + BLOCK), N);
   }
   const buildS = buildMs / 1000;
-  // Records were made per block and not kept here, so this is all the store retains.
-  const bytes = (rss() - memBefore) / N;
-  log(`arkivector build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s, ${Math.round(bytes)} B/vector`);
+  log(`arkivector build: ${buildS.toFixed(1)} s, ${Math.round(N / buildS)} pts/s`);
+  phase('builds');
+  const memoryOf = (system: MemorySystem): Partial<Row> =>
+    memory[system] === undefined
+      ? {}
+      : { bytes_per_vector: memory[system].bytes, bytes_per_vector_less_young: memory[system].lessYoung };
 
   // ---- unfiltered, side by side ----
   const buf = new Array<number>(DIM);
   const knn = (q: Float32Array, filter?: (label: number) => boolean): number[] => {
-    const index = raw!.index;
     for (let d = 0; d < DIM; d++) buf[d] = q[d]!;
-    return (filter === undefined ? index.searchKnn(buf, K) : index.searchKnn(buf, K, filter)).neighbors;
+    return (filter === undefined ? rawIndex.searchKnn(buf, K) : rawIndex.searchKnn(buf, K, filter)).neighbors;
   };
   const unfiltered = new Map<string, number>();
   for (const ef of EFS) {
@@ -374,37 +568,25 @@ async function main(): Promise<void> {
       if (toCount-- > 0) modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
       return res;
     };
-    let best = { qps: 0, recall: 0 };
-    let bestRaw = { qps: 0, recall: 0 };
-    let ratio: number | undefined;
-    if (raw !== undefined) {
-      raw.index.setEf(ef);
-      const r = sideBySide(`side by side ef=${ef}`, queries, truthAll, (q) => knn(q), ark);
-      bestRaw = r.a;
-      best = r.b;
-      ratio = r.ratio;
-    } else {
-      for (let round = 0; round < ROUNDS; round++) {
-        const a = measure(`arkivector ef=${ef}`, queries, truthAll, ark);
-        if (a.qps > best.qps) best = a;
-      }
-    }
-    if (raw !== undefined) {
-      unfiltered.set(`hnswlib-node ${ef}`, bestRaw.qps);
-      rows.push({
-        system: 'hnswlib-node',
-        n: N,
-        dim: DIM,
-        ef,
-        selectivity: 1,
-        recall_at_10: bestRaw.recall,
-        qps: bestRaw.qps,
-        build_s: raw.buildS,
-        build_pts_per_s: N / raw.buildS,
-        bytes_per_vector: raw.bytes,
-      });
-    }
-    unfiltered.set(`arkivector ${ef}`, best.qps);
+    rawIndex.setEf(ef);
+    const load_avg = loadAvg();
+    const r = sideBySide(`side by side ef=${ef}`, queries, truthAll, (q) => knn(q), ark);
+    unfiltered.set(`hnswlib-node ${ef}`, r.a.qps);
+    rows.push({
+      system: 'hnswlib-node',
+      n: N,
+      dim: DIM,
+      ef,
+      selectivity: 1,
+      recall_at_10: r.a.recall,
+      qps: r.a.qps,
+      queries: queries.length,
+      build_s: rawBuildS,
+      build_pts_per_s: N / rawBuildS,
+      ...memoryOf('hnswlib-node'),
+      load_avg,
+    });
+    unfiltered.set(`arkivector ${ef}`, r.b.qps);
     rows.push({
       system: 'arkivector',
       engine: ENGINE,
@@ -413,45 +595,59 @@ async function main(): Promise<void> {
       ef,
       ef_search: efSearch,
       selectivity: 1,
-      recall_at_10: best.recall,
-      qps: best.qps,
-      ...(ratio !== undefined ? { vs_hnswlib: ratio } : {}),
+      recall_at_10: r.b.recall,
+      qps: r.b.qps,
+      queries: queries.length,
+      vs_hnswlib: r.ratio,
       search_modes: modes,
       build_s: buildS,
       build_pts_per_s: N / buildS,
-      bytes_per_vector: bytes,
+      ...memoryOf('arkivector'),
+      load_avg,
     });
   }
+  phase('unfiltered');
 
   // ---- filtered (default ef_search) ----
+  /** The fields of a filtered measurement's row: how many queries it answered of those asked. */
+  const answered = (count: number, asked: number): Partial<Row> => ({
+    queries: count,
+    ...(count < asked ? { queries_asked: asked } : {}),
+    load_avg: loadAvg(),
+  });
   for (const c of cases) {
     const qs = caseQueries(c);
     const truth = c.truth.slice(0, qs.length);
     const selectivity = c.allowed.length / N;
     const tag = `${c.name} ${pct(selectivity)}`;
-    if (raw !== undefined) {
-      raw.index.setEf(DEFAULT_EF);
-      const allows = c.allows;
-      const r = measure(`hnswlib-node filter ${tag}`, qs, truth, (q) => knn(q, allows));
-      rows.push({
-        system: 'hnswlib-node',
-        n: N,
-        dim: DIM,
-        ef: DEFAULT_EF,
-        selectivity,
-        case: c.name,
-        recall_at_10: r.recall,
-        qps: r.qps,
-        vs_unfiltered: r.qps / unfiltered.get(`hnswlib-node ${DEFAULT_EF}`)!,
-      });
-    }
+    rawIndex.setEf(DEFAULT_EF);
+    const allows = c.allows;
+    const r = measure(`hnswlib-node filter ${tag}`, qs, truth, (q) => knn(q, allows), MEASURE_BUDGET_S);
+    rows.push({
+      system: 'hnswlib-node',
+      n: N,
+      dim: DIM,
+      ef: DEFAULT_EF,
+      selectivity,
+      case: c.name,
+      recall_at_10: r.recall,
+      qps: r.qps,
+      vs_unfiltered: r.qps / unfiltered.get(`hnswlib-node ${DEFAULT_EF}`)!,
+      ...answered(r.count, qs.length),
+    });
     const modes: Record<string, number> = {};
     const where = c.where;
-    const a = measure(`arkivector filter ${tag}`, qs, truth, (q) => {
-      const res = store.search({ vector: q, k: K, where });
-      modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
-      return res;
-    });
+    const a = measure(
+      `arkivector filter ${tag}`,
+      qs,
+      truth,
+      (q) => {
+        const res = store.search({ vector: q, k: K, where });
+        modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
+        return res;
+      },
+      MEASURE_BUDGET_S,
+    );
     rows.push({
       system: 'arkivector',
       engine: ENGINE,
@@ -465,11 +661,13 @@ async function main(): Promise<void> {
       qps: a.qps,
       vs_unfiltered: a.qps / unfiltered.get(`arkivector ${DEFAULT_EF}`)!,
       search_modes: modes,
+      ...answered(a.count, qs.length),
     });
   }
+  phase('filtered');
 
   // ---- exact ----
-  if (!LONG) {
+  {
     const src = exactSrc;
     const nq = EXACT_QUERIES;
     const r = measure(
@@ -478,7 +676,17 @@ async function main(): Promise<void> {
       truthAll,
       (q) => exactTopK(METRIC_OPS.cosine, q, src, undefined, K).slots,
     );
-    rows.push({ system: 'exact', n: N, dim: DIM, ef: null, selectivity: 1, recall_at_10: r.recall, qps: r.qps });
+    rows.push({
+      system: 'exact',
+      n: N,
+      dim: DIM,
+      ef: null,
+      selectivity: 1,
+      recall_at_10: r.recall,
+      qps: r.qps,
+      queries: r.count,
+      load_avg: loadAvg(),
+    });
     for (const c of cases) {
       const qs = caseQueries(c).slice(0, nq);
       const allowed = c.allowed;
@@ -498,41 +706,41 @@ async function main(): Promise<void> {
         recall_at_10: re.recall,
         qps: re.qps,
         vs_unfiltered: re.qps / r.qps,
+        queries: re.count,
+        load_avg: loadAvg(),
       });
     }
   }
+  phase('exact');
 
   // ---- report ----
   const pad = (s: string, w: number): string => (s.length >= w ? s : s + ' '.repeat(w - s.length));
   const lines = [
-    `${pad('system', 13)}${pad('case', 10)}${pad('selectivity', 13)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 9)}${pad('÷unfilt.', 10)}modes`,
+    `${pad('system', 13)}${pad('case', 10)}${pad('selectivity', 13)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 9)}${pad('÷unfilt.', 10)}${pad('queries', 9)}modes`,
   ];
   for (const r of rows) {
+    const answeredOf = r.queries_asked === undefined ? String(r.queries ?? '') : `${r.queries}/${r.queries_asked}`;
     lines.push(
-      `${pad(r.system, 13)}${pad(r.case ?? '-', 10)}${pad(r.selectivity === 1 ? '100 %' : pct(r.selectivity), 13)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(Math.round(r.qps).toString(), 9)}${pad(r.vs_unfiltered === undefined ? '' : `${r.vs_unfiltered.toFixed(2)}×`, 10)}${r.search_modes ? JSON.stringify(r.search_modes) : ''}`,
+      `${pad(r.system, 13)}${pad(r.case ?? '-', 10)}${pad(r.selectivity === 1 ? '100 %' : pct(r.selectivity), 13)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(Math.round(r.qps).toString(), 9)}${pad(r.vs_unfiltered === undefined ? '' : `${r.vs_unfiltered.toFixed(2)}×`, 10)}${pad(answeredOf, 9)}${r.search_modes ? JSON.stringify(r.search_modes) : ''}`,
     );
   }
-  const ark = rows.find((r) => r.system === 'arkivector' && r.build_s !== undefined)!;
   lines.push('');
-  if (raw !== undefined) {
+  if (rows.some((r) => r.queries_asked !== undefined))
     lines.push(
-      `build: hnswlib-node ${Math.round(N / raw.buildS)} pts/s, arkivector ${Math.round(ark.build_pts_per_s!)} pts/s (${(ark.build_pts_per_s! / (N / raw.buildS)).toFixed(2)}×)`,
+      `queries x/y: the measurement ran out of its ${MEASURE_BUDGET_S} s budget after x of the y queries asked`,
     );
+  lines.push(
+    `build: hnswlib-node ${Math.round(N / rawBuildS)} pts/s, arkivector ${Math.round(N / buildS)} pts/s (${(rawBuildS / buildS).toFixed(2)}×)`,
+  );
+  lines.push(memoryLine(memory));
+  for (const ef of EFS) {
+    const a = rows.find((r) => r.system === 'arkivector' && r.ef === ef && r.selectivity === 1)!;
+    const h = rows.find((r) => r.system === 'hnswlib-node' && r.ef === ef && r.selectivity === 1)!;
     lines.push(
-      `memory per vector: hnswlib-node ${Math.round(raw.bytes)} B, arkivector ${Math.round(ark.bytes_per_vector!)} B (graph, vectors, records and indexes)`,
-    );
-    for (const ef of EFS) {
-      const a = rows.find((r) => r.system === 'arkivector' && r.ef === ef && r.selectivity === 1)!;
-      const h = rows.find((r) => r.system === 'hnswlib-node' && r.ef === ef && r.selectivity === 1)!;
-      lines.push(
-        `ef=${ef}: arkivector/hnswlib-node QPS ${a.vs_hnswlib!.toFixed(2)}× per CPU second (wall clock, best rounds: ${(a.qps / h.qps).toFixed(2)}×; recall ${a.recall_at_10.toFixed(3)} vs ${h.recall_at_10.toFixed(3)})`,
-      );
-    }
-  } else {
-    lines.push(
-      `build: arkivector ${buildS.toFixed(1)} s, ${Math.round(ark.build_pts_per_s!)} pts/s; RSS ${Math.round(bytes)} B per vector`,
+      `ef=${ef}${ef === DEFAULT_EF ? ' (default at this size)' : ''}: arkivector/hnswlib-node QPS ${a.vs_hnswlib!.toFixed(2)}× per CPU second (wall clock, best rounds: ${(a.qps / h.qps).toFixed(2)}×; recall ${a.recall_at_10.toFixed(3)} vs ${h.recall_at_10.toFixed(3)})`,
     );
   }
+  lines.push(`took ${((performance.now() - started) / 1000).toFixed(0)} s, load at the end ${loadAvg().join(' ')}`);
   console.log(lines.join('\n'));
   if (OUT !== undefined) {
     writeFileSync(OUT, `${JSON.stringify(rows, null, 2)}\n`);
@@ -540,4 +748,12 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (MEMORY_CHILD !== undefined) {
+  if (MEMORY_CHILD !== 'hnswlib-node' && MEMORY_CHILD !== 'arkivector')
+    throw new Error(`unknown system ${MEMORY_CHILD}`);
+  if (MEMORY_DATA === undefined) throw new Error('--memory-child needs --data DIR');
+  const answer = await memoryChild(MEMORY_CHILD, MEMORY_DATA);
+  process.send?.(answer, () => process.exit(0));
+} else {
+  await main();
+}

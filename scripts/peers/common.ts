@@ -52,6 +52,13 @@ export type Row = {
   queries: number;
   /** Searches timed for qps/p50/p99: the queries, repeated until the point lasted MIN_MEASURE_S. */
   timed_searches: number;
+  /**
+   * Set when the point ran out of its time budget (POINT_BUDGET_S) before scoring every query asked:
+   * the queries asked, of which `queries` (the first ones, in order) were scored and timed.
+   */
+  queries_asked?: number;
+  /** The last point of a sweep that stopped before its widest width: why it stopped (see {@link sweepStop}). */
+  sweep_stop?: string;
   build_s: number;
   build_pts_per_s: number | null;
   /** RSS growth of the process that holds the index, per vector (see the README's Benchmarks). */
@@ -94,6 +101,11 @@ export type Job = {
   cases?: string[];
   /** 1 for the first run of a system in this invocation, 2 for its repeat… */
   run?: number;
+  /**
+   * QPS per CPU second of the parent's exact scan while it drew the ground truth, per case (`unfiltered`
+   * and each filter case's name): a sweep stops once a point is slower than this (see {@link sweepStop}).
+   */
+  exactQps?: Record<string, number>;
 };
 
 /** A child's answer to the parent. */
@@ -204,6 +216,8 @@ export type Measured = {
   p99: number;
   count: number;
   timed: number;
+  /** The queries asked (more than `count` when the first pass ran out of POINT_BUDGET_S). */
+  asked: number;
 };
 
 type Answer = ArrayLike<number>;
@@ -214,6 +228,7 @@ function summarise(
   latencies: Float64Array,
   seconds: number,
   cpuSeconds: number,
+  asked: number,
 ): Measured {
   let hits = 0;
   for (let i = 0; i < got.length; i++) {
@@ -231,6 +246,7 @@ function summarise(
     p99: pct(0.99),
     count: got.length,
     timed: latencies.length,
+    asked,
   };
 }
 
@@ -241,6 +257,13 @@ function summarise(
 export const MIN_MEASURE_S = 1;
 /** …and never more passes than this. */
 export const MAX_PASSES = 50;
+/**
+ * Seconds the first (scored) pass of one point may take: a slow system (a filter callback crawling the
+ * graph, a linear scan) stops scoring there once it has answered {@link BUDGET_MIN_QUERIES}, and its row
+ * says how many of the queries asked it answered (`queries` of `queries_asked`; the log says so too).
+ */
+export const POINT_BUDGET_S = 4;
+export const BUDGET_MIN_QUERIES = 50;
 
 /**
  * Times `fn` over the first `count` queries (at most those the dataset has), one at a time, after a warm-up.
@@ -256,7 +279,8 @@ export async function measure(
   truth: Int32Array = data.truth,
 ): Promise<Measured> {
   const q = (i: number): Float32Array => data.queries.subarray(i * dim, (i + 1) * dim);
-  count = Math.min(count, data.queries.length / dim);
+  const asked = Math.min(count, data.queries.length / dim);
+  count = asked;
   for (let i = 0; i < Math.min(WARMUP, count); i++) await fn(q(i), false);
   const got: Answer[] = [];
   const latencies: number[] = [];
@@ -270,30 +294,71 @@ export async function measure(
       if (pass === 0) {
         got.push(answer);
         progress(label, i + 1, count);
+        if (i + 1 >= BUDGET_MIN_QUERIES && i + 1 < count && performance.now() - t0 > POINT_BUDGET_S * 1000) {
+          count = i + 1;
+          log(`  ${label}: time budget (${POINT_BUDGET_S} s) spent, scored ${count} of ${asked} queries`);
+        }
       }
     }
   }
   const seconds = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
-  return summarise(got, truth, Float64Array.from(latencies), seconds, (c.user + c.system) / 1e6);
+  return summarise(got, truth, Float64Array.from(latencies), seconds, (c.user + c.system) / 1e6, asked);
+}
+
+/** The exact scan's QPS per case in this child's job (set once by the child, read by {@link sweepStop}). */
+let exactQps: Record<string, number> = {};
+export function setExactQps(qps: Record<string, number> | undefined): void {
+  exactQps = qps ?? {};
 }
 
 /**
+ * Why a sweep stops after this point below {@link SWEEP_STOP_RECALL}, or undefined to go on to the next
+ * width: the point answered fewer queries per CPU second than the exact scan of the same case (which
+ * gives recall 1.0), so every wider, slower width loses to that scan. CPU time on both sides, so load
+ * from other processes does not decide where a sweep ends.
+ * @param caseName 'unfiltered' or the filter case's name
+ */
+export function sweepStop(m: Pick<Measured, 'recall' | 'cpuQps'>, caseName: string): string | undefined {
+  if (m.recall >= SWEEP_STOP_RECALL) return undefined;
+  const floor = exactQps[caseName];
+  if (floor !== undefined && m.cpuQps < floor)
+    return `slower than the exact scan (${m.cpuQps.toFixed(1)} < ${floor.toFixed(1)} QPS per CPU second) at recall ${m.recall.toFixed(3)}`;
+  return undefined;
+}
+
+/** A swept point: its width, and on the last point of a sweep cut short, why (see {@link sweepStop}). */
+export type SweptPoint = Measured & { ef: number; stop?: string };
+
+/**
  * Runs `point(ef)` over {@link EF_SWEEP} in order and stops at the first width whose recall reaches
- * {@link SWEEP_STOP_RECALL}.
+ * {@link SWEEP_STOP_RECALL}, or that is slower than the exact scan ({@link sweepStop}).
+ * @param caseName the case the exact scan's QPS is read for: 'unfiltered', or a filter case's name
+ * @param tag what the log line starts with (a filter case and variant)
  */
 export async function sweep(
   point: (ef: number) => Promise<Measured>,
   efs: readonly number[] = EF_SWEEP,
-): Promise<Array<Measured & { ef: number }>> {
-  const out: Array<Measured & { ef: number }> = [];
+  caseName = 'unfiltered',
+  tag = '',
+): Promise<SweptPoint[]> {
+  const out: SweptPoint[] = [];
   for (const ef of efs) {
     const m = await point(ef);
-    out.push({ ...m, ef });
+    const budget = m.count < m.asked ? `, ${m.count} of ${m.asked} queries (time budget)` : '';
     log(
-      `  ef=${ef}: recall@10 ${m.recall.toFixed(3)}, ${Math.round(m.qps)} QPS (${Math.round(m.cpuQps)} per CPU s), p50 ${m.p50.toFixed(3)} ms`,
+      `  ${tag}ef=${ef}: recall@10 ${m.recall.toFixed(3)}, ${Math.round(m.qps)} QPS (${Math.round(m.cpuQps)} per CPU s), p50 ${m.p50.toFixed(3)} ms${budget}`,
     );
-    if (m.recall >= SWEEP_STOP_RECALL) break;
+    if (m.recall >= SWEEP_STOP_RECALL) {
+      out.push({ ...m, ef });
+      break;
+    }
+    const stop = sweepStop(m, caseName);
+    out.push({ ...m, ef, ...(stop !== undefined && ef !== efs[efs.length - 1] ? { stop } : {}) });
+    if (stop !== undefined) {
+      log(`  ${tag}sweep stopped at ef=${ef}: ${stop}`);
+      break;
+    }
   }
   return out;
 }
@@ -316,6 +381,7 @@ export function measuredRow(system: SystemName, job: Job, m: Measured, fields: P
     p99_ms: m.p99,
     queries: m.count,
     timed_searches: m.timed,
+    ...(m.count < m.asked ? { queries_asked: m.asked } : {}),
     build_s: 0,
     build_pts_per_s: null,
     bytes_per_vector: null,
@@ -329,12 +395,13 @@ export function sweepRows(
   system: SystemName,
   job: Job,
   build: { seconds: number; bytesPerVector: number | null },
-  points: Array<Measured & { ef: number }>,
+  points: SweptPoint[],
   extra: (ef: number) => Partial<Row> = () => ({}),
 ): Row[] {
   return points.map((p) =>
     measuredRow(system, job, p, {
       ef: p.ef,
+      ...(p.stop !== undefined ? { sweep_stop: p.stop } : {}),
       build_s: build.seconds,
       build_pts_per_s: build.seconds > 0 ? job.n / build.seconds : null,
       bytes_per_vector: build.bytesPerVector,

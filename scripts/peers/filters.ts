@@ -11,13 +11,12 @@ import {
   type Job,
   K,
   log,
-  type Measured,
   measure,
   measuredRow,
   type Row,
-  SWEEP_STOP_RECALL,
   EF_SWEEP,
   type SystemName,
+  sweep,
 } from './common.ts';
 
 export type SearchFn = (q: Float32Array, first: boolean) => ArrayLike<number> | Promise<ArrayLike<number>>;
@@ -117,7 +116,10 @@ export function casesFor(job: Job, data: Dataset): FilterCase[] {
   return FILTER_CASES.filter((c) => data.filteredTruth![c.name] !== undefined);
 }
 
-/** One filtered case swept over EF_SWEEP (stopping at SWEEP_STOP_RECALL), as rows. */
+/**
+ * One filtered case swept over EF_SWEEP (stopping at SWEEP_STOP_RECALL, or once a point is slower than
+ * the exact scan of the case: {@link sweep}), as rows.
+ */
 export async function filteredSweep(
   system: SystemName,
   job: Job,
@@ -128,23 +130,21 @@ export async function filteredSweep(
 ): Promise<Row[]> {
   const cd = caseData(c, data, job.dim);
   const selectivity = allowedIds(c, data).length / job.n;
-  const rows: Row[] = [];
-  for (const ef of options.efs ?? EF_SWEEP) {
-    const m: Measured = await measure(
-      `${system} ${c.name} ef=${ef}`,
-      cd,
-      job.dim,
-      options.count ?? job.queries,
-      await point(ef),
-      cd.truth,
-    );
-    log(
-      `  ${c.name}${options.variant ? ` (${options.variant})` : ''} ef=${ef}: recall@10 ${m.recall.toFixed(3)}, ${Math.round(m.qps)} QPS (${Math.round(m.cpuQps)} per CPU s), p50 ${m.p50.toFixed(3)} ms`,
-    );
-    rows.push(measuredRow(system, job, m, { ef, selectivity, ...caseFields(c, options) }));
-    if (m.recall >= SWEEP_STOP_RECALL) break;
-  }
-  return rows;
+  const points = await sweep(
+    async (ef) =>
+      measure(`${system} ${c.name} ef=${ef}`, cd, job.dim, options.count ?? job.queries, await point(ef), cd.truth),
+    options.efs ?? EF_SWEEP,
+    c.name,
+    `${c.name}${options.variant ? ` (${options.variant})` : ''} `,
+  );
+  return points.map((p) =>
+    measuredRow(system, job, p, {
+      ef: p.ef,
+      selectivity,
+      ...(p.stop !== undefined ? { sweep_stop: p.stop } : {}),
+      ...caseFields(c, options),
+    }),
+  );
 }
 
 /** One filtered case measured once (an exact scan: no width to sweep), as a row with ef null. */
@@ -160,7 +160,7 @@ export async function filteredOnce(
   const selectivity = allowedIds(c, data).length / job.n;
   const m = await measure(`${system} ${c.name}`, cd, job.dim, options.count ?? job.queries, fn, cd.truth);
   log(
-    `  ${c.name}${options.variant ? ` (${options.variant})` : ''}: recall@10 ${m.recall.toFixed(3)}, ${m.qps.toFixed(1)} QPS over ${m.count} queries`,
+    `  ${c.name}${options.variant ? ` (${options.variant})` : ''}: recall@10 ${m.recall.toFixed(3)}, ${m.qps.toFixed(1)} QPS over ${m.count}${m.count < m.asked ? ` of ${m.asked} (time budget)` : ''} queries`,
   );
   return measuredRow(system, job, m, { selectivity, ...caseFields(c, options) });
 }

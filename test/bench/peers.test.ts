@@ -13,7 +13,19 @@ import { type CollectionDefinition, halfBitsToFloat } from '../../src/collection
 import { CollectionStore } from '../../src/engine/index.ts';
 import { benchRecord } from '../../scripts/benchRecord.ts';
 import { mulberry32 } from '../../scripts/generators.ts';
-import { type Dataset, type Job, K, readDataset, type Row, SYSTEMS, writeDataset } from '../../scripts/peers/common.ts';
+import {
+  type Dataset,
+  type Job,
+  K,
+  type Measured,
+  readDataset,
+  type Row,
+  SYSTEMS,
+  setExactQps,
+  sweep,
+  sweepRows,
+  writeDataset,
+} from '../../scripts/peers/common.ts';
 import { compare, compareAll, formatFull, labelOf, qpsAtRecall } from '../../scripts/peers/compare.ts';
 import {
   allowedIds,
@@ -322,6 +334,75 @@ describe('bench:peers filter cases', () => {
       firstAllowed([5, 6], () => true),
       [5, 6],
     );
+  });
+});
+
+describe('bench:peers bounded sweeps', () => {
+  const point = (recall: number, cpuQps: number): Measured => ({
+    recall,
+    qps: cpuQps,
+    cpuQps,
+    p50: 1,
+    p99: 2,
+    count: 10,
+    timed: 10,
+    asked: 10,
+  });
+
+  it('stops raising the width at recall 0.99, or once a point is slower than the exact scan of its case, and says why', async () => {
+    // recall rises and QPS falls with the width; the exact scan of `random-1` answers 300 QPS per CPU second
+    const curve = new Map([
+      [10, point(0.5, 2000)],
+      [16, point(0.7, 1000)],
+      [24, point(0.8, 250)],
+      [32, point(0.995, 200)],
+      [40, point(0.999, 100)],
+    ]);
+    const efs = [10, 16, 24, 32, 40];
+    setExactQps({ unfiltered: 50, 'random-1': 300 });
+    try {
+      const asked: number[] = [];
+      const at = async (ef: number): Promise<Measured> => {
+        asked.push(ef);
+        return curve.get(ef)!;
+      };
+      const unfiltered = await sweep(at, efs);
+      assert.deepEqual(
+        unfiltered.map((p) => p.ef),
+        [10, 16, 24, 32],
+        'unfiltered: stops at the first width reaching 0.99',
+      );
+      assert.equal(unfiltered.at(-1)!.stop, undefined);
+      const filtered = await sweep(at, efs, 'random-1');
+      assert.deepEqual(
+        filtered.map((p) => p.ef),
+        [10, 16, 24],
+        'random-1: stops at the first width slower than its exact scan',
+      );
+      assert.match(filtered.at(-1)!.stop!, /slower than the exact scan \(250\.0 < 300\.0/);
+      const job: Job = { system: 'hnswlib-node', n: 100, dim: 4, queries: 10, exactQueries: 10, data: '' };
+      const rows = sweepRows('hnswlib-node', job, { seconds: 1, bytesPerVector: 1 }, filtered);
+      assert.deepEqual(
+        rows.map((r) => r.sweep_stop !== undefined),
+        [false, false, true],
+      );
+      // A case without an exact figure sweeps on to 0.99.
+      assert.equal((await sweep(at, efs, 'far-10')).length, 4);
+      assert.equal(asked.length, 4 + 3 + 4);
+    } finally {
+      setExactQps(undefined);
+    }
+  });
+
+  it('marks a point that answered fewer queries than asked', () => {
+    const job: Job = { system: 'exact', n: 100, dim: 4, queries: 500, exactQueries: 10, data: '' };
+    const [cut, full] = sweepRows('exact', job, { seconds: 1, bytesPerVector: 1 }, [
+      { ...point(0.9, 10), ef: 10, count: 60, asked: 500 },
+      { ...point(0.9, 10), ef: 16 },
+    ]);
+    assert.equal(cut!.queries, 60);
+    assert.equal(cut!.queries_asked, 500);
+    assert.equal(full!.queries_asked, undefined);
   });
 });
 
