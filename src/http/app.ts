@@ -84,15 +84,16 @@ function noOAuthProblem(method: string, path: string) {
   );
 }
 
+const tooLarge = (limit: number) =>
+  new ArkivectorError('payload_too_large', `request body over ${limit} bytes`, { meta: { limit_bytes: limit } });
+
 /**
  * Reads a request body, refusing more than `limit` bytes as soon as it is exceeded (Content-Length
  * first, then while streaming, since chunked bodies announce no length).
  */
 async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  const tooLarge = () =>
-    new ArkivectorError('payload_too_large', `request body over ${limit} bytes`, { meta: { limit_bytes: limit } });
   const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > limit) throw tooLarge();
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   // A declared length bounds the body (Node's HTTP parser reads exactly that many bytes), so it can be
   // read whole: @hono/node-server then reads the socket directly instead of building a web Request and
   // a stream per request (about a tenth of a search request's CPU).
@@ -107,7 +108,7 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array> {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw tooLarge(limit);
     }
     chunks.push(value);
   }
@@ -163,7 +164,10 @@ function withCollection(body: Record<string, unknown>, collection: string): Reco
       },
     );
   }
-  return { ...body, collection };
+  // The body is this request's own parse: set in place (where a spread would copy it), which puts the
+  // field where the spread did (kept where the body had it, else last).
+  body.collection = collection;
+  return body;
 }
 
 // Query strings carry text; the service's zod schemas want numbers and booleans. Only well-formed values
@@ -241,7 +245,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   };
 
   app.use('*', async (c, next) => {
-    const started = process.hrtime.bigint();
+    // performance.now(), not hrtime.bigint(): two BigInts less per request, the same microseconds.
+    const started = performance.now();
     try {
       await next();
     } finally {
@@ -250,7 +255,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
         method: c.req.method,
         route: c.get('route') ?? 'unmatched',
         status: c.res.status,
-        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+        seconds: (performance.now() - started) / 1000,
       });
     }
   });
