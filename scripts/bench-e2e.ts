@@ -24,7 +24,7 @@ import { startDevnet } from '../src/devnet/index.ts';
 import { loadAutocannon } from './e2e/autocannon.ts';
 import { processCpuSeconds } from './e2e/cpu.ts';
 import { timeSequential, type LatencySummary } from './e2e/latency.ts';
-import { killChildren, type ServeProcess, spawnServe } from './e2e/serve.ts';
+import { killChildren, type ServeProcess, spawnServe, waitLive } from './e2e/serve.ts';
 import { clustered } from './generators.ts';
 
 const { values } = parseArgs({
@@ -341,6 +341,7 @@ try {
     env: { ARKIVECTOR_PRIVATE_KEY: signer.privateKey },
   });
   servers.push(serve);
+  await waitLive(serve.url);
   const lastBlock = await phase('fill', () => fill(serve.url));
   await waitIndexed(serve.url, lastBlock);
   const queries = clustered(QUERIES, DIM, 2, { latent: 64 }).vectors.map(asJson);
@@ -353,6 +354,7 @@ try {
     for (const cwd of [root, BASELINE]) {
       const started = await spawnServe({ cwd, args: [...rpcArgs, '--http', '127.0.0.1:0'] });
       servers.push(started);
+      await waitLive(started.url);
       await waitIndexed(started.url, lastBlock);
       if (cwd === root) node = started;
       else baseline = started;

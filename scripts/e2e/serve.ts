@@ -8,6 +8,9 @@ import { once } from 'node:events';
 const STDERR_TAIL_CHARS = 16_384;
 const BANNER_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
+/** How long a started node may take to report `live` (a loaded machine shows `stalled` for a while). */
+const LIVE_TIMEOUT_MS = 120_000;
+const LIVE_POLL_MS = 200;
 
 const children = new Set<ChildProcess>();
 
@@ -15,6 +18,29 @@ const children = new Set<ChildProcess>();
 export function killChildren(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   children.clear();
+}
+
+/**
+ * Resolves once the node at `url` answers /readyz with 200 (`sync_state` live): under load a node's first
+ * chain reads can time out, and it reports `stalled` (then refuses reads) until one succeeds.
+ * @throws when it is not live within 120 s, naming the last state it reported
+ */
+export async function waitLive(url: string, timeoutMs = LIVE_TIMEOUT_MS): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let last = 'no answer';
+  for (let round = 0; round < Math.ceil(timeoutMs / LIVE_POLL_MS) + 1; round++) {
+    try {
+      const response = await fetch(`${url}/readyz`);
+      const body = (await response.json()) as { sync_state?: string };
+      if (response.status === 200) return;
+      last = String(body.sync_state);
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    if (performance.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, LIVE_POLL_MS));
+  }
+  throw new Error(`the node at ${url} was not live within ${timeoutMs / 1000} s (last: ${last})`);
 }
 
 export interface ServeProcess {

@@ -27,6 +27,7 @@ import { mountConsole } from '../console/index.ts';
 import type { StdioFacts } from '../stdioSnippet.ts';
 import { createAuthFailureLimiter, createRateLimiter, RateLimitedError } from './rateLimit.ts';
 import { kuradbRoutes } from './kuradb.ts';
+import { fastPaths, fastSearch } from './fastSearch.ts';
 
 type LogFn = (fields: Record<string, unknown>, message: string) => void;
 export interface HttpLogger {
@@ -84,15 +85,16 @@ function noOAuthProblem(method: string, path: string) {
   );
 }
 
+const tooLarge = (limit: number) =>
+  new ArkivectorError('payload_too_large', `request body over ${limit} bytes`, { meta: { limit_bytes: limit } });
+
 /**
  * Reads a request body, refusing more than `limit` bytes as soon as it is exceeded (Content-Length
  * first, then while streaming, since chunked bodies announce no length).
  */
 async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  const tooLarge = () =>
-    new ArkivectorError('payload_too_large', `request body over ${limit} bytes`, { meta: { limit_bytes: limit } });
   const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > limit) throw tooLarge();
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   // A declared length bounds the body (Node's HTTP parser reads exactly that many bytes), so it can be
   // read whole: @hono/node-server then reads the socket directly instead of building a web Request and
   // a stream per request (about a tenth of a search request's CPU).
@@ -107,7 +109,7 @@ async function readBody(request: Request, limit: number): Promise<Uint8Array> {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw tooLarge(limit);
     }
     chunks.push(value);
   }
@@ -119,7 +121,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The JSON object of a POST body (empty body = `{}`); anything else is invalid_argument. */
 async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
-  const bytes = await readBody(c.req.raw, MAX_REQUEST_BYTES);
+  return jsonObject(await readBody(c.req.raw, MAX_REQUEST_BYTES));
+}
+
+/** The JSON object of a body's bytes (none = `{}`); anything else is invalid_argument. */
+function jsonObject(bytes: Uint8Array): Record<string, unknown> {
   if (bytes.byteLength === 0) return {};
   let value: unknown;
   try {
@@ -163,7 +169,10 @@ function withCollection(body: Record<string, unknown>, collection: string): Reco
       },
     );
   }
-  return { ...body, collection };
+  // The body is this request's own parse: set in place (where a spread would copy it), which puts the
+  // field where the spread did (kept where the body had it, else last).
+  body.collection = collection;
+  return body;
 }
 
 // Query strings carry text; the service's zod schemas want numbers and booleans. Only well-formed values
@@ -227,10 +236,11 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
    * Authorizes a request for `scope`: an address over its failed authentications is refused before its
    * token is even compared, and each refused token counts against the address it came from.
    */
-  const guard = (c: Context, scope: Scope): Grant => {
-    const request = accessRequest((name) => c.req.header(name));
+  const guard = (c: Context, scope: Scope): Grant =>
+    guardRequest((name) => c.req.header(name), clientAddress(c as Ctx), scope);
+  const guardRequest = (header: (name: string) => string | undefined, address: string, scope: Scope): Grant => {
+    const request = accessRequest(header);
     const presented = request.authorization != null && access.tokens.length > 0;
-    const address = clientAddress(c as Ctx);
     if (presented) authFailures.check(address);
     try {
       return authorize(access, request, scope);
@@ -240,8 +250,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
     }
   };
 
+  /** Takes one request from the caller's bucket: tokens by name, anonymous and local callers by address. */
+  const takeRequest = ({ principal }: Grant, address: string) =>
+    limiter.take(principal === 'anonymous' || principal === 'local' ? `ip:${address}` : `token:${principal}`);
+
   app.use('*', async (c, next) => {
-    const started = process.hrtime.bigint();
+    // performance.now(), not hrtime.bigint(): two BigInts less per request, the same microseconds.
+    const started = performance.now();
     try {
       await next();
     } finally {
@@ -250,12 +265,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
         method: c.req.method,
         route: c.get('route') ?? 'unmatched',
         status: c.res.status,
-        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+        seconds: (performance.now() - started) / 1000,
       });
     }
   });
 
-  app.onError((error, c) => {
+  /** The answer to an error a route threw (also the fast search path's, fastSearch.ts). */
+  const errorResponse = (error: unknown, method: string, route: string, gone: boolean): Response => {
     const problem = problemFor(error);
     if (problem) {
       const headers: Record<string, string> = {};
@@ -263,25 +279,19 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds);
       return problemResponse(problem, problem.status, headers);
     }
-    if (clientGone(c)) {
-      logger.info(
-        { method: c.req.method, route: c.get('route') ?? 'unmatched', reason: String((error as Error)?.message) },
-        'client disconnected',
-      );
+    if (gone) {
+      logger.info({ method, route, reason: String((error as Error)?.message) }, 'client disconnected');
       return problemResponse(internalProblem(), 500);
     }
     // Security: unknown errors are logged in full here and answered generically, so no stack, path or
     // configuration detail reaches the client.
     logger.error(
-      {
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-        method: c.req.method,
-        route: c.get('route') ?? 'unmatched',
-      },
+      { error: error instanceof Error ? (error.stack ?? error.message) : String(error), method, route },
       'request failed',
     );
     return problemResponse(internalProblem(), 500);
-  });
+  };
+  app.onError((error, c) => errorResponse(error, c.req.method, c.get('route') ?? 'unmatched', clientGone(c)));
 
   mountConsole(app, { ...deps, guard });
 
@@ -308,11 +318,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
       if (scope !== null) {
         // Security: every guarded route authorizes before reading its body or touching the service.
         c.set('grant', guard(c, scope));
-        // Tokens are limited by name; anonymous and local callers by the address they connect from.
-        const { principal } = c.get('grant');
-        limiter.take(
-          principal === 'anonymous' || principal === 'local' ? `ip:${clientAddress(c)}` : `token:${principal}`,
-        );
+        takeRequest(c.get('grant'), clientAddress(c));
       }
       return handler(c);
     });
@@ -356,6 +362,18 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   );
   route('POST', '/v1/collections/:c/search', 'read', async (c) =>
     c.json(await search(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))),
+  );
+  fastPaths.set(
+    app,
+    fastSearch({
+      route: '/v1/collections/:c/search',
+      answer: async (header, address, collection, body) => {
+        takeRequest(guardRequest(header, address, 'read'), address);
+        return JSON.stringify(await search(ctx, withCollection(jsonObject(await body()), collection)));
+      },
+      errorResponse,
+      observe: metrics.observeHttp,
+    }),
   );
   route('POST', '/v1/collections/:c/count', 'read', async (c) =>
     c.json(await count(ctx, withCollection(await jsonBody(c), pathParam(c, 'c')))),

@@ -1,6 +1,6 @@
 // Puts the HTTP app on a socket with @hono/node-server. `arkivector serve` and the HTTP tests call it;
 // the app itself (routes, access, errors) is in app.ts.
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -11,6 +11,7 @@ import {
   HTTP_MAX_CONNECTIONS,
   HTTP_REQUEST_TIMEOUT_MS,
 } from '../httpDefault.ts';
+import { fastPaths } from './fastSearch.ts';
 
 export interface HttpServer {
   /** Base URL, e.g. `http://127.0.0.1:8787` or `http://[::1]:8787`. */
@@ -40,8 +41,16 @@ export async function serveHttp(options: {
 }): Promise<HttpServer> {
   const hostname =
     options.host.startsWith('[') && options.host.endsWith(']') ? options.host.slice(1, -1) : options.host;
+  // The app's fast path (the search route, fastSearch.ts) sees each request first.
+  const fast = fastPaths.get(options.app);
   const server = serve({
     fetch: options.app.fetch,
+    ...(fast && {
+      createServer: ((serverOptions: object, listener: (req: IncomingMessage, res: ServerResponse) => void) =>
+        createServer(serverOptions, (req, res) => {
+          if (!fast(req, res)) listener(req, res);
+        })) as typeof createServer,
+    }),
     hostname,
     port: options.port,
     serverOptions: {
