@@ -208,6 +208,8 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
 
     // MCP client snippets for this node, without a token header (no tokens here)
     await page.click('nav a[data-nav=connect]');
+    // The page renders once node.json has answered: its snippets come all at once.
+    await page.locator('pre.snippet').first().waitFor(WAIT);
     const snippets = (await page.locator('pre.snippet').allInnerTexts()).join('\n');
     assert.match(snippets, new RegExp(`claude mcp add --transport http arkivector ${local.url}/mcp\\n`));
     assert.match(snippets, /"mcp-remote"/);
@@ -239,7 +241,9 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     // A where filter narrows the list through the same REST route.
     await page.fill('form.entities input[name=where]', "topic = str('plants')");
     await page.click('form.entities button[type=submit]');
-    await page.locator('[data-entity]').filter({ hasText: 'fern' }).waitFor(WAIT);
+    // The unfiltered list holds fern too: wait for the list to be the filtered one (one row), not for fern.
+    await rows.nth(1).waitFor({ state: 'detached', ...WAIT });
+    await rows.filter({ hasText: 'fern' }).waitFor(WAIT);
     assert.deepEqual(await page.locator('[data-entity] [data-field=id]').allInnerTexts(), ['fern']);
     // The filter examples name this collection's own attributes, with literals of their declared types.
     for (const selector of ['form.search input[name=where]', 'form.entities input[name=where]'])
@@ -448,6 +452,8 @@ describe('console: in Chromium', { skip: noBrowser }, () => {
     assert.equal(await text(page, '[data-field=access]'), 'bearer tokens');
 
     await page.click('nav a[data-nav=connect]');
+    // The page renders once node.json has answered: its snippets come all at once.
+    await page.locator('pre.snippet').first().waitFor(WAIT);
     const snippets = (await page.locator('pre.snippet').allInnerTexts()).join('\n');
     assert.match(
       snippets,
