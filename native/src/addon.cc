@@ -1058,6 +1058,22 @@ std::vector<std::pair<float, uint32_t>> filteredHits(Index& ix, const void* q, c
   return hits;
 }
 
+// The filtered walk's optional settings, as filteredSearch and filteredAsync take them: farEf (default ef;
+// 0: no answer where the descent does not land among allowed elements) and nearScale (default 0), with
+// the narrowed width's floor min(ef, 2k).
+struct WalkTuning {
+  size_t farEf;
+  arkivector_filtered::Near near;
+};
+
+WalkTuning walkTuning(napi_env env, napi_value farEf, napi_value nearScale, size_t ef, size_t k) {
+  WalkTuning t{isMissing(env, farEf) ? std::max(ef, k) : intArg(env, farEf, "farEf", 0, MAX_EF), {}};
+  if (!isMissing(env, nearScale)) t.near.scale = numberArg(env, nearScale, "nearScale");
+  if (!std::isfinite(t.near.scale) || t.near.scale < 0 || t.near.scale > 1e6) throw JsError("nearScale must be ≥ 0");
+  t.near.minEf = std::min(std::max(ef, k), 2 * k);
+  return t;
+}
+
 // filteredSearch(query, k, ef, labels, distances, stats, labelSlot, allowed, passing, farEf?, nearScale?): the
 // ACORN-style walk of filteredSearch.h over the allowed set (`passing` its size, an estimate is fine), at
 // width farEf (default ef; 0: no answer) when the descent does not land among allowed elements, and where
@@ -1072,19 +1088,12 @@ napi_value FilteredSearch(napi_env env, napi_callback_info info) {
     auto [q, k, ef, out, f] = walkArgs(env, ix, a);
     if (f.labelSlot == nullptr) throw JsError("filteredSearch needs the labelSlot map");
     const size_t passing = intArg(env, a[8], "passing", 0, MAX_ELEMENTS);
-    const size_t farEf = isMissing(env, a[9]) ? std::max(ef, k) : intArg(env, a[9], "farEf", 0, MAX_EF);
-    arkivector_filtered::Near near;
-    if (!isMissing(env, a[10])) near.scale = numberArg(env, a[10], "nearScale");
-    if (!std::isfinite(near.scale) || near.scale < 0 || near.scale > 1e6) throw JsError("nearScale must be ≥ 0");
-    near.minEf = std::min(std::max(ef, k), 2 * k);
+    const WalkTuning tuning = walkTuning(env, a[9], a[10], ef, k);
     const bool landedRoom = typedArg(env, a[5], napi_int32_array, "stats").length >= 3;
     arkivector_filtered::Stats st;
-    const auto hits = filteredHits(*ix, q, ix->query.data(), ix->invQuery, k, ef, farEf, near, passing, f, st);
-    for (size_t i = 0; i < hits.size(); i++) {
-      out.labels[i] = hits[i].second;
-      out.distances[i] = hits[i].first;
-    }
-    out.stats[0] = (int32_t)hits.size();
+    const auto hits =
+        filteredHits(*ix, q, ix->query.data(), ix->invQuery, k, ef, tuning.farEf, tuning.near, passing, f, st);
+    writeHits(hits, out);
     out.stats[1] = (int32_t)std::min<size_t>(st.checks, 0x7fffffff);
     if (landedRoom) out.stats[2] = st.landed ? 1 : 0;
     return nullptr;
@@ -1188,8 +1197,8 @@ struct AsyncSearch {
   // filteredAsync: the allowed labels as a bitset the work owns, the walk's arguments, and its stats.
   bool filtered = false;
   std::vector<uint8_t> labelBits;
-  size_t passing = 0, farEf = 0;
-  double nearScale = 0;
+  size_t passing = 0;
+  WalkTuning tuning{};
   size_t checks = 0;
   bool landed = false;
 };
@@ -1230,12 +1239,9 @@ struct LabelBits {
 // filteredSearch's core (filteredHits, with its arguments as FilteredSearch reads them) over the labels set
 // in the work's own bitset.
 void filteredHits(AsyncSearch& w) {
-  arkivector_filtered::Near near;
-  near.scale = w.nearScale;
-  near.minEf = std::min(std::max(w.ef, w.k), 2 * w.k);
   arkivector_filtered::Stats st;
-  w.hits = filteredHits(*w.ix, w.element.data(), w.query.data(), w.invQuery, w.k, w.ef, w.farEf, near, w.passing,
-                        LabelBits{w.labelBits}, st);
+  w.hits = filteredHits(*w.ix, w.element.data(), w.query.data(), w.invQuery, w.k, w.ef, w.tuning.farEf,
+                        w.tuning.near, w.passing, LabelBits{w.labelBits}, st);
   w.checks = st.checks;
   w.landed = st.landed;
 }
@@ -1382,10 +1388,7 @@ napi_value FilteredAsync(napi_env env, napi_callback_info info) {
     const uint8_t* b = static_cast<const uint8_t*>(bits.data);
     w->labelBits.assign(b, b + bits.length);
     w->passing = intArg(env, a[4], "passing", 0, MAX_ELEMENTS);
-    w->farEf = isMissing(env, a[5]) ? std::max(w->ef, w->k) : intArg(env, a[5], "farEf", 0, MAX_EF);
-    if (!isMissing(env, a[6])) w->nearScale = numberArg(env, a[6], "nearScale");
-    if (!std::isfinite(w->nearScale) || w->nearScale < 0 || w->nearScale > 1e6)
-      throw JsError("nearScale must be ≥ 0");
+    w->tuning = walkTuning(env, a[5], a[6], w->ef, w->k);
     return dispatch(env, thisOf(env, info), ix, std::move(w), a[0]);
   });
 }

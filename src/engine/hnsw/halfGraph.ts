@@ -224,7 +224,7 @@ export class HalfGraph implements Graph {
   ): Promise<GraphHits> {
     if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
     const kk = Math.max(1, Math.min(k, this.#capacity));
-    const passing = Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30));
+    const passing = this.#passing(allowed.count);
     const answer = await this.#index.filteredAsync(
       query,
       kk,
@@ -240,6 +240,11 @@ export class HalfGraph implements Graph {
     const hits = this.#hitsOf(new Uint32Array(answer, 0, n), new Float32Array(answer, 4 * n, n), n, tail[0]!);
     hits.landed = tail[1] === 1;
     return hits;
+  }
+
+  /** The allowed set's size the filtered walk is told (an estimate is fine), within the addon's bound. */
+  #passing(count: number | undefined): number {
+    return Math.max(0, Math.min(count ?? this.elementCount, 2 ** 30));
   }
 
   #queryOf(query: ArrayLike<number>): Float32Array {
@@ -270,7 +275,7 @@ export class HalfGraph implements Graph {
     const out = [this.#labels, this.#distances, this.#stats] as const;
     if (allowed !== undefined) {
       // The ACORN-style walk: through allowed elements only, from entry points inside the set.
-      const passing = Math.max(0, Math.min(allowed.count ?? this.elementCount, 2 ** 30));
+      const passing = this.#passing(allowed.count);
       const { farEf, nearScale } = allowed;
       this.#index.filteredSearch(q, kk, width, ...out, filter.labelSlot, allowed.bits(), passing, farEf, nearScale);
       const hits = this.#hits();
