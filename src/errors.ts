@@ -105,14 +105,23 @@ export interface Problem {
 }
 
 export function toProblem(error: ArkivectorError): Problem {
-  return {
+  return withIssues({
     type: `https://arkivector.dev/errors/${error.code}`,
     title: ERROR_TITLE[error.code],
     status: error.status,
     detail: error.shortMessage,
     code: error.code,
     ...error.meta,
-  };
+  });
+}
+
+/**
+ * Every invalid_argument carries `errors: [{path, message}]` (README, "Errors"), also when it was raised
+ * with a message alone (a definition check, a DB-chain bound): then one issue of the whole request, path "".
+ */
+function withIssues(problem: Problem): Problem {
+  if (problem.code !== 'invalid_argument' || Array.isArray(problem.errors)) return problem;
+  return { ...problem, errors: [{ path: '', message: problem.detail }] };
 }
 
 /**
@@ -127,14 +136,14 @@ export function problemFor(error: unknown): Problem | undefined {
   if (typeof e.code !== 'string' || !Object.hasOwn(ERROR_STATUS, e.code) || typeof e.status !== 'number')
     return undefined;
   const code = e.code as ErrorCode;
-  return {
+  return withIssues({
     type: `https://arkivector.dev/errors/${code}`,
     title: ERROR_TITLE[code],
     status: e.status,
     detail: String(e.shortMessage ?? e.message ?? ERROR_TITLE[code]),
     code,
     ...(typeof e.meta === 'object' && e.meta !== null ? (e.meta as Record<string, unknown>) : {}),
-  };
+  });
 }
 
 /** What every surface answers for an error it does not know (the details stay in the server log). */

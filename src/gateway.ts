@@ -355,7 +355,7 @@ const DRIVERS: Record<
 /**
  * The node's embedder: an endpoint (--embedder URL), none (--embedder none), or the local model (the
  * default). A local model already on disk loads now, in the background; one that is not is fetched at the
- * first text call, so a node never reaches the hub unless someone embeds text.
+ * first text call, so a node never reaches the hub unless someone embeds text (with --model-hub off, never).
  */
 function textEmbedder(
   config: ServeConfig,
@@ -381,13 +381,13 @@ function textEmbedder(
     },
   });
   closers.push(() => embedder.close());
-  if (embedder.onDisk()) embedder.ready().catch(() => {});
+  // With fetching off, a model not on disk fails now (nothing is fetched): the banner, /v1/status and the
+  // log say why text calls fail before one is made, instead of promising a fetch that never happens.
+  if (embedder.onDisk() || config.modelHub === 'off') embedder.ready().catch(() => {});
   else
     logger.info(
       { model: embedder.model, hub: config.modelHub },
-      config.modelHub === 'off'
-        ? 'local embedder: the model is not in the cache and fetching is off; text calls answer embedder_unavailable'
-        : 'local embedder: the model is fetched at the first text call (or ahead of time: arkivector model pull)',
+      'local embedder: the model is fetched at the first text call (or ahead of time: arkivector model pull)',
     );
   return embedder;
 }
@@ -530,6 +530,8 @@ function embedderLine(embedder: ServiceContext['embedder']): string {
   if (!embedder) return 'none (--embedder none): vectors and keyword search only';
   if (embedder.kind !== 'local') return `${embedder.model} through an embeddings endpoint: text writes and text search`;
   const state = embedder.state?.();
+  if (state?.state === 'failed')
+    return `${embedder.model} in this process, unavailable (text calls answer embedder_unavailable): ${state.error}`;
   const when = state?.state === 'idle' ? `; fetched from the hub at the first text call (${state.source})` : '';
   return `${embedder.model} in this process: text writes and text search${when}`;
 }
