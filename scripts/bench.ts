@@ -182,6 +182,8 @@ type Row = {
   bytes_per_vector?: number;
   /** The same less the growth of V8's young generation in that child (see MemoryFigure). */
   bytes_per_vector_less_young?: number;
+  /** That child's RSS growth less the young generation's from n/2 to n, per vector added (see MemoryFigure). */
+  bytes_per_vector_slope?: number;
   /** Queries answered and timed (filtered rows: fewer than asked when MEASURE_BUDGET_S ran out). */
   queries?: number;
   queries_asked?: number;
@@ -235,9 +237,11 @@ type MemorySystem = 'hnswlib-node' | 'arkivector';
 /**
  * A memory child's answer, per vector: RSS growth, and the same less the growth of V8's young generation
  * (sized by the allocation rate, not by the count: 0 to ~32 MB from run to run, which at 20k vectors is
- * hundreds of bytes each); the build's seconds in the child.
+ * hundreds of bytes each); the slope, RSS growth less the young generation's from the build's halfway
+ * point to its end per vector added (what each further vector costs, without the costs paid once: the
+ * first pages of the C heap, V8's code and maps, the store's fixed tables); the build's seconds in the child.
  */
-type MemoryFigure = { bytes: number; lessYoung: number; buildS: number };
+type MemoryFigure = { bytes: number; lessYoung: number; slope: number; buildS: number };
 /** Committed bytes of V8's young generation (the new space). */
 const youngBytes = (): number =>
   getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.physical_space_size ?? 0;
@@ -284,6 +288,15 @@ async function memoryChild(system: MemorySystem, dir: string): Promise<MemoryFig
   const trimmed = trimCHeap();
   const before = await settledRss();
   const youngBefore = youngBytes();
+  // The halfway point of the slope: its settling pauses are left out of the build's seconds.
+  const half = N >> 1;
+  let atHalf = { rss: before, young: youngBefore };
+  let pausedMs = 0;
+  const markHalf = async (): Promise<void> => {
+    const t = performance.now();
+    atHalf = { rss: await settledRss(), young: youngBytes() };
+    pausedMs += performance.now() - t;
+  };
   const t0 = performance.now();
   let built: unknown;
   if (system === 'hnswlib-node') {
@@ -295,31 +308,37 @@ async function memoryChild(system: MemorySystem, dir: string): Promise<MemoryFig
       for (let d = 0; d < DIM; d++) buf[d] = v[d]!;
       index.addPoint(buf, i);
       progress(`memory: ${system} build`, i + 1, N);
+      if (i + 1 === half) await markHalf();
     }
     built = index;
   } else {
     const store = new CollectionStore('bench', benchDefinition(DIM, { m: M, efConstruction: EF_CONSTRUCTION }));
-    for (let i = 0; i < N; i += 1000) {
+    // Blocks of at most 1,000 records, one of them ending at the halfway point.
+    for (let i = 0; i < N; ) {
+      const end = Math.min(i < half ? half : N, i + 1000);
       const block: VectorRecord[] = [];
-      for (let j = i; j < Math.min(N, i + 1000); j++)
-        block.push(benchRecord(j, vector(j), { bucket: bucket[j]!, cluster: cluster[j]! }));
+      for (let j = i; j < end; j++) block.push(benchRecord(j, vector(j), { bucket: bucket[j]!, cluster: cluster[j]! }));
       await store.apply({ remove: [], upsert: block });
-      progress(`memory: ${system} build`, Math.min(N, i + 1000), N);
+      progress(`memory: ${system} build`, end, N);
+      if (end === half) await markHalf();
+      i = end;
     }
     built = store;
   }
-  const buildS = (performance.now() - t0) / 1000;
+  const buildS = (performance.now() - t0 - pausedMs) / 1000;
   const after = await settledRss();
   const bytes = (after - before) / N;
-  const lessYoung = bytes - (youngBytes() - youngBefore) / N;
+  const young = youngBytes();
+  const lessYoung = bytes - (young - youngBefore) / N;
+  const slope = (after - atHalf.rss - (young - atHalf.young)) / Math.max(1, N - half);
   log(
-    `memory child ${system}: RSS ${(before / 2 ** 20).toFixed(0)} MiB before the build${trimmed ? ' (C heap trimmed)' : ' (C heap not trimmed: no native addon)'}, ${(after / 2 ** 20).toFixed(0)} MiB after, young generation ${((youngBytes() - youngBefore) / 2 ** 20).toFixed(1)} MiB more`,
+    `memory child ${system}: RSS ${(before / 2 ** 20).toFixed(0)} MiB before the build${trimmed ? ' (C heap trimmed)' : ' (C heap not trimmed: no native addon)'}, ${(atHalf.rss / 2 ** 20).toFixed(0)} MiB at ${half} vectors, ${(after / 2 ** 20).toFixed(0)} MiB after, young generation ${((youngBytes() - youngBefore) / 2 ** 20).toFixed(1)} MiB more`,
   );
   // The inputs and the built system stay referenced past the reading: a slab V8 could collect once the
   // build is done would leave RSS with it (51 MB at 100k × 128), understating the system by that much.
   if (built === undefined || slab.length + bucket.length + cluster.length !== N * (DIM + 2))
     throw new Error('memory child: lost its inputs');
-  return { bytes, lessYoung, buildS };
+  return { bytes, lessYoung, slope, buildS };
 }
 
 /** Forks this script as a memory child for `system` and waits for its answer. */
@@ -419,7 +438,7 @@ function memoryLine(memory: Partial<Record<MemorySystem, MemoryFigure>>): string
   const raw = memory['hnswlib-node'];
   const ours = memory.arkivector;
   if (raw === undefined || ours === undefined) return 'memory per vector: not measured (--no-memory)';
-  return `memory per vector, each system built alone in a child process (RSS growth; less V8's young generation): hnswlib-node ${Math.round(raw.bytes)} B; ${Math.round(raw.lessYoung)} B (graph), arkivector ${Math.round(ours.bytes)} B; ${Math.round(ours.lessYoung)} B (graph, vectors, records and indexes; ${(ours.lessYoung / raw.lessYoung).toFixed(2)}×), n=${N} dim=${DIM}`;
+  return `memory per vector, each system built alone in a child process (RSS growth; less V8's young generation; slope from n/2 to n): hnswlib-node ${Math.round(raw.bytes)} B; ${Math.round(raw.lessYoung)} B; ${Math.round(raw.slope)} B (graph), arkivector ${Math.round(ours.bytes)} B; ${Math.round(ours.lessYoung)} B; ${Math.round(ours.slope)} B (graph, vectors, records and indexes; ${(ours.lessYoung / raw.lessYoung).toFixed(2)}×, slope ${(ours.slope / raw.slope).toFixed(2)}×), n=${N} dim=${DIM}`;
 }
 
 // ---- main ----
@@ -476,7 +495,7 @@ async function main(): Promise<void> {
         const m = await measureMemory(system, dir);
         memory[system] = m;
         log(
-          `memory (child process): ${system} ${Math.round(m.bytes)} B/vector (${Math.round(m.lessYoung)} B less V8's young generation), build ${m.buildS.toFixed(1)} s`,
+          `memory (child process): ${system} ${Math.round(m.bytes)} B/vector (${Math.round(m.lessYoung)} B less V8's young generation; slope from n/2 to n ${Math.round(m.slope)} B), build ${m.buildS.toFixed(1)} s`,
         );
       }
     } finally {
@@ -549,7 +568,11 @@ async function main(): Promise<void> {
   const memoryOf = (system: MemorySystem): Partial<Row> =>
     memory[system] === undefined
       ? {}
-      : { bytes_per_vector: memory[system].bytes, bytes_per_vector_less_young: memory[system].lessYoung };
+      : {
+          bytes_per_vector: memory[system].bytes,
+          bytes_per_vector_less_young: memory[system].lessYoung,
+          bytes_per_vector_slope: memory[system].slope,
+        };
 
   // ---- unfiltered, side by side ----
   const buf = new Array<number>(DIM);
