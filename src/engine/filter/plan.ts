@@ -242,7 +242,7 @@ export function allowedBits(
  * slots per branch, cleared and scanned whole); a narrower one from its cheapest branch's postings, each
  * slot checked by the predicate, which costs less than the bitsets' words below that share.
  */
-const BITS_MIN_SHARE = 256;
+const BITS_MIN_SHARE = 64;
 /**
  * An AND's branch is intersected through its postings while it holds at most this many times the slots of
  * the AND's cheapest branch; a broader one is left to the predicate, called on the intersection's slots
