@@ -15,6 +15,7 @@ import {
   widthGrowth,
 } from '../../src/engine/hnsw/params.ts';
 import { METRIC_OPS } from '../../src/engine/index.ts';
+import { postFilterWidth } from '../../src/engine/planner.ts';
 import { clustered, definition } from './helpers.ts';
 
 const withEfSearch = (efSearch: number) => {
@@ -94,5 +95,28 @@ describe('search width', () => {
       widened! >= before! - 0.01,
       `width ${grown} at ${large} keeps recall: ${widened} (${before} at width ${width} at ${small})`,
     );
+  });
+
+  test("the post-filter's width: ef up to WIDTH_GROWTH_FROM, then growing with the collection up to ef + oversample", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 10, max: 4000 }),
+        fc.integer({ min: 1, max: 4000 }),
+        size,
+        size,
+        (ef, over, a, b) => {
+          const [small, large] = a <= b ? [a, b] : [b, a];
+          const w = postFilterWidth(ef, over, small);
+          assert.ok(w >= ef && w <= ef + over, `${ef}, ${over}, ${small} → ${w}`);
+          assert.ok(w <= postFilterWidth(ef, over, large));
+          if (small <= WIDTH_GROWTH_FROM) assert.equal(w, ef);
+        },
+      ),
+    );
+    // At 1M a random 10 % set takes 200 neighbours at the default width 398: the depth needs ~1.4× it
+    // (recall 0.940 at 398, 0.972 at 1.5 × 398, README "npm run bench -- --long").
+    const ef = effectiveEf(definition(16), 10, 1_000_000);
+    assert.equal(ef, 398);
+    assert.equal(postFilterWidth(ef, 200, 1_000_000), 548);
   });
 });

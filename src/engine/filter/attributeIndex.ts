@@ -34,6 +34,14 @@ class Bag {
   }
 }
 
+function markBag(bag: Bag, words: Uint32Array): void {
+  const slots = bag.slots;
+  for (let i = 0; i < bag.n; i++) {
+    const s = slots[i]!;
+    words[s >>> 5]! |= 1 << (s & 31);
+  }
+}
+
 /** One key's slots: a single slot, or a Bag of two or more. */
 type Posting = number | Bag;
 
@@ -47,6 +55,8 @@ export class AttributeIndex {
   readonly #keyOf: ((slot: number) => string) | undefined;
   /** Slots that have the attribute. */
   total = 0;
+  /** Above every slot ever added (a bitset over the slots of this index fits in this many bits). */
+  slotBound = 0;
   // Sorted distinct keys and prefix sums of their posting sizes, rebuilt lazily after a change:
   // range counts then cost two binary searches.
   #sorted: Key[] | undefined;
@@ -131,6 +141,7 @@ export class AttributeIndex {
       this.#setPos(slot, p.n);
       p.slots[p.n++] = slot;
     }
+    if (slot >= this.slotBound) this.slotBound = slot + 1;
     this.total++;
     this.#prefix = undefined;
   }
@@ -188,6 +199,23 @@ export class AttributeIndex {
       if (!accept(key)) return;
       if (typeof p === 'number') out.push(p);
       else for (let i = 0; i < p.n; i++) out.push(p.slots[i]!);
+    });
+  }
+
+  /** Sets bit `s & 31` of `words[s >>> 5]` for each slot s of `key`: an AND's branches meet in such bitsets. */
+  markSlots(key: Key, words: Uint32Array): void {
+    const p = this.#get(key);
+    if (p === undefined) return;
+    if (typeof p === 'number') words[p >>> 5]! |= 1 << (p & 31);
+    else markBag(p, words);
+  }
+
+  /** markSlots for every key `accept` takes. */
+  markSlotsWhere(accept: (key: Key) => boolean, words: Uint32Array): void {
+    this.#forEach((key, p) => {
+      if (!accept(key)) return;
+      if (typeof p === 'number') words[p >>> 5]! |= 1 << (p & 31);
+      else markBag(p, words);
     });
   }
 

@@ -1,6 +1,9 @@
 // Cardinality of a compiled filter from the attribute indexes, and enumeration of the slots it may
 // allow. The planner uses `estimate` to choose between an exact scan and a filtered graph search, and
 // `allowedSlots` to get the exact candidate list for the scan; `count` uses both for exact counts.
+// A filter that allows a fair share of the slots is enumerated through bitsets: each branch of an AND
+// marks its postings and the branches meet word by word, so `a && b` costs about the postings of both
+// rather than a predicate call on every slot of the cheaper one.
 
 import { globMatch } from '../../query/index.ts';
 import { type AttributeIndex, prefixRange } from './attributeIndex.ts';
@@ -168,6 +171,12 @@ function collect(cond: Cond, src: IndexSource, out: number[]): void {
  * @returns matching slots
  */
 export function allowedSlots(cond: Cond, src: IndexSource, predicate: SlotPredicate): Int32Array {
+  const est = estimate(cond, src);
+  const bound = slotBound(cond, src);
+  if (bound >= 0 && est * BITS_MIN_SHARE >= bound) {
+    const { words, count } = matchingWords(cond, src, predicate, (bound + 31) >>> 5);
+    return slotsOf(words, count);
+  }
   const raw: number[] = [];
   collect(cond, src, raw);
   const exactLeaf = cond.t !== 'and' && cond.t !== 'or';
@@ -203,10 +212,16 @@ export function allowedBits(
   predicate: SlotPredicate,
   slotCount: number,
 ): { bits: Uint8Array; count: number } {
+  const byteCount = (slotCount + 7) >>> 3;
+  if (LITTLE_ENDIAN && slotBound(cond, src) >= 0 && estimate(cond, src) * BITS_MIN_SHARE >= slotCount) {
+    // On a little-endian machine the words' bytes are the byte-wise bitset the walk reads.
+    const { words, count } = matchingWords(cond, src, predicate, (slotCount + 31) >>> 5);
+    return { bits: new Uint8Array(words.buffer, 0, byteCount), count };
+  }
   const raw: number[] = [];
   collect(cond, src, raw);
   const exactLeaf = cond.t !== 'and' && cond.t !== 'or';
-  const bits = new Uint8Array((slotCount + 7) >>> 3);
+  const bits = new Uint8Array(byteCount);
   let count = 0;
   for (let i = 0; i < raw.length; i++) {
     const s = raw[i]!;
@@ -218,6 +233,168 @@ export function allowedBits(
     }
   }
   return { bits, count };
+}
+
+// ---- through bitsets: an AND of broad branches costs their postings, not a predicate call per slot ----
+
+/**
+ * A filter whose bound holds at least 1 / this of the slots is enumerated through bitsets (one word per 32
+ * slots per branch, cleared and scanned whole); a narrower one from its cheapest branch's postings, each
+ * slot checked by the predicate, which costs less than the bitsets' words below that share.
+ */
+const BITS_MIN_SHARE = 64;
+/**
+ * An AND's branch is intersected through its postings while it holds at most this many times the slots of
+ * the AND's cheapest branch; a broader one is left to the predicate, called on the intersection's slots
+ * only. Measured at 1M slots: marking a posting's slot in a bitset costs 3–7 ns, a predicate call on a slot
+ * 12–35 ns (its columns' reads miss the cache).
+ */
+const AND_MARK_RATIO = 4;
+
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** Slots up to which the filter's indexes reach, or −1 for a filter that takes every live slot somewhere. */
+function slotBound(cond: Cond, src: IndexSource): number {
+  switch (cond.t) {
+    case 'all':
+      return -1;
+    case 'and':
+    case 'or': {
+      let bound = 0;
+      for (const c of cond.items) {
+        const b = slotBound(c, src);
+        if (b < 0) return -1;
+        if (b > bound) bound = b;
+      }
+      return bound;
+    }
+    default:
+      return src.index(cond.field).slotBound;
+  }
+}
+
+function markLeaf(leaf: Leaf, idx: AttributeIndex, words: Uint32Array): void {
+  const keys = idx.sortedKeys();
+  switch (leaf.t) {
+    case 'cmp': {
+      if (leaf.op === '=') {
+        idx.markSlots(leaf.key, words);
+        return;
+      }
+      if (leaf.op === '!=') {
+        const key = leaf.key;
+        idx.markSlotsWhere((k) => k !== key, words);
+        return;
+      }
+      const [from, to] = rangeOf(idx, leaf);
+      for (let i = from; i < to; i++) idx.markSlots(keys[i]!, words);
+      return;
+    }
+    case 'in': {
+      const set = new Set(leaf.keys);
+      if (!leaf.negated) {
+        for (const key of set) idx.markSlots(key, words);
+        return;
+      }
+      idx.markSlotsWhere((k) => !set.has(k), words);
+      return;
+    }
+    case 'glob': {
+      if (!leaf.negated) {
+        const [from, to] = prefixRange(idx, literalPrefix(leaf.pattern));
+        for (let i = from; i < to; i++) if (globMatch(leaf.pattern, keys[i] as string)) idx.markSlots(keys[i]!, words);
+        return;
+      }
+      idx.markSlotsWhere((k) => !globMatch(leaf.pattern, k as string), words);
+      return;
+    }
+  }
+}
+
+/**
+ * The slots a filter (without `all`) may allow, as bits: exactly its slots when `exact`, else a superset
+ * (an AND branch too broad to intersect was left out).
+ */
+function wordsOf(cond: Cond, src: IndexSource, wordCount: number): { words: Uint32Array; exact: boolean } {
+  switch (cond.t) {
+    case 'and': {
+      const items = cond.items.map((c) => ({ c, est: estimate(c, src) })).sort((a, b) => a.est - b.est);
+      const first = wordsOf(items[0]!.c, src, wordCount);
+      const words = first.words;
+      let exact = first.exact;
+      const markMax = items[0]!.est * AND_MARK_RATIO;
+      for (let i = 1; i < items.length; i++) {
+        if (items[i]!.est > markMax) {
+          exact = false;
+          break;
+        }
+        const other = wordsOf(items[i]!.c, src, wordCount);
+        const b = other.words;
+        for (let w = 0; w < wordCount; w++) words[w]! &= b[w]!;
+        exact &&= other.exact;
+      }
+      return { words, exact };
+    }
+    case 'or': {
+      const first = wordsOf(cond.items[0]!, src, wordCount);
+      const words = first.words;
+      let exact = first.exact;
+      for (let i = 1; i < cond.items.length; i++) {
+        const other = wordsOf(cond.items[i]!, src, wordCount);
+        const b = other.words;
+        for (let w = 0; w < wordCount; w++) words[w]! |= b[w]!;
+        exact &&= other.exact;
+      }
+      return { words, exact };
+    }
+    case 'all':
+      throw new Error('wordsOf: `all` takes the slot list path');
+    default: {
+      const words = new Uint32Array(wordCount);
+      markLeaf(cond, src.index(cond.field), words);
+      return { words, exact: true };
+    }
+  }
+}
+
+/** Exactly the filter's slots as bits (the superset checked by the predicate), and how many. */
+function matchingWords(
+  cond: Cond,
+  src: IndexSource,
+  predicate: SlotPredicate,
+  wordCount: number,
+): { words: Uint32Array; count: number } {
+  const { words, exact } = wordsOf(cond, src, wordCount);
+  let count = 0;
+  for (let w = 0; w < wordCount; w++) {
+    let word = words[w]!;
+    if (word === 0) continue;
+    if (!exact) {
+      for (let rest = word; rest !== 0; rest &= rest - 1) {
+        const low = rest & -rest;
+        if (!predicate((w << 5) | (31 - Math.clz32(low)))) word ^= low;
+      }
+      words[w] = word;
+    }
+    count += popcount(word);
+  }
+  return { words, count };
+}
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
+}
+
+/** The `count` slots set in `words`, ascending. */
+function slotsOf(words: Uint32Array, count: number): Int32Array {
+  const out = new Int32Array(count);
+  let m = 0;
+  for (let w = 0; w < words.length; w++) {
+    for (let word = words[w]!; word !== 0; word &= word - 1) out[m++] = (w << 5) | (31 - Math.clz32(word & -word));
+  }
+  return out;
 }
 
 /** allowedSlots orders a set through a bitset when it holds more than 1 / this of the slots up to its largest. */
