@@ -20,4 +20,4 @@ export { parseQuery, parseLiteral, type ParseOptions } from './parser.ts';
 export { formatQuery, formatLiteral } from './format.ts';
 export { compileArkivQuery, compareBytewise, type QueryableEntity, type EntityPredicate } from './evaluate.ts';
 export { globMatch, pathMatch, type PathMatchResult } from './glob.ts';
-export { FILTER_DEPTH_MAX, FILTER_TERMS_MAX } from './limits.ts';
+export { FILTER_DEPTH_MAX, FILTER_IN_VALUES_MAX, FILTER_TERMS_MAX } from './limits.ts';

@@ -6,3 +6,8 @@
 export const FILTER_DEPTH_MAX = 32;
 /** Conditions (comparisons, `IN`, globs) allowed in one `where`, and in one `filter`. */
 export const FILTER_TERMS_MAX = 256;
+/**
+ * Values allowed in all `IN (…)` lists of one `where` together, and in all `in` arrays of one `filter`:
+ * each value is a key to look up and a posting to merge, so a JSON body of 400,000 values cost ~0.3 s.
+ */
+export const FILTER_IN_VALUES_MAX = 1024;

@@ -12,7 +12,7 @@ import {
 } from './ast.ts';
 import { defined } from '../defined.ts';
 import { tokenize, type Token, type TokenType } from './lexer.ts';
-import { FILTER_DEPTH_MAX, FILTER_TERMS_MAX } from './limits.ts';
+import { FILTER_DEPTH_MAX, FILTER_IN_VALUES_MAX, FILTER_TERMS_MAX } from './limits.ts';
 
 export interface ParseOptions {
   dialect?: Dialect;
@@ -68,6 +68,7 @@ class Parser {
   #index = 0;
   #depth = 0;
   #terms = 0;
+  #inValues = 0;
   readonly #text: string;
   readonly #tokens: Token[];
   readonly #dialect: Dialect;
@@ -232,6 +233,10 @@ class Parser {
     const items: Array<Literal | Token> = [];
     while (this.#valueClass() === cls) {
       const t = this.#peek();
+      // Only a caller's `where`: the arkiv dialect answers the devnet's queries, whose IN lists name every
+      // collection a node follows.
+      if (this.#dialect === 'where' && ++this.#inValues > FILTER_IN_VALUES_MAX)
+        this.#error(t, `more than ${FILTER_IN_VALUES_MAX} values in IN lists`);
       if (t.type === 'number') {
         this.#next();
         items.push(t);

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CollectionStore, QUERY_VALUE_MAX } from '../../src/engine/index.ts';
-import { FILTER_DEPTH_MAX, FILTER_TERMS_MAX } from '../../src/query/index.ts';
+import { FILTER_DEPTH_MAX, FILTER_IN_VALUES_MAX, FILTER_TERMS_MAX } from '../../src/query/index.ts';
 import { assertProblem, call, startChain, type Chain, type Node } from '../http/fixture.ts';
 import { definition, makeRecord } from '../engine/helpers.ts';
 
@@ -147,6 +147,41 @@ describe('hostile numbers and nesting', () => {
       400,
       'invalid_filter',
     );
+  });
+
+  test(`more than ${FILTER_IN_VALUES_MAX} values in the IN lists of a where or the in arrays of a filter is invalid_filter`, async () => {
+    const count = (body: unknown) => call(`${node.url}/v1/collections/notes/count`, { method: 'POST', json: body });
+    const ones = (n: number) => Array.from({ length: n }, () => 1);
+    const want = (await count({ filter: { eq: { stars: 1 } } })).body.count;
+    assert.equal(typeof want, 'number');
+    // At the limit: answered, and the same as the one value they repeat.
+    const atLimit = [
+      { filter: { in: { stars: ones(FILTER_IN_VALUES_MAX) } } },
+      { where: `stars IN (${ones(FILTER_IN_VALUES_MAX).join(' ')})` },
+    ];
+    for (const body of atLimit) {
+      const r = await count(body);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.count, want);
+    }
+    // One past it, in one list or spread over two.
+    const half = FILTER_IN_VALUES_MAX / 2;
+    const past = [
+      { filter: { in: { stars: ones(FILTER_IN_VALUES_MAX + 1) } } },
+      { filter: { or: [{ in: { stars: ones(half) } }, { not: { in: { stars: ones(half + 1) } } }] } },
+      { where: `stars IN (${ones(FILTER_IN_VALUES_MAX + 1).join(' ')})` },
+      { where: `stars IN (${ones(half).join(' ')}) || stars NOT IN (${ones(half + 1).join(' ')})` },
+    ];
+    for (const body of past) {
+      const r = await count(body);
+      assertProblem(r, 400, 'invalid_filter');
+      assert.match(String(r.body.detail), new RegExp(`more than ${FILTER_IN_VALUES_MAX} values`));
+    }
+    const p = await mcpProblem('arkivector_count', {
+      collection: 'notes',
+      filter: { in: { stars: ones(FILTER_IN_VALUES_MAX + 1) } },
+    });
+    assert.equal(p.code, 'invalid_filter');
   });
 
   test('papercuts (issue 14): bare true/false on a bool attribute; a search without vector and text says so', async () => {

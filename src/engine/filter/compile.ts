@@ -12,6 +12,7 @@ import {
 } from '../../collections/index.ts';
 import {
   FILTER_DEPTH_MAX,
+  FILTER_IN_VALUES_MAX,
   FILTER_TERMS_MAX,
   type Literal,
   parseQuery,
@@ -234,8 +235,8 @@ function attributeEntries(body: unknown, op: string, path: string): [string, unk
   return entries;
 }
 
-/** Conditions compiled so far in one JSON filter (FILTER_TERMS_MAX). */
-type Budget = { terms: number };
+/** Conditions (FILTER_TERMS_MAX) and `in` values (FILTER_IN_VALUES_MAX) compiled so far in one JSON filter. */
+type Budget = { terms: number; inValues: number };
 
 function spend(budget: Budget, n: number, path: string): void {
   budget.terms += n;
@@ -290,6 +291,9 @@ function compileJson(
         const field = fieldOf(attributes, name, { path: at });
         if (!Array.isArray(values) || values.length === 0)
           fail(`in needs a non-empty array of values for ${name}`, { path: at });
+        budget.inValues += values.length;
+        if (budget.inValues > FILTER_IN_VALUES_MAX)
+          fail(`filter has more than ${FILTER_IN_VALUES_MAX} values in its in arrays`, { path: at });
         return {
           t: 'in',
           field,
@@ -334,7 +338,7 @@ function compileJson(
  * @example compileJsonFilter({ not: { in: { stars: [1, 2] } } }, { stars: 'i32' })
  */
 export function compileJsonFilter(filter: unknown, attributes: Record<string, AttributeType>): Cond {
-  return compileJson(filter, attributes, false, '', 0, { terms: 0 });
+  return compileJson(filter, attributes, false, '', 0, { terms: 0, inValues: 0 });
 }
 
 /**
