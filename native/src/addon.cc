@@ -692,7 +692,7 @@ void checkLinks(const hnswlib::HierarchicalNSW<float>& h) {
 // another 4 KiB page, so with small pages nearly every element read also misses the TLB. Blocks under
 // HUGE_PAGE_MIN stay as they are (an empty or small collection must not round up to 2 MiB pages).
 // `fresh`: the block was just allocated and not yet written (pages fault in huge); otherwise (after a
-// load, whose pages are all written) it is copied once into a new block advised before the copy.
+// load or a resize, whose pages are written) it is copied once into a new block advised before the copy.
 constexpr size_t HUGE_PAGE = (size_t)2 << 20;
 constexpr size_t HUGE_PAGE_MIN = (size_t)16 << 20;
 
@@ -846,7 +846,10 @@ napi_value Resize(napi_env env, napi_callback_info info) {
     const size_t n = intArg(env, a[0], "maxElements", 1, MAX_ELEMENTS);
     if (n < ix->hnsw->cur_element_count) throw JsError("cannot resize below the current element count");
     ix->hnsw->resizeIndex(n);
-    adviseHugePages(*ix->hnsw, true);  // realloc keeps the written pages; the new tail faults in
+    // realloc keeps (or remaps) the pages already written, small ones: a store grown block by block held
+    // 6 MiB of its 90 MiB level 0 (100k × 384) on huge pages, and its exact scan of a 10 % set ran ~12 %
+    // slower than in a graph made at full size. So the written part moves once into an advised block.
+    adviseHugePages(*ix->hnsw, false);
     releaseFreedPages();
     return nullptr;
   });
