@@ -176,9 +176,12 @@ function withCollection(body: Record<string, unknown>, collection: string): Reco
 }
 
 // Query strings carry text; the service's zod schemas want numbers and booleans. Only well-formed values
-// are converted: anything else reaches zod as the original string and fails there with its path.
+// are converted: anything else reaches zod as the original string and fails there with its path. A number
+// is any literal a JSON body could hold (`1e3` is 1000, as in a body), so `1.5` or `1e20` answers the
+// bound it breaks ("expected int", "too big"), not "expected number, received string".
+const QUERY_NUMBER = /^-?\d{1,64}(\.\d{1,64})?([eE][+-]?\d{1,4})?$/;
 const queryInteger = (value: string | undefined): unknown =>
-  value !== undefined && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+  value !== undefined && QUERY_NUMBER.test(value) ? Number(value) : value;
 const queryBoolean = (value: string | undefined): unknown =>
   value === 'true' ? true : value === 'false' ? false : value;
 
@@ -194,7 +197,18 @@ function queryJson(value: string | undefined, name: string): unknown {
   }
 }
 
-/** A path parameter of the route (Hono has already percent-decoded it). */
+/** Throws invalid_argument when a request path holds a percent-escape that decodes to no UTF-8 text. */
+function rejectMalformedEscapes(path: string): void {
+  try {
+    decodeURIComponent(path);
+  } catch {
+    throw new ArkivectorError('invalid_argument', 'path: a malformed percent-escape (not %XX of UTF-8 bytes)', {
+      meta: { errors: [{ path: 'path', message: 'malformed percent-escape' }] },
+    });
+  }
+}
+
+/** A path parameter of the route (Hono has already percent-decoded it; a malformed escape was refused). */
 const pathParam = (c: Ctx, name: string): string => c.req.param(name) ?? '';
 
 /** The peer address of the connection (@hono/node-server's bindings); `unknown` in process (app.request). */
@@ -268,6 +282,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
         seconds: (performance.now() - started) / 1000,
       });
     }
+  });
+
+  // Hono keeps a malformed percent-escape (`%ZZ`, a cut `%C3`) as it came, so `/entities/caf%C3` would
+  // be looked up as the id `caf%C3`: not_found for a request that names nothing. It is invalid_argument.
+  app.use('*', async (c, next) => {
+    if (c.req.url.includes('%')) rejectMalformedEscapes(new URL(c.req.url).pathname);
+    await next();
   });
 
   /** The answer to an error a route threw (also the fast search path's, fastSearch.ts). */

@@ -22,6 +22,7 @@ import {
   type Chain,
   type Node,
 } from './fixture.ts';
+import { LIST_LIMIT_MAX } from '../../src/service/limits.ts';
 import { defined } from '../helpers/defined.ts';
 
 describe('http: REST routes', () => {
@@ -154,6 +155,25 @@ describe('http: REST routes', () => {
     assert.equal(encoded.body.entity.document, odd.document);
   });
 
+  test('a malformed percent-escape in a path is invalid_argument, not a literal lookup', async () => {
+    // Looked up literally (escaped as it should have been) the cut escape is an unknown id.
+    const literal = 'caf%C3';
+    const asId = await call(url(`/v1/collections/notes/entities/${encodeURIComponent(literal)}`));
+    assertProblem(asId, 404, 'entity_not_found');
+    for (const path of [
+      `/v1/collections/notes/entities/${literal}`,
+      '/v1/collections/notes/entities/%ZZ',
+      '/v1/collections/no%E0%A4tes/entities/cat',
+      '/v1/collections/notes%/count',
+    ]) {
+      const answer = await call(url(path));
+      assertProblem(answer, 400, 'invalid_argument');
+      assert.deepEqual(answer.body.errors, [{ path: 'path', message: 'malformed percent-escape' }], path);
+    }
+    // A well-formed escape still decodes: `%63at` is `cat`.
+    assert.equal((await call(url('/v1/collections/notes/entities/%63at'))).body.entity.id, 'cat');
+  });
+
   test('GET /v1/status: chain, blocks and sync state', async () => {
     const answer = await call(url('/v1/status'));
     assert.equal(answer.status, 200);
@@ -217,6 +237,22 @@ describe('http: REST routes', () => {
     assert.equal(negative.body.errors[0].path, 'limit');
     assert.match(negative.body.errors[0].message, />=\s*1/);
     assert.doesNotMatch(negative.body.detail, /received string/);
+
+    // Number literals a JSON body could hold: the bound they break, not "received string".
+    for (const [query, message] of [
+      ['limit=1.5', /expected int/],
+      ['min_block=1e20', /too big|<=/i],
+      ['limit=1e3', new RegExp(`<=\\s*${LIST_LIMIT_MAX}\\b`)],
+    ] as const) {
+      const answer = await call(url(`/v1/collections/notes/entities?${query}`));
+      assertProblem(answer, 400, 'invalid_argument');
+      assert.equal(answer.body.errors[0].path, query.split('=')[0], query);
+      assert.match(answer.body.errors[0].message, message, query);
+      assert.doesNotMatch(answer.body.detail, /received string/, query);
+    }
+    // `1e1` is 10, as in a JSON body.
+    const literal = await call(url('/v1/collections/notes/entities?limit=1e1'));
+    assert.equal(literal.status, 200, JSON.stringify(literal.body));
   });
 
   test('error: invalid_argument for bodies that are not a JSON object, or name another collection', async () => {
