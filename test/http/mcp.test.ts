@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MAX_BATCH_SIZE as MCP_BATCH_MAX } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadAccessPolicy } from '../../src/http/index.ts';
 import { assertProblem, call, startChain, type Chain, type Node } from './fixture.ts';
@@ -123,6 +124,23 @@ describe('http: MCP streamable HTTP', () => {
     });
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error.code, -32700);
+  });
+
+  test('limits: a JSON-RPC batch holds at most 100 messages (the SDK\'s MAX_BATCH_SIZE, README)', async () => {
+    const batch = (n: number) =>
+      call(`${node.url}/mcp`, {
+        method: 'POST',
+        json: Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/list' })),
+        headers: { accept: 'application/json, text/event-stream' },
+      });
+    // The README's number: a change of the SDK's cap must change the README too.
+    assert.equal(MCP_BATCH_MAX, 100);
+    const atCap = await batch(MCP_BATCH_MAX);
+    assert.equal(atCap.status, 200);
+    const over = await batch(MCP_BATCH_MAX + 1);
+    assert.equal(over.status, 400);
+    assert.equal(over.body.error.code, -32600);
+    assert.match(over.body.error.message, new RegExp(`exceed ${MCP_BATCH_MAX} messages`));
   });
 
   test('/metrics: tool calls by tool and outcome', async () => {
