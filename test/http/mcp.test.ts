@@ -126,7 +126,7 @@ describe('http: MCP streamable HTTP', () => {
     assert.equal(answer.body.error.code, -32700);
   });
 
-  test('limits: a JSON-RPC batch holds at most 100 messages (the SDK\'s MAX_BATCH_SIZE, README)', async () => {
+  test("limits: a JSON-RPC batch holds at most 100 messages (the SDK's MAX_BATCH_SIZE, README)", async () => {
     const batch = (n: number) =>
       call(`${node.url}/mcp`, {
         method: 'POST',
