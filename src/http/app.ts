@@ -197,14 +197,23 @@ function queryJson(value: string | undefined, name: string): unknown {
   }
 }
 
-/** Throws invalid_argument when a request path holds a percent-escape that decodes to no UTF-8 text. */
-function rejectMalformedEscapes(path: string): void {
-  try {
-    decodeURIComponent(path);
-  } catch {
-    throw new ArkivectorError('invalid_argument', 'path: a malformed percent-escape (not %XX of UTF-8 bytes)', {
-      meta: { errors: [{ path: 'path', message: 'malformed percent-escape' }] },
-    });
+/**
+ * Throws invalid_argument when a request's path or query string holds a percent-escape that decodes to no
+ * UTF-8 text (errors[].path `path` or `query`).
+ */
+function rejectMalformedEscapes(url: string): void {
+  const { pathname, search } = new URL(url);
+  for (const [part, text] of [
+    ['path', pathname],
+    ['query', search],
+  ] as const) {
+    try {
+      decodeURIComponent(text);
+    } catch {
+      throw new ArkivectorError('invalid_argument', `${part}: a malformed percent-escape (not %XX of UTF-8 bytes)`, {
+        meta: { errors: [{ path: part, message: 'malformed percent-escape' }] },
+      });
+    }
   }
 }
 
@@ -285,9 +294,10 @@ export function createHttpApp(deps: HttpAppDeps): Hono<Env> {
   });
 
   // Hono keeps a malformed percent-escape (`%ZZ`, a cut `%C3`) as it came, so `/entities/caf%C3` would
-  // be looked up as the id `caf%C3`: not_found for a request that names nothing. It is invalid_argument.
-  app.use('*', async (c, next) => {
-    if (c.req.url.includes('%')) rejectMalformedEscapes(new URL(c.req.url).pathname);
+  // be looked up as the id `caf%C3` (and `?where=…%C3` filter on that text): an answer to a request that
+  // names nothing. It is invalid_argument. Only on `/v1`: KuraDB's routes answer as KuraDB does.
+  app.use('/v1/*', async (c, next) => {
+    if (c.req.url.includes('%')) rejectMalformedEscapes(c.req.url);
     await next();
   });
 

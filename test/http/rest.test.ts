@@ -155,7 +155,7 @@ describe('http: REST routes', () => {
     assert.equal(encoded.body.entity.document, odd.document);
   });
 
-  test('a malformed percent-escape in a path is invalid_argument, not a literal lookup', async () => {
+  test('a malformed percent-escape in a path or query is invalid_argument, not a literal lookup', async () => {
     // Looked up literally (escaped as it should have been) the cut escape is an unknown id.
     const literal = 'caf%C3';
     const asId = await call(url(`/v1/collections/notes/entities/${encodeURIComponent(literal)}`));
@@ -172,6 +172,12 @@ describe('http: REST routes', () => {
     }
     // A well-formed escape still decodes: `%63at` is `cat`.
     assert.equal((await call(url('/v1/collections/notes/entities/%63at'))).body.entity.id, 'cat');
+    // In a query string too: a where naming `caf%C3` literally would just match nothing.
+    const query = await call(url("/v1/collections/notes/entities?where=topic%20%3D%20'caf%C3'"));
+    assertProblem(query, 400, 'invalid_argument');
+    assert.deepEqual(query.body.errors, [{ path: 'query', message: 'malformed percent-escape' }]);
+    const wellFormed = await call(url("/v1/collections/notes/entities?where=topic%20%3D%20'caf%C3%A9'"));
+    assert.equal(wellFormed.status, 200, JSON.stringify(wellFormed.body));
   });
 
   test('GET /v1/status: chain, blocks and sync state', async () => {
