@@ -720,7 +720,8 @@ void adviseHugePages(hnswlib::HierarchicalNSW<float>& h, Written written) {
   };
   advise(h.data_level0_memory_);
   const size_t used = h.cur_element_count * h.size_data_per_element_;
-  if (written == Written::None || used < HUGE_PAGE) return;
+  if (written == Written::None) return;
+  // Under one whole huge page written, nothing to collapse: the rest faults in huge.
   const auto [at, length] = inside(h.data_level0_memory_, used);
   if (length == 0 || madvise(at, length, MADV_COLLAPSE) == 0) return;
   if (written != Written::Copy) return;
