@@ -26,6 +26,7 @@ import {
   type VectorRecord,
 } from '../collections/index.ts';
 import { compileFilter } from './filter/compile.ts';
+import { filterCacheKey } from './filter/cacheKey.ts';
 import { allowedSlots, estimate, leafCount } from './filter/plan.ts';
 import { buildPredicate } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
@@ -36,6 +37,7 @@ import { QUERY_VALUE_MAX } from './limits.ts';
 import { metricOps } from './metrics.ts';
 import {
   exactSearch,
+  type AllowedMemo,
   type PlannedResult,
   type PlannerContext,
   plannedOnThreads,
@@ -82,7 +84,9 @@ export type StoreOptions = { rebuild?: RebuildOptions };
 
 /** A record as listings see it: everything but the vector. */
 export type RecordSummary = Readonly<StoredRecord>;
-/** Compiled `where` strings kept per store (cleared when the definition changes). */
+/** A store's AllowedMemo and what it was made for. */
+type Enumerations = Required<AllowedMemo> & { version: number; slotCount: number };
+/** Compiled filters kept per store, by filterCacheKey (cleared when the definition changes). */
 const FILTER_CACHE_SIZE = 256;
 /** Hybrid search ranks this many candidates per list: clamp(3k, 30, 150). */
 const HYBRID_POOL_MIN = 30;
@@ -123,6 +127,11 @@ export class CollectionStore {
   /** Allocated at the first query: an empty collection holds nothing of the size of its dimension. */
   #queryBuf: Float32Array | undefined;
   readonly #ctx: PlannerContext;
+  /**
+   * The planner's enumerations of filters (AllowedMemo), valid for the store version and slot count they
+   * were made at (a block reserves its slots before its stage bumps the version).
+   */
+  #enumerated: Enumerations = { version: -1, slotCount: -1, allowedMemo: new Map(), bitsMemo: new Map() };
   readonly #rebuilder: GraphRebuilder;
 
   /**
@@ -149,7 +158,14 @@ export class CollectionStore {
       options.rebuild,
     );
     // One context object, read live through getters, so the planner always sees the current graph.
+    const enumerations = () => this.#enumerations();
     this.#ctx = {
+      get allowedMemo() {
+        return enumerations().allowedMemo;
+      },
+      get bitsMemo() {
+        return enumerations().bitsMemo;
+      },
       ops: t.ops,
       get graph() {
         return t.graph;
@@ -186,6 +202,18 @@ export class CollectionStore {
         for (let s = 0; s < t.slotCount; s++) if (t.records[s] !== undefined) fn(s);
       },
     };
+  }
+
+  /**
+   * The enumeration memo of the store as it is: a block staged, committed or rolled back, or a definition
+   * update, starts a new one.
+   */
+  #enumerations(): Enumerations {
+    const e = this.#enumerated;
+    const slotCount = this.#t.slotCount;
+    if (e.version === this.#version && e.slotCount === slotCount) return e;
+    this.#enumerated = { version: this.#version, slotCount, allowedMemo: new Map(), bitsMemo: new Map() };
+    return this.#enumerated;
   }
 
   get definition(): CollectionDefinition {
@@ -340,16 +368,15 @@ export class CollectionStore {
   }
 
   #compile(params: FilterParams): Cond | undefined {
-    if (params.filter === undefined || params.filter === null) {
-      if (params.where === undefined) return undefined;
-      const hit = this.#filterCache.get(params.where);
-      if (hit !== undefined || this.#filterCache.has(params.where)) return hit;
-      const cond = compileFilter(params, this.#def);
-      if (this.#filterCache.size >= FILTER_CACHE_SIZE) this.#filterCache.delete(this.#filterCache.keys().next().value!);
-      this.#filterCache.set(params.where, cond);
-      return cond;
-    }
-    return compileFilter(params, this.#def);
+    if (params.where === undefined && (params.filter === undefined || params.filter === null)) return undefined;
+    const key = filterCacheKey(params);
+    if (key === undefined) return compileFilter(params, this.#def);
+    const hit = this.#filterCache.get(key);
+    if (hit !== undefined || this.#filterCache.has(key)) return hit;
+    const cond = compileFilter(params, this.#def);
+    if (this.#filterCache.size >= FILTER_CACHE_SIZE) this.#filterCache.delete(this.#filterCache.keys().next().value!);
+    this.#filterCache.set(key, cond);
+    return cond;
   }
 
   /**

@@ -63,30 +63,46 @@ export const SEARCH_MODES = ['exact', 'hnsw'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /** What the planner reads from the store for one query. */
-export type PlannerContext = IndexSource & {
-  ops: MetricOps;
-  graph: Graph;
-  exact: ExactSource;
-  /** hnswlib label → slot; −1 for labels not visible (deleted, or inserted by an uncommitted block). */
-  labelSlot: Int32Array;
-  /** slot → label (−1 for a free slot). */
-  slotLabel: Int32Array;
-  /** A block is being applied: the graph holds labels readers must not see yet. */
-  pending: boolean;
-  rows: RowSource;
-};
+export type PlannerContext = IndexSource &
+  AllowedMemo & {
+    ops: MetricOps;
+    graph: Graph;
+    exact: ExactSource;
+    /** hnswlib label → slot; −1 for labels not visible (deleted, or inserted by an uncommitted block). */
+    labelSlot: Int32Array;
+    /** slot → label (−1 for a free slot). */
+    slotLabel: Int32Array;
+    /** A block is being applied: the graph holds labels readers must not see yet. */
+    pending: boolean;
+    rows: RowSource;
+  };
 
 export type PlannedResult = { slots: number[]; distances: number[]; mode: SearchMode };
 
-/** What one plannedOnThreads call remembers of each filter: its runs replay the plan against one view. */
-type AllowedMemo = { allowedMemo?: Map<Cond, Int32Array>; bitsMemo?: Map<Cond, { bits: Uint8Array; count: number }> };
+/**
+ * A filter's enumerations kept for reuse: by the store for as long as nothing it holds changes (one block),
+ * so a filter repeated query after query is enumerated once (compiled filters are cached by text, so a
+ * repeated `where` is the same Cond); or by one plannedOnThreads call, whose runs replay the plan.
+ * Whoever keeps them must drop them when the records or their attributes change.
+ */
+export type AllowedMemo = {
+  allowedMemo?: Map<Cond, Int32Array>;
+  bitsMemo?: Map<Cond, { bits: Uint8Array; count: number }>;
+};
 
-/** `make()` once per condition in `memo` (when there is one): each run of a replay would enumerate it again. */
+/** Enumerations a memo keeps per kind: the oldest goes first beyond. */
+export const ENUMERATIONS_KEPT = 8;
+
+/**
+ * `make()` once per condition in `memo` (when there is one). What it makes is shared by every query that
+ * asks while the memo lasts: readers never write into it.
+ */
 function once<V>(memo: Map<Cond, V> | undefined, cond: Cond, make: () => V): V {
   if (memo === undefined) return make();
   let value = memo.get(cond);
   if (value === undefined) {
     value = make();
+    if (memo.size >= ENUMERATIONS_KEPT) memo.delete(memo.keys().next().value!);
     memo.set(cond, value);
   }
   return value;
@@ -637,10 +653,12 @@ export async function plannedOnThreads<T>(
       },
     },
   });
+  // The runs replay one plan, so they must see one enumeration of each filter: the store's memo when it
+  // keeps one (it lasts while `unchanged` holds), else one for this call.
   const view: PlannerContext = Object.create(ctx, {
     graph: { value: onThreads },
-    allowedMemo: { value: new Map<Cond, Int32Array>() },
-    bitsMemo: { value: new Map<Cond, { bits: Uint8Array; count: number }>() },
+    allowedMemo: { value: ctx.allowedMemo ?? new Map<Cond, Int32Array>() },
+    bitsMemo: { value: ctx.bitsMemo ?? new Map<Cond, { bits: Uint8Array; count: number }>() },
   });
   // Each run ends at a new call or returns: at most THREAD_CALLS_MAX + 1 runs reach the thread bound.
   for (let run = 0; run <= THREAD_CALLS_MAX + 1; run++) {
