@@ -27,7 +27,7 @@ import {
 } from '../collections/index.ts';
 import { compileFilter } from './filter/compile.ts';
 import { filterCacheKey } from './filter/cacheKey.ts';
-import { allowedSlots, estimate, leafCount } from './filter/plan.ts';
+import { estimate, leafCount } from './filter/plan.ts';
 import { buildPredicate } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
 import type { GraphEngine, GraphHits } from './hnsw/graph.ts';
@@ -36,6 +36,7 @@ import { rrf } from './keyword.ts';
 import { QUERY_VALUE_MAX } from './limits.ts';
 import { metricOps } from './metrics.ts';
 import {
+  allowedCount,
   exactSearch,
   type AllowedMemo,
   type PlannedResult,
@@ -576,7 +577,7 @@ export class CollectionStore {
     if (cond === undefined || cond.t === 'all') return this.#t.live;
     if (cond.t !== 'and' && cond.t !== 'or') return leafCount(cond, this.#t.columns.index(cond.field));
     const predicate = buildPredicate(cond, this.#t.columns);
-    if (estimate(cond, this.#ctx) <= this.#t.live / 2) return allowedSlots(cond, this.#ctx, predicate).length;
+    if (estimate(cond, this.#ctx) <= this.#t.live / 2) return allowedCount(cond, this.#ctx, predicate);
     let n = 0;
     for (let s = 0; s < this.#t.slotCount; s++) if (this.#t.records[s] !== undefined && predicate(s)) n++;
     return n;

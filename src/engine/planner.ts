@@ -108,9 +108,19 @@ function once<V>(memo: Map<Cond, V> | undefined, cond: Cond, make: () => V): V {
   return value;
 }
 
-/** The allowed slots of a filter (filter/plan.ts), enumerated once per plannedOnThreads call. */
+/** The allowed slots of a filter (filter/plan.ts), enumerated once while the memo lasts. */
 function allowedSlots(cond: Cond, src: IndexSource & AllowedMemo, predicate: (slot: number) => boolean): Int32Array {
   return once(src.allowedMemo, cond, () => enumerateAllowed(cond, src, predicate));
+}
+
+/**
+ * How many slots a filter allows, from the ordered list a search of this block enumerated, else
+ * enumerated into the memo (a count is often followed by a search with the same filter).
+ * @param cond a filter that is neither a leaf (leafCount answers those) nor everything
+ * @returns the exact count
+ */
+export function allowedCount(cond: Cond, src: IndexSource & AllowedMemo, predicate: (slot: number) => boolean): number {
+  return allowedSlots(cond, src, predicate).length;
 }
 
 /** The allowed slots of a filter as a bitset and its count (filter/plan.ts), made once per plannedOnThreads call. */

@@ -1,5 +1,5 @@
 // A store keeps the planner's enumeration of a filter for as long as nothing it holds changes, so a
-// filter repeated query after query is enumerated once (planner.ts AllowedMemo). These tests repeat the
+// filter repeated query after query (or counted, then searched) is enumerated once (planner.ts AllowedMemo). These tests repeat the
 // same filters across blocks, staged blocks rolled back or still open, removals, slot reuse and a
 // definition update, on both engines, and check every answer against the filter evaluated on the
 // records the store holds at that moment: a memo kept one change too long answers the old records.
@@ -99,6 +99,9 @@ describe('the enumeration memo: a repeated filter answers the records of the mom
                     k: Math.max(1, held.size),
                     ...JSON.parse(JSON.stringify(filter)),
                   };
+                  // A count first (round 0: it enumerates into the memo), and after the searches.
+                  const { vector: _, k: __, ...where } = params;
+                  assert.equal(store.count(where), want.length, `${when}, ${JSON.stringify(filter)}, count`);
                   const got = store
                     .search(params)
                     .results.map((h) => h.record.id)
@@ -111,6 +114,7 @@ describe('the enumeration memo: a repeated filter answers the records of the mom
                     want,
                     `${when}, ${JSON.stringify(filter)}, pinned`,
                   );
+                  assert.equal(store.count(where), want.length, `${when}, ${JSON.stringify(filter)}, count after`);
                 }
               }
             };
