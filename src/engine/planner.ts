@@ -123,7 +123,7 @@ export function allowedCount(cond: Cond, src: IndexSource & AllowedMemo, predica
   return allowedSlots(cond, src, predicate).length;
 }
 
-/** The allowed slots of a filter as a bitset and its count (filter/plan.ts), made once per plannedOnThreads call. */
+/** The allowed slots of a filter as a bitset and its count (filter/plan.ts), made once while the memo lasts. */
 function allowedBits(
   cond: Cond,
   src: IndexSource & AllowedMemo,
