@@ -1,8 +1,9 @@
 // A store keeps the planner's enumeration of a filter for as long as nothing it holds changes, so a
-// filter repeated query after query (or counted, then searched) is enumerated once (planner.ts AllowedMemo). These tests repeat the
-// same filters across blocks, staged blocks rolled back or still open, removals, slot reuse and a
-// definition update, on both engines, and check every answer against the filter evaluated on the
-// records the store holds at that moment: a memo kept one change too long answers the old records.
+// filter repeated query after query (or counted, then searched) is enumerated once (planner.ts
+// AllowedMemo). These tests repeat the same filters, counted and searched, across blocks, staged blocks
+// rolled back or still open, removals, slot reuse and a definition update, on both engines, and check
+// every answer against the filter evaluated on the records the store holds at that moment: a memo kept
+// one change too long answers the old records.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
