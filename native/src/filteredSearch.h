@@ -318,15 +318,43 @@ void liveIds(size_t n, size_t count, IdOf idOf, std::vector<tableint>& ids) {
 constexpr size_t SCAN_AHEAD = 4;
 
 /**
+ * An allowed set holding at least this share (in percent) of the ids between its first and last is
+ * scanned whole over that span: every element's distance, the allowed ones kept. On this machine, reading
+ * memory in order with gaps costs more than reading all of it. Measured at 100k × 384, both ways in one
+ * process, alternating, over random sets:
+ * - 30 % of the ids: 3.0–3.2 ms allowed-only, 3.8 ms spanned;
+ * - 40 %: 4.1–4.5 ms allowed-only, 3.6–3.8 ms spanned;
+ * - 50 %: 5.5 ms allowed-only, 3.7–4.0 ms spanned;
+ * - 99 %: 56 ns per vector allowed-only (the software prefetch then only gets in the hardware's way), 37–41
+ *   spanned, what the scan of every element costs.
+ */
+constexpr size_t SPAN_SCAN_MIN_PERCENT = 35;
+
+/**
  * Adds the k nearest of `ids` (internal ids, sorted ascending: memory order) by `distance` to `top`, a
- * max-heap of (distance, label) holding at most k, ties by label. Each element's vector is prefetched a
- * few elements ahead: the scan then streams instead of waiting on a cache miss per element (2× faster at
- * 50k × 384, README "Native engine"). Labels come from `labelOf` (the addon's mirror, not the element:
- * one cache line fewer per element).
+ * max-heap of (distance, label) holding at most k, ties by label. A sparse set is read element by element,
+ * each vector prefetched a few elements ahead: the scan then streams instead of waiting on a cache miss per
+ * element (2× faster at 50k × 384, README "Native engine"); a dense one is read whole over its span (see
+ * SPAN_SCAN_MIN_PERCENT). Labels come from `labelOf` (the addon's mirror, not the element: one cache line
+ * fewer per element).
  */
 template <typename Distance, typename LabelOf>
 void scanIds(const Hnsw& h, const std::vector<tableint>& ids, size_t k, Distance& distance, LabelOf labelOf,
              std::priority_queue<std::pair<float, uint32_t>>& top) {
+  if (ids.empty()) return;
+  const size_t first = ids.front();
+  const size_t span = (size_t)ids.back() - first + 1;
+  if (ids.size() * 100 >= span * SPAN_SCAN_MIN_PERCENT) {
+    // Every id of the span is an element below cur_element_count (the ids are), so its memory is there to
+    // read; a deleted or unlisted one's distance is computed and dropped.
+    std::vector<uint64_t> listed((span + 63) / 64, 0);
+    for (const tableint id : ids) listed[(id - first) >> 6] |= (uint64_t)1 << ((id - first) & 63);
+    for (size_t at = 0; at < span; at++) {
+      const float d = distance(h.getDataByInternalId((tableint)(first + at)));
+      if ((listed[at >> 6] >> (at & 63)) & 1) keepNearest(top, k, d, labelOf((tableint)(first + at)));
+    }
+    return;
+  }
   const char* base = h.data_level0_memory_;
   const size_t stride = h.size_data_per_element_;
   // Every cache line of [offsetData_, label_offset_): the inverse norm and the halves (the last byte's

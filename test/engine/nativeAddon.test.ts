@@ -91,14 +91,23 @@ describe('native addon', () => {
       assert.ok(recall >= 0.95, `recall ${recall}`);
     });
 
-    test(`${metric}: the exact scan equals a JavaScript reference over the binary16 values, whole and over a subset`, () => {
+    test(`${metric}: the exact scan equals a JavaScript reference over the binary16 values, whole and over subsets sparse and dense`, () => {
       const ops = METRIC_OPS[metric];
       const g = metric === 'cosine' ? cosine : build(ops);
-      const subset = Uint32Array.from({ length: Math.ceil(N / 7) }, (_, i) => i * 7);
+      const labelsWhere = (allowed: (l: number) => boolean) =>
+        Uint32Array.from({ length: N }, (_, l) => l).filter(allowed);
+      // Sparse: read label by label. Dense (over 35 % of the ids between their first and last, the addon's
+      // SPAN_SCAN_MIN_PERCENT): read over that span, the rest of it computed and dropped; one such run sits
+      // inside the labels, so a span that starts at 0 or runs to the end would answer for labels not asked.
+      const sets = [
+        (l: number) => l % 7 === 0,
+        (l: number) => l % 7 !== 0,
+        (l: number) => l >= 600 && l < 1400 && l % 3 !== 0,
+      ];
       for (const q of queries.slice(0, 10)) {
         for (const [candidates, allowed] of [
           [undefined, undefined],
-          [subset, (l: number) => l % 7 === 0],
+          ...sets.map((allowed) => [labelsWhere(allowed), allowed] as const),
         ] as const) {
           const want = reference(ops, q, 10, allowed);
           const got = g.exact(q, 10, candidates);
