@@ -346,12 +346,14 @@ void scanIds(const Hnsw& h, const std::vector<tableint>& ids, size_t k, Distance
   const size_t span = (size_t)ids.back() - first + 1;
   if (ids.size() * 100 >= span * SPAN_SCAN_MIN_PERCENT) {
     // Every id of the span is an element below cur_element_count (the ids are), so its memory is there to
-    // read; a deleted or unlisted one's distance is computed and dropped.
-    std::vector<uint64_t> listed((span + 63) / 64, 0);
-    for (const tableint id : ids) listed[(id - first) >> 6] |= (uint64_t)1 << ((id - first) & 63);
-    for (size_t at = 0; at < span; at++) {
-      const float d = distance(h.getDataByInternalId((tableint)(first + at)));
-      if ((listed[at >> 6] >> (at & 63)) & 1) keepNearest(top, k, d, labelOf((tableint)(first + at)));
+    // read; a deleted or unlisted one's distance is computed and dropped. `ids` is sorted and distinct, so
+    // the next listed id is the only one to compare with.
+    size_t next = 0;
+    for (size_t id = first; next < ids.size(); id++) {
+      const float d = distance(h.getDataByInternalId((tableint)id));
+      if (ids[next] != id) continue;
+      keepNearest(top, k, d, labelOf((tableint)id));
+      next++;
     }
     return;
   }
