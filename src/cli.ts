@@ -57,6 +57,9 @@ async function runDevnet(args: string[]): Promise<void> {
       `--protocol must be one of ${DEVNET_PROTOCOLS.join(', ')}, not ${JSON.stringify(values.protocol)}`,
     );
   const started = Date.now();
+  // One process per chain file: two devnets appending to it rewrite each other's blocks.
+  const { lockData } = await import('./dataLock.ts');
+  const lock = values.state === undefined ? undefined : await lockData({ file: values.state }, '--state FILE');
   const devnet = await startDevnet({
     protocol,
     host: values.host,
@@ -85,6 +88,7 @@ async function runDevnet(args: string[]): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
   const shutdown = async () => {
     await devnet.stop();
+    await lock?.release();
     process.exit(0);
   };
   process.once('SIGINT', shutdown);

@@ -29,6 +29,7 @@ import { createLocalEmbedder, type FetchProgress } from './localEmbedder/index.t
 import { BIN_PATH } from './packageInfo.ts';
 import { type StdioFacts, stdioServerEntry } from './stdioSnippet.ts';
 import { assertPortFree } from './portCheck.ts';
+import { lockNodeData } from './dataLock.ts';
 import {
   type CollectionStore,
   ENGINE_ENV,
@@ -149,6 +150,13 @@ export async function startGateway(
     logger.info({ kernel: nativeAddon().cpu().default }, 'graph engine: native (binary16 inside the graph)');
   else logger.info({ env: ENGINE_ENV }, 'graph engine: hnswlib-node (float32 inside the graph)');
   try {
+    // One process per data folder and devnet chain, taken before anything is started or written.
+    const locks = await lockNodeData(
+      { dataDir: config.dataDir, devnetState: rpc ? undefined : config.devnetState },
+      (lock) =>
+        logger.warn({ lock: lock.path, pid: lock.recoveredFrom }, 'took over the lock of a process no longer running'),
+    );
+    for (const lock of locks) closers.push(() => lock.release());
     if (!rpc) {
       const { devnet: started, stateFile } = await startEmbeddedDevnet(config, logger);
       devnet = started;

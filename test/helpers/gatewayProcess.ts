@@ -66,7 +66,7 @@ export async function spawnGateway(args: string[], env: NodeJS.ProcessEnv = {}):
       });
     },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = once(child, 'exit');
         child.kill('SIGTERM');
         await exited;
