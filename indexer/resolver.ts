@@ -67,9 +67,9 @@ export interface ResolverLogger {
 
 const TOO_BIG = (size: number) => `entity is ${size} decoded bytes, more than ${ENTITY_DECODED_MAX_BYTES}`;
 
-/** How many definition entities a node follows: per owner, and in all (see DEFINITIONS_PER_OWNER_MAX). */
+/** How many definition entities a node follows: per creator, and in all (see DEFINITIONS_PER_CREATOR_MAX). */
 export interface DefinitionCap {
-  readonly perOwner: number;
+  readonly perCreator: number;
   readonly total: number;
 }
 
@@ -113,6 +113,12 @@ function sameDecoding(a: CollectionDefinition, b: CollectionDefinition): boolean
 /** Creation order: the chain's position of the create, then the key (positions are unique on one chain). */
 const byCreation = (a: TrackedEntity, b: TrackedEntity) =>
   a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+
+/**
+ * Who a definition counts against: its creator, which ChangeOwner cannot move (an owner could hand each of
+ * its definitions to a fresh address); the owner only when the chain did not say who created it.
+ */
+const creatorOf = (entity: TrackedEntity): Address => entity.creator ?? entity.owner;
 
 const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
   a.lastModifiedAtBlock !== b.lastModifiedAtBlock ? a.lastModifiedAtBlock > b.lastModifiedAtBlock : a.key > b.key;
@@ -168,14 +174,14 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     return n;
   }
 
-  /** Live definition entities over the cap (per owner or in all), not followed; recomputed, not accumulated. */
+  /** Live definition entities over the cap (per creator or in all), not followed; recomputed, not accumulated. */
   get skippedDefinitions(): number {
     return this.#skippedDefinitions;
   }
 
   /**
    * Recomputes which definitions are within the cap when a definition changed, and marks the names whose
-   * followed definitions changed. Depends only on the table (creation positions, owners, keys).
+   * followed definitions changed. Depends only on the table (creation positions, creators, keys).
    */
   #admit(table: TrackedEntities): void {
     const cap = this.#options.definitionCap;
@@ -192,11 +198,12 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     }
     entities.sort(byCreation);
     const admitted = new Set<Hex>();
-    const perOwner = new Map<Address, number>();
+    const perCreator = new Map<Address, number>();
     for (const entity of entities) {
-      const owned = perOwner.get(entity.owner) ?? 0;
-      if (owned >= cap.perOwner || admitted.size >= cap.total) continue;
-      perOwner.set(entity.owner, owned + 1);
+      const creator = creatorOf(entity);
+      const created = perCreator.get(creator) ?? 0;
+      if (created >= cap.perCreator || admitted.size >= cap.total) continue;
+      perCreator.set(creator, created + 1);
       admitted.add(entity.key);
     }
     const before = this.#admitted;
@@ -206,7 +213,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     const skipped = entities.length - admitted.size;
     if (skipped > 0 && skipped !== this.#skippedDefinitions)
       this.#options.logger?.warn(
-        { skipped, per_owner: cap.perOwner, total: cap.total },
+        { skipped, per_creator: cap.perCreator, total: cap.total },
         'collection definitions over the cap skipped (the earliest created are followed)',
       );
     this.#skippedDefinitions = skipped;
