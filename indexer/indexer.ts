@@ -18,7 +18,13 @@ import {
 import type { CallBudget } from '../src/chain/callBudget.ts';
 import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
-import { CollectionResolver, type DefinitionCap, type PublishedCollection, type ResolverLogger } from './resolver.ts';
+import {
+  CollectionResolver,
+  type DefinitionCap,
+  type DefinitionRefusal,
+  type PublishedCollection,
+  type ResolverLogger,
+} from './resolver.ts';
 import {
   SnapshotRefusedError,
   readSnapshotEntities,
@@ -316,6 +322,15 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
   get collections(): ReadonlyMap<string, PublishedCollection<S>> {
     return this.#resolver.published;
+  }
+  /** Why this node does not follow the live definition `key` (undefined: it does, or it is not known). */
+  definitionRefusal(key: Hex): DefinitionRefusal | undefined {
+    return this.#resolver.refusal(key);
+  }
+  /** Whether this node would follow a definition of `name` that `creator` writes now (undefined) or why not. */
+  refusalOfNextDefinition(creator: Address, name: string): DefinitionRefusal | undefined {
+    if (this.#wanted && !this.#wanted(name)) return { reason: 'not_followed' };
+    return this.#resolver.refusalOfNext(creator, name);
   }
   /** Live definition entities skipped (invalid or over the bounds). */
   get rejectedDefinitions(): number {
