@@ -18,4 +18,4 @@ export {
   type BootstrapPaging,
   type ProgressSink,
 } from './progress.ts';
-export type { CollectionStats, PublishedCollection } from './resolver.ts';
+export type { CollectionStats, DefinitionRefusal, PublishedCollection } from './resolver.ts';

@@ -18,7 +18,13 @@ import {
 import type { CallBudget } from '../src/chain/callBudget.ts';
 import { applyOps, type CollectionFilter } from './applyOps.ts';
 import { silentProgress, type ProgressSink } from './progress.ts';
-import { CollectionResolver, type DefinitionCap, type PublishedCollection, type ResolverLogger } from './resolver.ts';
+import {
+  CollectionResolver,
+  type DefinitionCap,
+  type DefinitionRefusal,
+  type PublishedCollection,
+  type ResolverLogger,
+} from './resolver.ts';
 import {
   SnapshotRefusedError,
   readSnapshotEntities,
@@ -34,7 +40,7 @@ import {
   ATTR_COLLECTION,
   ATTR_TYPE,
   DEFINITIONS_MAX,
-  DEFINITIONS_PER_OWNER_MAX,
+  DEFINITIONS_PER_CREATOR_MAX,
   ENTITY_DECODED_MAX_BYTES,
   InvalidArgumentError,
 } from '../src/collections/index.ts';
@@ -70,7 +76,7 @@ export interface IndexerOptions<S extends IndexedStore = IndexedStore> {
   collections?: readonly string[];
   pinnedOwners?: ReadonlyMap<string, Address>;
   /**
-   * How many definitions to follow (resolver.ts); default DEFINITIONS_PER_OWNER_MAX / DEFINITIONS_MAX, and
+   * How many definitions to follow (resolver.ts); default DEFINITIONS_PER_CREATOR_MAX / DEFINITIONS_MAX, and
    * no cap with `collections` (the node follows only the names it was given).
    */
   definitionCap?: DefinitionCap;
@@ -238,7 +244,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       get definitionsRejected(): number {
         return self.#resolver?.rejectedDefinitions ?? 0;
       },
-      /** Live definition entities over the cap (per owner or in all), not followed; recomputed. */
+      /** Live definition entities over the cap (per creator or in all), not followed; recomputed. */
       get definitionsSkipped(): number {
         return self.#resolver?.skippedDefinitions ?? 0;
       },
@@ -270,7 +276,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
       pinnedOwners: this.#options.pinnedOwners,
       definitionCap: this.#options.collections
         ? undefined
-        : (this.#options.definitionCap ?? { perOwner: DEFINITIONS_PER_OWNER_MAX, total: DEFINITIONS_MAX }),
+        : (this.#options.definitionCap ?? { perCreator: DEFINITIONS_PER_CREATOR_MAX, total: DEFINITIONS_MAX }),
       logger: this.#logger,
       reread: (entities, block, hash) => this.#reread(entities, block, hash),
     });
@@ -316,6 +322,15 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   }
   get collections(): ReadonlyMap<string, PublishedCollection<S>> {
     return this.#resolver.published;
+  }
+  /** Why this node does not follow the live definition `key` (undefined: it does, or it is not known). */
+  definitionRefusal(key: Hex): DefinitionRefusal | undefined {
+    return this.#resolver.refusal(key);
+  }
+  /** Whether this node would follow a definition of `name` that `creator` writes now (undefined) or why not. */
+  refusalOfNextDefinition(creator: Address, name: string): DefinitionRefusal | undefined {
+    if (this.#wanted && !this.#wanted(name)) return { reason: 'not_followed' };
+    return this.#resolver.refusalOfNext(creator, name);
   }
   /** Live definition entities skipped (invalid or over the bounds). */
   get rejectedDefinitions(): number {

@@ -15,6 +15,13 @@ import {
 } from '../src/collections/index.ts';
 import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
 import type { EntityContent, TrackedEntities, TrackedEntity, Verdict } from './trackedEntities.ts';
+import {
+  admitDefinitions,
+  refusalOfNext,
+  type Admission,
+  type DefinitionCap,
+  type DefinitionRefusal,
+} from './definitionAdmission.ts';
 
 export interface CollectionStats {
   live_entities: number;
@@ -67,19 +74,16 @@ export interface ResolverLogger {
 
 const TOO_BIG = (size: number) => `entity is ${size} decoded bytes, more than ${ENTITY_DECODED_MAX_BYTES}`;
 
-/** How many definition entities a node follows: per owner, and in all (see DEFINITIONS_PER_OWNER_MAX). */
-export interface DefinitionCap {
-  readonly perOwner: number;
-  readonly total: number;
-}
+export type { DefinitionCap, DefinitionRefusal } from './definitionAdmission.ts';
 
 export interface ResolverOptions<S extends IndexedStore> {
   stores: StoreFactory<S>;
   /** --collection-owner: name -> the only owner whose definition counts. */
   pinnedOwners?: ReadonlyMap<string, Address>;
   /**
-   * Follow only the definitions within these counts, chosen by creation position (the earliest first),
-   * so every node at the same block follows the same ones; the rest are skipped and counted. Names with a
+   * Follow only the definitions within these counts, shared out by creator and creation position
+   * (definitionAdmission.ts), so every node at the same block follows the same ones; the rest are skipped
+   * and counted. Names with a
    * pinned owner are exempt and count against nothing. Undefined: no cap (a node given --collections).
    */
   definitionCap?: DefinitionCap;
@@ -114,6 +118,12 @@ function sameDecoding(a: CollectionDefinition, b: CollectionDefinition): boolean
 const byCreation = (a: TrackedEntity, b: TrackedEntity) =>
   a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 
+/**
+ * Who a definition counts against: its creator, which ChangeOwner cannot move (an owner could hand each of
+ * its definitions to a fresh address); the owner only when the chain did not say who created it.
+ */
+const creatorOf = (entity: TrackedEntity): Address => entity.creator ?? entity.owner;
+
 const isNewer = (a: TrackedEntity, b: TrackedEntity) =>
   a.lastModifiedAtBlock !== b.lastModifiedAtBlock ? a.lastModifiedAtBlock > b.lastModifiedAtBlock : a.key > b.key;
 
@@ -147,8 +157,8 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   /** name -> the last owner published, and the recorded change of owner if one was seen. */
   readonly #owners = new Map<string, { owner: Address; change?: { previousOwner: Address; atBlock: number } }>();
   #published: ReadonlyMap<string, PublishedCollection<S>> = new Map();
-  /** Definition keys within the cap (undefined: no cap), and whether a definition changed since computed. */
-  #admitted: Set<Hex> | undefined;
+  /** Definitions within the cap (undefined: no cap), and whether a definition changed since computed. */
+  #admission: Admission | undefined;
   #admissionStale = true;
   #skippedDefinitions = 0;
 
@@ -168,14 +178,14 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     return n;
   }
 
-  /** Live definition entities over the cap (per owner or in all), not followed; recomputed, not accumulated. */
+  /** Live definition entities over the cap (per creator or in all), not followed; recomputed, not accumulated. */
   get skippedDefinitions(): number {
     return this.#skippedDefinitions;
   }
 
   /**
    * Recomputes which definitions are within the cap when a definition changed, and marks the names whose
-   * followed definitions changed. Depends only on the table (creation positions, owners, keys).
+   * followed definitions changed. Depends only on the table (creation positions, creators, keys).
    */
   #admit(table: TrackedEntities): void {
     const cap = this.#options.definitionCap;
@@ -191,26 +201,37 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
       }
     }
     entities.sort(byCreation);
-    const admitted = new Set<Hex>();
-    const perOwner = new Map<Address, number>();
-    for (const entity of entities) {
-      const owned = perOwner.get(entity.owner) ?? 0;
-      if (owned >= cap.perOwner || admitted.size >= cap.total) continue;
-      perOwner.set(entity.owner, owned + 1);
-      admitted.add(entity.key);
-    }
-    const before = this.#admitted;
+    const admission = admitDefinitions(
+      entities.map((entity) => ({ key: entity.key, creator: creatorOf(entity) })),
+      cap,
+    );
+    const { admitted } = admission;
+    const before = this.#admission?.admitted;
     for (const entity of entities)
       if ((before?.has(entity.key) ?? false) !== admitted.has(entity.key))
         this.#dirtyCollections.add(entity.collection);
     const skipped = entities.length - admitted.size;
     if (skipped > 0 && skipped !== this.#skippedDefinitions)
       this.#options.logger?.warn(
-        { skipped, per_owner: cap.perOwner, total: cap.total },
-        'collection definitions over the cap skipped (the earliest created are followed)',
+        { skipped, per_creator: cap.perCreator, total: cap.total },
+        'collection definitions over the cap skipped (shared out by creator, the earliest created first)',
       );
     this.#skippedDefinitions = skipped;
-    this.#admitted = admitted;
+    this.#admission = admission;
+  }
+
+  /** Why the live definition `key` is not followed, as of the last resolve (undefined: followed, or unknown). */
+  refusal(key: Hex): DefinitionRefusal | undefined {
+    return this.#admission?.refused.get(key);
+  }
+
+  /** Whether a definition of `name` that `creator` writes next would be followed (undefined) or why not. */
+  refusalOfNext(creator: Address, name: string): DefinitionRefusal | undefined {
+    const pinned = this.#options.pinnedOwners?.get(name);
+    if (pinned) return pinned === creator.toLowerCase() ? undefined : { reason: 'pinned', owner: pinned };
+    const cap = this.#options.definitionCap;
+    if (!cap) return undefined;
+    return refusalOfNext(this.#admission?.created ?? new Map(), creator.toLowerCase() as Address, cap);
   }
 
   /** Table listener: keeps the name/id indexes and marks what must be recomputed. */
@@ -294,7 +315,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   ): { entity: TrackedEntity; definition: CollectionDefinition; conflicts: Hex[] } | undefined {
     const pinned = this.#options.pinnedOwners?.get(name);
     this.#admit(table);
-    const admitted = pinned ? undefined : this.#admitted;
+    const admitted = pinned ? undefined : this.#admission?.admitted;
     const candidates = [...(this.#definitions.get(name) ?? [])]
       // The name index and the table change together; a key missing from the table simply does not compete.
       .flatMap((key) => table.get(key) ?? [])

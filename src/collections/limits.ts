@@ -98,9 +98,10 @@ export const ENTITY_DECODED_MAX_BYTES = 512 * 1024;
 
 /**
  * Collection definitions a node follows (its --collections and --collection-owner names aside): at most
- * this many per owner, and this many in all, chosen by creation position (the earliest created first), so
- * every node at the same block follows the same ones. The rest are skipped and counted (`/v1/status`
- * `skipped_definitions`): anyone can write definitions, and each one followed costs every node a store.
+ * this many per creator (the address that created it, which a change of owner does not move), and this
+ * many in all, chosen by creation position (the earliest created first), so every node at the same block
+ * follows the same ones. The rest are skipped and counted (`/v1/status` `skipped_definitions`): anyone can
+ * write definitions, and each one followed costs every node a store.
  */
-export const DEFINITIONS_PER_OWNER_MAX = 1_000;
+export const DEFINITIONS_PER_CREATOR_MAX = 1_000;
 export const DEFINITIONS_MAX = 10_000;

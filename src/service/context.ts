@@ -3,7 +3,7 @@
 // and signer. Built once by `arkivector serve`; tests build it around a real indexer and devnet.
 import type { VectorRecord } from '../collections/index.ts';
 import type { IndexedStore, RecallEstimate } from '../engine/index.ts';
-import type { PublishedCollection, SyncState } from '../../indexer/index.ts';
+import type { DefinitionRefusal, PublishedCollection, SyncState } from '../../indexer/index.ts';
 import type { ChainWriter } from '../chain/index.ts';
 
 type SearchMode = 'exact' | 'hnsw';
@@ -72,6 +72,10 @@ export interface IndexerView {
     | { readonly block: number; readonly pages: number; readonly entities: number; readonly startedAt: number }
     | undefined;
   waitForBlock(block: number, timeoutMs: number): Promise<boolean>;
+  /** Why the node does not follow the live definition `key` (undefined: it does, or unknown). */
+  definitionRefusal?(key: string): DefinitionRefusal | undefined;
+  /** Whether the node would follow a definition of `name` written now by `creator` (undefined) or why not. */
+  refusalOfNextDefinition?(creator: string, name: string): DefinitionRefusal | undefined;
   /** Check the chain now (after a write) instead of at the next poll. */
   poke?(): void;
 }

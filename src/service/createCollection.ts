@@ -18,6 +18,7 @@ import { ConflictError, InvalidArgumentError } from './errors.ts';
 import { createCollectionSchema, type CreateCollectionResult } from './schemas.ts';
 import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { claim, definitionName } from './inFlight.ts';
+import { refuseUnfollowed, refuseUnserved } from './definitionAdmission.ts';
 import { validate } from './validate.ts';
 import { readView, type View } from './view.ts';
 
@@ -48,6 +49,7 @@ export async function createCollection(
   });
   const found = existing();
   if (found) return answer(found.key, false, [], found.block);
+  refuseUnfollowed(ctx, name, writer.address);
   const create = {
     btl: BigInt(ttlToBlocks(ttl ?? DEFINITION_TTL)),
     contentType: entity.contentType,
@@ -66,6 +68,8 @@ export async function createCollection(
     release(submitted?.settled);
   }
   const key = defined(submitted.keys[0], 'key of the definition created');
+  if (wait === 'indexed')
+    refuseUnserved(ctx, name, writer.address, { key, hash: submitted.hash, block: submitted.block_number });
   return answer(key, true, [submitted.hash], submitted.block_number);
 }
 

@@ -17,7 +17,7 @@ test('exports: the public surface changes only on purpose', () => {
     'COLLECTION_NAME_REGEX',
     'CodecError',
     'DEFINITIONS_MAX',
-    'DEFINITIONS_PER_OWNER_MAX',
+    'DEFINITIONS_PER_CREATOR_MAX',
     'DEFINITION_ATTRIBUTES_MAX',
     'DEFINITION_DESCRIPTION_MAX_BYTES',
     'DEFINITION_EMBEDDER_MAX_BYTES',

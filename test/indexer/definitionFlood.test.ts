@@ -5,20 +5,21 @@
 // unaffected.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { encodeCollectionEntity } from '../../src/collections/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import type { ChainIndexer, IndexerOptions } from '../../indexer/index.ts';
 import { walletClient } from '../helpers/devnet.ts';
 import { indexerHarness } from '../helpers/indexerHarness.ts';
 import { attributes, sendStorageTx } from '../helpers/rawWriter.ts';
-import { openDefinition } from '../helpers/writes.ts';
+import { definitionArgs, openDefinition } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
 import { createHttpApp, createMetrics, loadAccessPolicy } from '../../src/http/index.ts';
 import { listCollections, type ServiceContext } from '../../src/service/index.ts';
 import { renderCollections } from '../../tools/index.ts';
 
-const CAP = { perOwner: 3, total: 5 };
+const CAP = { perCreator: 3, total: 5 };
 
 /** One create op of a definition for `name`. */
 const definitionOp = (name: string) => {
@@ -102,6 +103,38 @@ describe('indexer: definition flood', () => {
       await synced(indexer);
       assert.deepEqual(names(indexer), ['a1', 'a2', 'a3', 'b0', 'b1']);
       assert.equal(indexer.counters.definitionsSkipped, 2);
+    }
+  });
+
+  test('the per-creator cap holds when the creator hands each definition to another address', async () => {
+    const devnet = harness.devnet;
+    const cap = { perCreator: 2, total: 100 };
+    const tailing = newIndexer({ definitionCap: cap });
+    await synced(tailing);
+    // Account 5 creates five definitions and gives each away to a fresh address (no funds needed).
+    const wallet = walletClient(devnet, 5);
+    const created = await wallet.mutateEntities({
+      creates: ['h0', 'h1', 'h2', 'h3', 'h4'].map((name) => definitionArgs(name, openDefinition())),
+    });
+    const keys = created.createdEntities as Hex[];
+    assert.equal(keys.length, 5);
+    // The SDK refuses a batch of owner changes alone unless another list is given, even empty.
+    await wallet.mutateEntities({
+      creates: [],
+      ownershipChanges: keys.map((entityKey) => ({
+        entityKey,
+        newOwner: privateKeyToAccount(generatePrivateKey()).address,
+      })),
+    });
+    await synced(tailing);
+    const fresh = newIndexer({ definitionCap: cap });
+    await synced(fresh);
+    await synced(tailing);
+    for (const indexer of [tailing, fresh]) {
+      const handedOver = names(indexer).filter((name) => name.startsWith('h'));
+      assert.deepEqual(handedOver, ['h0', 'h1'], 'two definitions of the one creator, whoever owns them now');
+      for (const name of handedOver)
+        assert.notEqual(indexer.collections.get(name)?.owner, defined(devnet.accounts[5], 'account 5').address);
     }
   });
 });
