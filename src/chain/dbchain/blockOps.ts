@@ -3,12 +3,15 @@
 // logs (the n-th op with the n-th log; reference/arkiv-gen-d.md §3). Logs give keys, owners and resolved
 // expiries; calldata gives the content. A patch carries only its changes: it comes out as `patched`, and
 // the source reads the entity at the block for the full content. No expire ops: the indexer ends an
-// entity at its expiry block itself. A transaction that breaks the rules is an anomaly, never a crash.
+// entity at its expiry block itself. The node decodes a transaction strictly before it logs anything, so a
+// logged transaction that does not decode, or whose logs do not match its operations, is a wrong answer of
+// the RPC: the read fails (ChainDataError, retried), it never skips the operations.
 import type { Address, Hex } from 'viem';
 import type { EntityOp, OpPosition } from '../operations.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
 import { splitCreateCells } from './attributes.ts';
 import { decodeExecute } from './calldata.ts';
+import { ChainDataError } from '../source.ts';
 import { DbChainCodecError } from './errors.ts';
 import { RegistryEventError, decodeRegistryEvent, type RegistryEvent } from './events.ts';
 import type { LoggedTransaction, RegistryLog } from './reads.ts';
@@ -19,6 +22,7 @@ export type DecodedOp = EntityOp | ({ type: 'patched'; key: Hex; owner: Address 
 
 export interface DecodedTransactions {
   ops: DecodedOp[];
+  /** Transactions skipped and counted by the decoding bounds. */
   anomalies: string[];
 }
 
@@ -39,6 +43,7 @@ export function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K
 /**
  * @param transactions the block's registry transactions that emitted logs (a reverted one emits none)
  * @param logs those transactions' registry logs, in log order
+ * @throws ChainDataError when one of them does not decode or does not match its logs
  */
 export function decodeRegistryTransactions(
   block: number,
@@ -58,7 +63,9 @@ export function decodeRegistryTransactions(
     } catch (error) {
       if (!(error instanceof DbChainCodecError || error instanceof RegistryEventError || error instanceof Mismatch))
         throw error;
-      anomalies.push(`tx ${tx.hash}: ${error.message}`);
+      throw new ChainDataError(
+        `block ${block}, transaction ${tx.hash}: ${error.message}; the chain logs only what decodes, so the RPC answered it wrongly; retrying`,
+      );
     }
   }
   return { ops, anomalies };

@@ -152,10 +152,12 @@ export function createDbChainSource(transport: RpcTransport, options: DbChainSou
           return;
         }
         const entity = content.get(`${n}:${op.key}`);
-        // Not live at the end of its block after a patch: a later op of the block deleted it.
+        // Not live at the end of its block after a patch: a later op of the block deleted it, or the RPC is wrong.
         if (!entity) {
           if (!d.ops.slice(j + 1).some((later) => later.type === 'delete' && later.key === op.key))
-            d.anomalies.push(`block ${n}: entity ${op.key} was patched but is not live at the block`);
+            throw new ChainDataError(
+              `block ${n}: entity ${op.key} was patched but the RPC answers it is not live at the block; retrying`,
+            );
           return;
         }
         ops.push({ type: 'update', key: op.key, ...contentOf(entity, n), txIndex: op.txIndex, opIndex: op.opIndex });
