@@ -297,6 +297,10 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
   get asOfBlock(): number | undefined {
     return this.#asOf;
   }
+  /** The hash of asOfBlock, set with it (an answer names it so a reader can check it on any RPC). */
+  get asOfBlockHash(): Hex | undefined {
+    return this.#asOf === undefined ? undefined : this.#hashes.get(this.#asOf);
+  }
   /** The chain head last seen. */
   get headBlock(): number | undefined {
     return this.#head;

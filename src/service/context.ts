@@ -54,6 +54,8 @@ export interface ReadableStore extends IndexedStore {
 /** The indexer as the service sees it. */
 export interface IndexerView {
   readonly asOfBlock: number | undefined;
+  /** The hash of asOfBlock, when the indexer keeps it. */
+  readonly asOfBlockHash?: string | undefined;
   readonly headBlock: number | undefined;
   readonly syncState: SyncState;
   /** The failure of the last step; undefined once a step succeeded since. */

@@ -10,5 +10,10 @@ export async function count(ctx: ServiceContext, params: unknown): Promise<Count
   const { collection, where, filter, min_block } = validate(countSchema, params);
   const view = (await readView(ctx, min_block))();
   const store = collectionIn(view, collection).store;
-  return { as_of_block: view.as_of_block, sync_state: view.sync_state, count: store.count({ where, filter }) };
+  return {
+    as_of_block: view.as_of_block,
+    as_of_block_hash: view.as_of_block_hash,
+    sync_state: view.sync_state,
+    count: store.count({ where, filter }),
+  };
 }

@@ -16,6 +16,7 @@ export async function get(ctx: ServiceContext, params: unknown): Promise<GetResu
   if (!record) throw new EntityNotFoundError(collection, ref);
   return {
     as_of_block: view.as_of_block,
+    as_of_block_hash: view.as_of_block_hash,
     sync_state: view.sync_state,
     entity: entityOf(record, c.definition, include_document),
   };

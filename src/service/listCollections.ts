@@ -21,6 +21,7 @@ export async function listCollections(ctx: ServiceContext, params: unknown = {})
       return c ? [describeCollection(view, c)] : [];
     }),
     as_of_block: view.as_of_block,
+    as_of_block_hash: view.as_of_block_hash,
     sync_state: view.sync_state,
     total: names.length,
     next_cursor: more ? (page.at(-1) ?? null) : null,

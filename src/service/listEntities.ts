@@ -26,6 +26,8 @@ type Listed = { record: RecordSummary; block: number };
 
 interface Listing {
   entries: readonly Listed[];
+  /** The hash of the listing's block, named by every page of it. */
+  hash: string | null;
   keptUntil: number;
   /** The indexer's reorg count when it was taken: after a reorg its block may hold other entities. */
   reorgs: number;
@@ -141,7 +143,7 @@ function after(entries: readonly Listed[], order: Order, block: number, key: str
 
 const reorgsOf = (ctx: ServiceContext) => ctx.indexer.counters?.reorgs ?? 0;
 
-function keep(ctx: ServiceContext, id: string, entries: readonly Listed[]): void {
+function keep(ctx: ServiceContext, id: string, entries: readonly Listed[], hash: string | null): void {
   const map = kept(ctx);
   const now = Date.now();
   for (const [k, l] of map) if (l.keptUntil <= now) map.delete(k);
@@ -150,7 +152,7 @@ function keep(ctx: ServiceContext, id: string, entries: readonly Listed[]): void
     if (map.size < LIST_PINNED_MAX) break;
     map.delete(oldest);
   }
-  map.set(id, { entries, keptUntil: now + LIST_PINNED_TTL_MS, reorgs: reorgsOf(ctx) });
+  map.set(id, { entries, hash, keptUntil: now + LIST_PINNED_TTL_MS, reorgs: reorgsOf(ctx) });
 }
 
 export async function listEntities(ctx: ServiceContext, params: unknown): Promise<ListEntitiesResult> {
@@ -169,16 +171,19 @@ export async function listEntities(ctx: ServiceContext, params: unknown): Promis
   const c = collectionIn(view, args.collection);
   const q = fingerprint(c, { ...filters, order: args.order });
   let block = view.as_of_block;
+  let hash = view.as_of_block_hash;
   let entries: readonly Listed[];
   let start = 0;
   if (cursor) {
     if (cursor.q !== q) throw foreignCursor();
     const id = `${q}:${cursor.b}`;
     const listing = kept(ctx).get(id);
-    if (listing && listing.keptUntil > Date.now() && listing.reorgs === reorgsOf(ctx)) entries = listing.entries;
-    else if (cursor.b === view.as_of_block) {
+    if (listing && listing.keptUntil > Date.now() && listing.reorgs === reorgsOf(ctx)) {
+      entries = listing.entries;
+      hash = listing.hash;
+    } else if (cursor.b === view.as_of_block) {
       entries = listingOf(c, filters, args.order);
-      keep(ctx, id, entries);
+      keep(ctx, id, entries, hash);
     } else throw cursorExpired(cursor.b);
     block = cursor.b;
     start = after(entries, args.order, cursor.m, cursor.k);
@@ -187,10 +192,11 @@ export async function listEntities(ctx: ServiceContext, params: unknown): Promis
   }
   const page = entries.slice(start, start + args.limit);
   const more = start + page.length < entries.length;
-  if (more && !cursor) keep(ctx, `${q}:${block}`, entries);
+  if (more && !cursor) keep(ctx, `${q}:${block}`, entries, hash);
   const last = page.at(-1);
   return {
     as_of_block: block,
+    as_of_block_hash: hash,
     sync_state: view.sync_state,
     order: args.order,
     total: entries.length,

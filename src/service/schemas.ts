@@ -140,6 +140,10 @@ export const listSchema = z.object(listArgs);
 
 const syncState = z.enum(SYNC_STATES).describe('How far this node is behind the chain');
 const asOfBlock = z.number().int().describe('The chain block this answer reflects');
+const asOfBlockHash = z
+  .string()
+  .nullable()
+  .describe('The hash of as_of_block: check the answer against any RPC of that chain (arkivector verify)');
 const attributeValue = z.object({
   type: z.enum(ATTRIBUTE_TYPES),
   value: z.union([z.string(), z.number(), z.boolean()]),
@@ -196,12 +200,14 @@ export const searchResultSchema = z.object({
 export const listResultShape = {
   collections: z.array(collectionSchema),
   as_of_block: asOfBlock,
+  as_of_block_hash: asOfBlockHash,
   sync_state: syncState,
   total: z.number().int().describe('Collections this node indexes at as_of_block'),
   next_cursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page'),
 };
 export const searchResultShape = {
   as_of_block: asOfBlock,
+  as_of_block_hash: asOfBlockHash,
   sync_state: syncState,
   open_collection: z
     .boolean()
@@ -210,8 +216,18 @@ export const searchResultShape = {
   mode: z.enum(['vector', 'semantic', 'keyword', 'hybrid']),
   results: z.array(searchResultSchema),
 };
-export const getResultShape = { as_of_block: asOfBlock, sync_state: syncState, entity: entitySchema };
-export const countResultShape = { as_of_block: asOfBlock, sync_state: syncState, count: z.number().int() };
+export const getResultShape = {
+  as_of_block: asOfBlock,
+  as_of_block_hash: asOfBlockHash,
+  sync_state: syncState,
+  entity: entitySchema,
+};
+export const countResultShape = {
+  as_of_block: asOfBlock,
+  as_of_block_hash: asOfBlockHash,
+  sync_state: syncState,
+  count: z.number().int(),
+};
 
 export type SearchResult = z.infer<z.ZodObject<typeof searchResultShape>>;
 export type GetResult = z.infer<z.ZodObject<typeof getResultShape>>;
@@ -407,6 +423,7 @@ export type ListEntitiesParameters = z.input<typeof listEntitiesSchema>;
 
 export const listEntitiesResultShape = {
   as_of_block: asOfBlock,
+  as_of_block_hash: asOfBlockHash,
   sync_state: syncState,
   order: z.enum(['newest', 'oldest']),
   total: z.number().int().describe('Entities passing the filter at as_of_block'),

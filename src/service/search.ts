@@ -76,6 +76,7 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
   // object extended with more fields takes V8's slow path for each of them.
   return {
     as_of_block: view.as_of_block,
+    as_of_block_hash: view.as_of_block_hash,
     sync_state: view.sync_state,
     open_collection: c.definition.open,
     mode,

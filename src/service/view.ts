@@ -9,6 +9,8 @@ import type { Collection } from './schemas.ts';
 
 export interface View {
   as_of_block: number;
+  /** The hash of as_of_block (null when the indexer does not say it). */
+  as_of_block_hash: string | null;
   sync_state: ServiceContext['indexer']['syncState'];
   collections: ReadonlyMap<string, PublishedCollection<ReadableStore>>;
 }
@@ -37,7 +39,12 @@ export async function readView(ctx: ServiceContext, minBlock?: number): Promise<
         meta: { as_of_block: null, sync_state: indexer.syncState },
       });
     }
-    return { as_of_block: indexer.asOfBlock, sync_state: indexer.syncState, collections: indexer.collections };
+    return {
+      as_of_block: indexer.asOfBlock,
+      as_of_block_hash: indexer.asOfBlockHash ?? null,
+      sync_state: indexer.syncState,
+      collections: indexer.collections,
+    };
   };
 }
 
