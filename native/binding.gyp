@@ -3,9 +3,7 @@
     {
       "target_name": "arkivector_native",
       "sources": ["src/addon.cc"],
-      "include_dirs": [
-        "<!(node -p \"require('path').join(require('path').dirname(require.resolve('hnswlib-node/package.json')), 'src')\")"
-      ],
+      "include_dirs": ["gen"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions"],
       "cflags_cc": ["-O3", "-std=c++17", "-ffp-contract=off", "-fvisibility=hidden", "-Wno-type-limits", "-Wno-unused-function"],

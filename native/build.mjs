@@ -5,11 +5,37 @@
 // names others. No C++ compiler means the same node-gyp failure hnswlib-node's own install gives, then one
 // paragraph saying what to install (and no stack trace of this script).
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * hnswlib's HierarchicalNSW holds MAX_LABEL_OPERATION_LOCKS mutexes per index, whatever its size, so that
+ * several threads may write one label at once; the addon changes a graph from one thread at a time, so
+ * that fixed cost would be every collection's least cost. The headers compiled are a copy (native/gen/,
+ * remade at each build) with fewer locks; the patch must apply exactly, or the build stops.
+ */
+const LABEL_LOCKS_FROM = 'static const tableint MAX_LABEL_OPERATION_LOCKS = 65536;';
+const LABEL_LOCKS_TO = 'static const tableint MAX_LABEL_OPERATION_LOCKS = 1;';
+
+function copyHeaders() {
+  const from = join(dirname(createRequire(import.meta.url).resolve('hnswlib-node/package.json')), 'src', 'hnswlib');
+  const to = join(here, 'gen', 'hnswlib');
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from)) {
+    if (!name.endsWith('.h')) continue;
+    let text = readFileSync(join(from, name), 'utf8');
+    if (name === 'hnswalg.h') {
+      if (text.split(LABEL_LOCKS_FROM).length !== 2)
+        fail(`arkivector: ${join(from, name)} does not declare the label locks as expected (${LABEL_LOCKS_FROM})`);
+      text = text.replace(LABEL_LOCKS_FROM, LABEL_LOCKS_TO);
+    }
+    writeFileSync(join(to, name), text);
+  }
+}
 
 /** What a failed build prints after node-gyp's own error: what to install, and how to build again. */
 const NO_TOOLCHAIN_HINT =
@@ -49,6 +75,7 @@ function nodeGyp() {
   return fail('arkivector: node-gyp (bundled with npm) not found; run the install through npm');
 }
 
+copyHeaders();
 const args = [nodeGyp(), 'rebuild'];
 const prefix = join(dirname(process.execPath), '..');
 if (!process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node_api.h')))

@@ -7,3 +7,10 @@
  * search can produce a NaN or infinite distance. Anything else is invalid_argument.
  */
 export const QUERY_VALUE_MAX = 1e16;
+
+/**
+ * What a collection holding a handful of small vectors costs its node at most with the native engine (C
+ * heap and JS heap together, its definition aside): its graph starts at HNSW_INITIAL_CAPACITY elements and
+ * grows with its content, so anyone who can write a definition and a vector costs every node this much.
+ */
+export const COLLECTION_SMALL_BYTES_MAX = 40 * 1024;

@@ -24,7 +24,7 @@ export const REBUILD_DELETED_RATIO = 0.25;
 export const REBUILD_DELETED_MIN = 1024;
 
 /** The first capacity of a new graph; it grows by GRAPH_GROWTH (graph.ts, resizeIndex) when full. */
-export const HNSW_INITIAL_CAPACITY = 1024;
+export const HNSW_INITIAL_CAPACITY = 16;
 
 /**
  * Up to this many live records a collection is searched at its definition's width (`ef_search ×
