@@ -97,6 +97,15 @@ export const DEFINITION_EMBEDDER_MAX_BYTES = 1024;
 export const ENTITY_DECODED_MAX_BYTES = 512 * 1024;
 
 /**
+ * Bounds on one DB-chain registry transaction a follower decodes: its calldata, and the operations its
+ * `execute` array declares. Both are read from the transaction alone (its hash checked first), so every node
+ * skips the same ones; a transaction over either is skipped and counted (`anomalies`), never decoded, and our
+ * writer refuses a batch over them before signing. Far above what a block can carry on Tiramisu.
+ */
+export const TX_CALLDATA_MAX_BYTES = 1024 * 1024;
+export const TX_OPERATIONS_MAX = 4096;
+
+/**
  * Collection definitions a node follows (its --collections and --collection-owner names aside): at most
  * this many per creator (the address that created it, which a change of owner does not move), and this
  * many in all, chosen by creation position (the earliest created first), so every node at the same block

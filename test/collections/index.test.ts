@@ -52,6 +52,8 @@ test('exports: the public surface changes only on purpose', () => {
     'RESERVED_PREFIX',
     'STR_ATTRIBUTE_MAX_BYTES',
     'TTL_UNITS',
+    'TX_CALLDATA_MAX_BYTES',
+    'TX_OPERATIONS_MAX',
     'UINT_ATTRIBUTE_MAX',
     'VECTOR_CONTENT_TYPE',
     'VECTOR_ELEMENT_BINARY16',

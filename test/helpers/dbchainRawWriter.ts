@@ -108,7 +108,7 @@ export const nextSalt = () => ++salts;
  * Signs `execute(ops)` from dev account `from` and sends it raw (no wait for mining: the devnet's automine
  * decides); resolves to the tx hash.
  */
-export async function sendExecute(devnet: Devnet, from: number, ops: Op[]): Promise<Hex> {
+export async function sendExecute(devnet: Devnet, from: number, ops: Op[], gas = 30_000_000n): Promise<Hex> {
   const account = privateKeyToAccount(defined(devnet.accounts[from], `dev account ${from}`).privateKey);
   const nonce = await rpcResult<Hex>(devnet, 'eth_getTransactionCount', [account.address, 'pending']);
   const raw = await account.signTransaction({
@@ -117,7 +117,7 @@ export async function sendExecute(devnet: Devnet, from: number, ops: Op[]): Prom
     nonce: Number(BigInt(nonce)),
     to: REGISTRY,
     data: executeData(ops),
-    gas: 30_000_000n,
+    gas,
     maxFeePerGas: 3_000_000_000n,
     maxPriorityFeePerGas: 1_000_000_000n,
   });
@@ -141,8 +141,8 @@ export async function receiptOf(devnet: Devnet, hash: Hex): Promise<{ ok: boolea
 }
 
 /** Sends `execute(ops)` and waits for its receipt (the devnet automines); throws unless it succeeded. */
-export async function execute(devnet: Devnet, from: number, ops: Op[]): Promise<Hex[]> {
-  const outcome = await receiptOf(devnet, await sendExecute(devnet, from, ops));
+export async function execute(devnet: Devnet, from: number, ops: Op[], gas?: bigint): Promise<Hex[]> {
+  const outcome = await receiptOf(devnet, await sendExecute(devnet, from, ops, gas));
   if (!outcome.ok) throw new Error(`execute from account ${from} reverted`);
   return outcome.created;
 }

@@ -6,6 +6,7 @@
 // what the chain holds (the oracle's answer from the devnet itself).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex } from 'viem';
 import { createDbChainSource, createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import { EVENT_TOPICS } from '../../src/chain/dbchain/abi.ts';
@@ -50,6 +51,15 @@ const LIES: Record<string, Lie> = {
     tx.input = `${tx.input}${'00'.repeat(2 * 1024 * 1024)}` as Hex;
   },
 };
+
+/** Resolves once the indexer's last step failed with `error` (no event says so: polled, bounded). */
+async function failed(indexer: ChainIndexer, error: RegExp, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!error.test(indexer.lastError ?? '')) {
+    if (Date.now() > until) throw new Error(`no failure matching ${error} within ${ms} ms: ${indexer.lastError}`);
+    await sleep(20);
+  }
+}
 
 describe('indexer: a DB-chain RPC that answers wrongly for a while', () => {
   let devnet: Devnet;
@@ -133,7 +143,7 @@ describe('indexer: a DB-chain RPC that answers wrongly for a while', () => {
       written.delete(firstId);
       indexer.poke();
       await stateReached(indexer, 'stalled', 15_000);
-      assert.match(indexer.lastError ?? '', /RPC/);
+      await failed(indexer, /RPC/);
       assert.equal(indexer.asOfBlock, before, 'nothing of a wrongly answered block was applied');
 
       lie = undefined;

@@ -5,17 +5,19 @@
 // the source reads the entity at the block for the full content. No expire ops: the indexer ends an
 // entity at its expiry block itself. The node decodes a transaction strictly before it logs anything, so a
 // logged transaction that does not decode, or whose logs do not match its operations, is a wrong answer of
-// the RPC: the read fails (ChainDataError, retried), it never skips the operations.
+// the RPC: the read fails (ChainDataError, retried), it never skips the operations. Only a transaction over
+// the decoding bounds (txBounds.ts) is skipped, and counted, the same on every node.
 import type { Address, Hex } from 'viem';
 import type { EntityOp, OpPosition } from '../operations.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
 import { splitCreateCells } from './attributes.ts';
-import { decodeExecute } from './calldata.ts';
+import type { RegistryOperation } from './calldata.ts';
 import { ChainDataError } from '../source.ts';
 import { DbChainCodecError } from './errors.ts';
 import { RegistryEventError, decodeRegistryEvent, type RegistryEvent } from './events.ts';
 import type { LoggedTransaction, RegistryLog } from './reads.ts';
 import { cellAttributes } from './schema.ts';
+import { txVerdict, type TxVerdict } from './txBounds.ts';
 
 /** An op of a block, with patches still to be filled with the entity's content at the block. */
 export type DecodedOp = EntityOp | ({ type: 'patched'; key: Hex; owner: Address } & OpPosition);
@@ -43,12 +45,14 @@ export function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K
 /**
  * @param transactions the block's registry transactions that emitted logs (a reverted one emits none)
  * @param logs those transactions' registry logs, in log order
+ * @param verdicts each transaction's verdict by hash, when already decoded (decodeThread.ts); else decoded here
  * @throws ChainDataError when one of them does not decode or does not match its logs
  */
 export function decodeRegistryTransactions(
   block: number,
   transactions: readonly LoggedTransaction[],
   logs: readonly RegistryLog[],
+  verdicts?: ReadonlyMap<Hex, TxVerdict>,
 ): DecodedTransactions {
   const ops: DecodedOp[] = [];
   const anomalies: string[] = [];
@@ -58,8 +62,14 @@ export function decodeRegistryTransactions(
   );
   for (const tx of [...transactions].sort((a, b) => a.index - b.index)) {
     const txLogs = logsOf.get(tx.hash) ?? [];
+    const verdict = verdicts?.get(tx.hash) ?? txVerdict(tx);
+    if ('skipped' in verdict) {
+      anomalies.push(`block ${block}, transaction ${tx.hash} skipped: ${verdict.skipped}`);
+      continue;
+    }
     try {
-      ops.push(...decodeTransaction(block, tx, txLogs));
+      if ('refused' in verdict) throw new Mismatch(verdict.refused);
+      ops.push(...decodeTransaction(block, tx, txLogs, verdict.calls));
     } catch (error) {
       if (!(error instanceof DbChainCodecError || error instanceof RegistryEventError || error instanceof Mismatch))
         throw error;
@@ -71,9 +81,13 @@ export function decodeRegistryTransactions(
   return { ops, anomalies };
 }
 
-function decodeTransaction(block: number, tx: LoggedTransaction, logs: readonly RegistryLog[]): DecodedOp[] {
+function decodeTransaction(
+  block: number,
+  tx: LoggedTransaction,
+  logs: readonly RegistryLog[],
+  calls: readonly RegistryOperation[],
+): DecodedOp[] {
   if (tx.to !== REGISTRY_ADDRESS) throw new Mismatch('emitted registry logs but was not sent to the registry');
-  const calls = decodeExecute(tx.input);
   const events = logs.map((log) => decodeRegistryEvent(log)).filter((e): e is RegistryEvent => e !== undefined);
   if (events.length !== calls.length) throw new Mismatch(`${calls.length} operations but ${events.length} logs`);
   // The node numbers a transaction's new entities by key: that is their creation position.

@@ -54,6 +54,8 @@ export interface LoggedTransaction {
   from: Address;
   to: Address | null;
   input: Hex;
+  /** The RPC's whole answer, to check that it hashes to `hash` (txHash.ts). */
+  envelope?: Record<string, unknown>;
 }
 
 const I32_OFFSET = 1n << 31n;
@@ -208,7 +210,8 @@ async function transactionsBatch(transport: RpcTransport, hashes: readonly Hex[]
       index: hexToNumber(hexField(tx.transactionIndex, 'a transaction index')),
       from: hexField(tx.from, 'a transaction sender').toLowerCase() as Address,
       to: tx.to ? (hexField(tx.to, 'a transaction recipient').toLowerCase() as Address) : null,
-      input: tx.input,
+      input: hexField(tx.input, 'a transaction input'),
+      envelope: tx as unknown as Record<string, unknown>,
     };
   });
 }

@@ -21,6 +21,7 @@ import { getHeaders, headReads } from '../headReads.ts';
 import { readInHalves } from '../pageWalk.ts';
 import { USER_NAME_PATTERN } from './attributes.ts';
 import { decodeRegistryTransactions, groupBy, type DecodedOp } from './blockOps.ts';
+import { txVerdicts } from './decodeThread.ts';
 import {
   LOG_RANGE_MAX,
   forEachEntityPage,
@@ -110,6 +111,7 @@ export function createDbChainSource(transport: RpcTransport, options: DbChainSou
     // Grouped once: a range may hold thousands of logs, and filtering them per block would be quadratic.
     const logsOf = groupBy(logs, (l) => l.blockNumber);
     const byHash = new Map(transactions.map((t) => [t.hash, t]));
+    const verdicts = await txVerdicts(transactions);
     const decoded = numbers.map((n) => {
       const blockLogs = logsOf.get(n) ?? [];
       const hashes = [...new Set(blockLogs.map((l) => l.transactionHash))];
@@ -117,6 +119,7 @@ export function createDbChainSource(transport: RpcTransport, options: DbChainSou
         n,
         hashes.flatMap((h) => byHash.get(h) ?? []),
         blockLogs,
+        verdicts,
       );
     });
     const patched = decoded.flatMap((d, i) =>

@@ -18,6 +18,7 @@ import { DbChainCodecError, decodeRegistryError, decodeRevertReason, describeReg
 import { decodeRegistryEvent } from './events.ts';
 import { predictKeys, randomSalt } from './keys.ts';
 import { getEntity, getEntityNonce, type EntityData } from './reads.ts';
+import { overBounds } from './txBounds.ts';
 import { checkSchemaContent, contentCells } from './schema.ts';
 
 /** The node's RPC, chain, signer key and optionally its shared transport. */
@@ -96,6 +97,8 @@ export function createDbChainWriter(options: DbChainWriterOptions): ChainWriter 
         throw new InvalidArgumentError(`the DB-chain refuses this write: ${error.message}`);
       throw error;
     }
+    const over = overBounds(data);
+    if (over) throw new InvalidArgumentError(`followers skip this write (${over}): write fewer entities per call`);
     const keys = predictKeys(options.chainId, owner, nonce, salts);
     return { data, keys, nonceAfter: batch.creates.length ? nonce + BigInt(salts.length) : nextNonce };
   }
