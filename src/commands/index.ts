@@ -8,6 +8,7 @@ import { forgetSpec, runForget } from './forget.ts';
 import { ingestSpec, runIngest } from './ingest.ts';
 import { putSpec, runPut } from './put.ts';
 import { runSearch, searchSpec } from './search.ts';
+import { runVerify, VERIFY_HELP } from './verify.ts';
 
 export { EXIT } from './command.ts';
 
@@ -19,6 +20,7 @@ export const CLIENT_COMMANDS: Record<string, (args: string[], io: Io) => Promise
   entities: runEntities,
   list: runEntities,
   forget: runForget,
+  verify: runVerify,
 };
 
 /** Runs a client command; resolves to its exit code. */
@@ -144,6 +146,11 @@ talk to a running gateway (REST; --url, default ${DEFAULT_GATEWAY_URL}; token fr
                         delete the signer's entities passing a filter (dry run unless --yes)
   ingest PATH… --collection NAME [--create] [--dry-run] [--prune] [--watch]
                         keep a folder of text, Markdown, HTML and PDF in sync with a collection
+
+check an answer against the chain (no gateway asked):
+  verify --rpc URL --collection NAME --answer FILE [--request FILE]
+                        verified, refuted or unverifiable, check by check (exit 0, 1 or 3)
+
   help [COMMAND]        this help, or a command's
 
 exit codes of the client commands: 0 ok, 1 the gateway refused (problem), 2 usage error, 3 no gateway answered`;
@@ -155,6 +162,7 @@ export async function helpFor(words: string[]): Promise<string | undefined> {
   if (command === 'serve') return serveHelp();
   if (command === 'devnet') return DEVNET_HELP;
   if (command === 'model') return MODEL_HELP;
+  if (command === 'verify') return VERIFY_HELP;
   if (!(command in CLIENT_COMMANDS)) return undefined;
   const specs: Record<string, CommandSpec> = {
     put: putSpec,
