@@ -5,7 +5,6 @@
 // conflict.
 import {
   encodeCollectionEntity,
-  ttlToBlocks,
   validateCollectionDefinition,
   type CollectionDefinition,
   type CollectionDefinitionInput,
@@ -19,10 +18,8 @@ import { createCollectionSchema, type CreateCollectionResult } from './schemas.t
 import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { claim, definitionName } from './inFlight.ts';
 import { validate } from './validate.ts';
+import { lifetimeBtl } from './lifetime.ts';
 import { readView, type View } from './view.ts';
-
-/** Definitions live long; a write daemon extends its own before they expire. */
-const DEFINITION_TTL = { days: 365 } as const;
 
 export async function createCollection(
   ctx: ServiceContext,
@@ -49,7 +46,8 @@ export async function createCollection(
   const found = existing();
   if (found) return answer(found.key, false, [], found.block);
   const create = {
-    btl: BigInt(ttlToBlocks(ttl ?? DEFINITION_TTL)),
+    // Kept until deleted unless told: a lapsed definition would orphan every memory written into it.
+    btl: lifetimeBtl(ttl),
     contentType: entity.contentType,
     payload: entity.payload,
     stringAttributes: entity.attributes,
