@@ -10,7 +10,7 @@ export function renderGet(answer: GetResult): string {
     .join(' ');
   return [
     `${e.id} (key ${e.key}) as of block ${answer.as_of_block}, sync ${answer.sync_state}`,
-    `owner ${e.owner}, expires at block ${e.expires_at_block}`,
+    `owner ${e.owner}, ${e.expires_at_block === 'never' ? 'never expires (kept until deleted)' : `expires at block ${e.expires_at_block}`}`,
     ...(attributes ? [`attributes: ${attributes}`] : []),
     ...(e.document !== undefined ? [`document: ${e.document}`] : []),
   ].join('\n');

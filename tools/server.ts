@@ -19,6 +19,7 @@ import { portableSchema } from './portableSchema.ts';
 import { progressReporter } from './progress.ts';
 import { failure, success, type Logger } from './result.ts';
 import { embedderSentence, factsKey, textFacts } from './nodeFacts.ts';
+import { memoryLifetime } from '../src/service/lifetime.ts';
 import { TOOLS } from './table.ts';
 
 export const SERVER_NAME = 'arkivector';
@@ -28,7 +29,9 @@ export const SERVER_VERSION = '0.1.0';
  * The server instructions for this node: the memory flow as far as it works here (a signer to write, an
  * embedder to write and search text), generated from the context.
  */
-export function instructionsFor(ctx: Pick<ServiceContext, 'embedder' | 'writer'>): string {
+export function instructionsFor(
+  ctx: Pick<ServiceContext, 'embedder' | 'writer'> & { chain?: Pick<ServiceContext['chain'], 'protocol'> },
+): string {
   const facts = textFacts(ctx.embedder);
   const writes = ctx.writer !== undefined;
   const role =
@@ -49,8 +52,19 @@ export function instructionsFor(ctx: Pick<ServiceContext, 'embedder' | 'writer'>
     `- ${embedderSentence(facts)}`,
     "- Start with arkivector_list_collections: it gives each collection's dimension, metric, declared attributes and recorded embedder.",
     flow,
+    ...(writes ? [lifetimeLine(ctx.chain?.protocol)] : []),
     ...INSTRUCTION_RULES,
   ].join('\n');
+}
+
+/** How long a memory lasts here and what that costs, for a node that writes. */
+function lifetimeLine(protocol: string | undefined): string {
+  const { without_ttl } = memoryLifetime(protocol);
+  const how =
+    without_ttl === 'never'
+      ? 'permanent on this DB-chain (expiresAt 2^64-1)'
+      : `on this Arkiv v1 chain that means ${without_ttl} blocks, 100 years (v1 has no permanent entities)`;
+  return `- Lifetime: an entity written without ttl (into a collection without default_ttl) is kept until deleted: ${how}. Each write is one transaction paid by this node's wallet, and a kept memory stays on chain until arkivector_delete forgets it; pass ttl (e.g. {"days": 30}) for what should lapse. Answers give expires_at_block ("never": kept until deleted).`;
 }
 
 const INSTRUCTION_RULES = [

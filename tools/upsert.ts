@@ -4,6 +4,9 @@ import { UPSERT_MAX_ENTITIES } from '../src/service/limits.ts';
 import { upsertArgs, upsertResultShape } from '../src/service/schemas.ts';
 import { defineTool } from './defineTool.ts';
 
+const lifetimeText = (expires: number | 'never' | null) =>
+  expires === null ? '' : expires === 'never' ? ', kept until deleted' : `, expires at block ${expires}`;
+
 export function renderUpsert(answer: UpsertResult): string {
   const entities = `${answer.results.length} entit${answer.results.length === 1 ? 'y' : 'ies'}`;
   // wait "none": the transaction is sent, nothing is written until it is mined.
@@ -13,7 +16,7 @@ export function renderUpsert(answer: UpsertResult): string {
       : `${entities} written in block ${answer.block_number}`;
   return [
     `${what} (tx ${answer.tx_hashes.join(', ')})`,
-    ...answer.results.map((r) => `- ${r.id}: ${r.op} ${r.key}`),
+    ...answer.results.map((r) => `- ${r.id}: ${r.op} ${r.key}${lifetimeText(r.expires_at_block)}`),
     ...(answer.block_number === null ? [] : [`Read it back from any node with min_block ${answer.block_number}.`]),
   ].join('\n');
 }

@@ -4,6 +4,7 @@
 // indexes serve the devnet's two nodes and raw-wire tests).
 export {
   MAX_BATCH_OPERATIONS,
+  PERMANENT_BTL,
   batchSize,
   emptyBatch,
   type ChangeOwnerOp,
@@ -55,6 +56,7 @@ export {
 export { watchHeads, type HeadWatcher } from './headWatcher.ts';
 export { createArkivV1Source, type ArkivV1SourceOptions } from './v1/source.ts';
 export {
+  V1_UNTIL_DELETED_BTL,
   createArkivV1Writer,
   createArkivV1Writer as createChainWriter,
   type ArkivV1WriterOptions,

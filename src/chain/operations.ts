@@ -18,9 +18,16 @@ export interface NumericAttribute {
   type?: 'i32' | 'uint' | 'f32' | 'bool';
 }
 
+/**
+ * A `btl` asking for an entity that lives until it is deleted: the DB-chain's permanent `expiresAt`
+ * (2^64−1). A generation without permanent entities writes its longest lifetime instead (v1:
+ * `V1_UNTIL_DELETED_BTL`).
+ */
+export const PERMANENT_BTL = (1n << 64n) - 1n;
+
 /** The content of an entity as written: payload, content type, attributes and lifetime. */
 export interface CreateOp {
-  /** Blocks to live from the block that applies the operation. */
+  /** Blocks to live from the block that applies the operation; PERMANENT_BTL: until deleted. */
   btl: bigint;
   contentType: string;
   payload: Uint8Array;

@@ -59,12 +59,13 @@ export const createSpec: CommandSpec = {
     'default-ttl': {
       type: 'string',
       arg: 'DURATION',
-      description: 'lifetime of vectors written without a ttl: 30d, 12h, 90m, 45s or 1000b (blocks)',
+      description:
+        'lifetime of vectors written without a ttl: 30d, 12h, 90m, 45s or 1000b (blocks); default: kept until deleted',
     },
     ttl: {
       type: 'string',
       arg: 'DURATION',
-      description: "lifetime of the definition itself (the gateway's default: a year)",
+      description: 'lifetime of the definition itself (default: kept until deleted)',
     },
     'embedder-model': {
       type: 'string',

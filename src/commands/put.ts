@@ -51,7 +51,7 @@ export const putSpec: CommandSpec = {
     ttl: {
       type: 'string',
       arg: 'DURATION',
-      description: "lifetime: 30d, 12h, 90m, 45s or 1000b (default: the collection's)",
+      description: "lifetime: 30d, 12h, 90m, 45s or 1000b (default: the collection's, else kept until deleted)",
     },
     batch: {
       type: 'string',

@@ -101,7 +101,8 @@ function toChunk(hit: Json): RemoteChunk {
     id: String(hit.id),
     chunk: Number(hit.attributes?.chunk?.value),
     sha: typeof sha === 'string' ? sha : undefined,
-    expiresAtBlock: Number(hit.expires_at_block ?? 0),
+    // "never": a chunk kept until deleted is never written again for its lifetime.
+    expiresAtBlock: hit.expires_at_block === 'never' ? Number.POSITIVE_INFINITY : Number(hit.expires_at_block ?? 0),
   };
 }
 

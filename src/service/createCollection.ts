@@ -5,7 +5,6 @@
 // conflict.
 import {
   encodeCollectionEntity,
-  ttlToBlocks,
   validateCollectionDefinition,
   type CollectionDefinition,
   type CollectionDefinitionInput,
@@ -20,10 +19,8 @@ import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { claim, definitionName } from './inFlight.ts';
 import { refuseUnfollowed, refuseUnserved } from './definitionAdmission.ts';
 import { validate } from './validate.ts';
+import { lifetimeBtl } from './lifetime.ts';
 import { readView, type View } from './view.ts';
-
-/** Definitions live long; a write daemon extends its own before they expire. */
-const DEFINITION_TTL = { days: 365 } as const;
 
 export async function createCollection(
   ctx: ServiceContext,
@@ -51,7 +48,8 @@ export async function createCollection(
   if (found) return answer(found.key, false, [], found.block);
   refuseUnfollowed(ctx, name, writer.address);
   const create = {
-    btl: BigInt(ttlToBlocks(ttl ?? DEFINITION_TTL)),
+    // Kept until deleted unless told: a lapsed definition would orphan every memory written into it.
+    btl: lifetimeBtl(ttl),
     contentType: entity.contentType,
     payload: entity.payload,
     stringAttributes: entity.attributes,

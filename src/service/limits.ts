@@ -11,8 +11,6 @@ export const MIN_BLOCK_TIMEOUT_MS_DEFAULT = 10_000;
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 export const UPSERT_MAX_ENTITIES = 100;
 export const DOCUMENT_MAX_CHARS = 65_536;
-/** TTL of written entities when neither the request nor the collection's default_ttl says. */
-export const DEFAULT_WRITE_TTL = { days: 30 } as const;
 export const RECEIPT_TIMEOUT_MS_DEFAULT = 60_000;
 /** Entities per page of arkivector_list_entities / GET …/entities. */
 export const LIST_LIMIT_MIN = 1;

@@ -1,7 +1,8 @@
-// Shapes records for answers: typed attributes as {type, value}, expiry as a block number, documents
+// Shapes records for answers: typed attributes as {type, value}, expiry as a block number (or "never"), documents
 // only when asked for.
 import type { CollectionDefinition } from '../collections/index.ts';
 import type { RecordSummary } from './context.ts';
+import { expiresAtBlock } from './lifetime.ts';
 
 type AttributeType = CollectionDefinition['attributes'][string];
 
@@ -37,7 +38,7 @@ export function entityOf(record: RecordSummary, definition: CollectionDefinition
     id: record.id,
     owner: record.owner,
     ...(record.creator ? { creator: record.creator } : {}),
-    expires_at_block: Number(record.expiresAt),
+    expires_at_block: expiresAtBlock(record.expiresAt),
     attributes: typedAttributes(record, definition),
     ...(includeDocument ? { document: record.document } : {}),
   };

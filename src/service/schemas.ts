@@ -177,12 +177,16 @@ export const collectionSchema = z.object({
 });
 export type Collection = z.infer<typeof collectionSchema>;
 
+const expiresAtBlockSchema = z
+  .union([z.number().int(), z.literal('never')])
+  .describe('The block from which the entity is gone; "never": kept until deleted');
+
 export const entitySchema = z.object({
   key: z.string(),
   id: z.string(),
   owner: z.string(),
   creator: z.string().optional(),
-  expires_at_block: z.number().int(),
+  expires_at_block: expiresAtBlockSchema,
   attributes: z.record(z.string(), attributeValue),
   document: z.string().optional(),
 });
@@ -192,7 +196,7 @@ export const searchResultSchema = z.object({
   id: z.string(),
   distance: z.number().optional(),
   score: z.number(),
-  expires_at_block: z.number().int(),
+  expires_at_block: expiresAtBlockSchema,
   attributes: z.record(z.string(), attributeValue),
   document: z.string().optional(),
 });
@@ -266,7 +270,9 @@ export const upsertEntitySchema = z.object({
     .describe("Values of the collection's declared attributes"),
   ttl: ttlSchema
     .optional()
-    .describe('Lifetime, e.g. {"days": 30}; default: the collection\'s default_ttl, else 30 days'),
+    .describe(
+      'Lifetime, e.g. {"days": 30}; default: the collection\'s default_ttl, else kept until deleted (permanent on the DB-chain, 100 years on v1; it stays on chain until arkivector_delete)',
+    ),
 });
 
 export const upsertArgs = {
@@ -332,15 +338,13 @@ export const createCollectionArgs = {
   default_ttl: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe('Lifetime of entities written without a ttl, e.g. {"days": 365}; default 30 days'),
+    .describe('Lifetime of entities written without a ttl, e.g. {"days": 30}; default: kept until deleted'),
   description: z.string().optional().describe('What the collection holds'),
   embedder: z
     .record(z.string(), z.unknown())
     .optional()
     .describe("Embedding model recorded in the definition, {model, dim}; default: this node's embedder, if any"),
-  ttl: ttlSchema
-    .optional()
-    .describe("Lifetime of the definition itself (default 365 days; this node's signer extends it)"),
+  ttl: ttlSchema.optional().describe('Lifetime of the definition itself; default: kept until deleted'),
   wait: waitArg,
 };
 export const createCollectionSchema = z.object(createCollectionArgs);
@@ -354,7 +358,18 @@ const writeOutcome = {
     .describe('Block of the transaction; pass it as min_block to read the write from any node'),
 };
 export const upsertResultShape = {
-  results: z.array(z.object({ id: z.string(), key: z.string(), op: z.enum(['create', 'update']) })),
+  results: z.array(
+    z.object({
+      id: z.string(),
+      key: z.string(),
+      op: z.enum(['create', 'update']),
+      expires_at_block: expiresAtBlockSchema
+        .nullable()
+        .describe(
+          'The block from which the entity is gone; "never": kept until deleted; null: not known before the block (wait none)',
+        ),
+    }),
+  ),
   ...writeOutcome,
 };
 export const deleteResultShape = {

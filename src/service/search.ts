@@ -4,6 +4,7 @@ import type { CollectionDefinition } from '../collections/index.ts';
 import { defined } from '../defined.ts';
 import type { RecordSummary, ServiceContext } from './context.ts';
 import { EmbedderNotConfiguredError, InvalidArgumentError } from './errors.ts';
+import { expiresAtBlock } from './lifetime.ts';
 import { typedAttributes } from './render.ts';
 import { searchSchema, searchSchemaFast, type SearchParameters, type SearchResult } from './schemas.ts';
 import { textEmbedder } from './textEmbedder.ts';
@@ -96,7 +97,7 @@ function renderHits(hits: readonly Hit[], definition: CollectionDefinition, with
   const out: SearchResult['results'] = [];
   for (const hit of hits) {
     const r = hit.record;
-    const expires_at_block = Number(r.expiresAt);
+    const expires_at_block = expiresAtBlock(r.expiresAt);
     const attributes = typedAttributes(r, definition);
     const rendered: SearchResult['results'][number] =
       hit.distance === undefined

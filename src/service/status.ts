@@ -3,6 +3,7 @@
 // hold a status call (the console polls it every 2 s).
 import type { ChainWriter } from '../chain/index.ts';
 import type { EmbedderState, ServiceContext } from './context.ts';
+import { memoryLifetime, type MemoryLifetime } from './lifetime.ts';
 import { STATUS_BALANCE_MAX_AGE_MS, STATUS_BALANCE_WAIT_MS, STATUS_RECALL_MAX } from './limits.ts';
 
 export interface StatusResult {
@@ -49,6 +50,8 @@ export interface StatusResult {
    * background; a collection scanned exactly reports 1 and `exact` without measuring.
    */
   recall: RecallRow[];
+  /** How long a memory written without a ttl lasts on this chain, and what keeping it costs. */
+  memory_lifetime: MemoryLifetime;
 }
 
 type RecallRow = {
@@ -190,5 +193,6 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
       ? { model: ctx.embedder.model, kind: ctx.embedder.kind ?? 'http', ...ctx.embedder.state?.() }
       : null,
     recall: recallRows(ctx),
+    memory_lifetime: memoryLifetime(ctx.chain.protocol),
   };
 }

@@ -3,13 +3,13 @@
 // node's embedder embeds it (text write). The whole batch is validated and embedded before anything is
 // signed, and embedding happens outside the signer's write queue (it may be slow).
 import { ArkivectorError } from '../errors.ts';
-import { encodeVectorEntity, ttlToBlocks, type CollectionDefinition } from '../collections/index.ts';
+import { encodeVectorEntity, type CollectionDefinition, type Ttl } from '../collections/index.ts';
 import { emptyBatch, type CreateOp } from '../chain/index.ts';
 import { defined } from '../defined.ts';
 import type { ServiceContext } from './context.ts';
 import { ConflictError, EmbedderUnavailableError, ForbiddenError, InvalidArgumentError } from './errors.ts';
 import { embedTexts, textEmbedder } from './textEmbedder.ts';
-import { DEFAULT_WRITE_TTL } from './limits.ts';
+import { expiryAfterWrite, lifetimeBtl } from './lifetime.ts';
 import { upsertSchema, type UpsertParameters, type UpsertResult } from './schemas.ts';
 import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { validate } from './validate.ts';
@@ -29,7 +29,7 @@ export function vectorContent(
     vector: number[];
     document?: string;
     attributes?: Record<string, unknown>;
-    ttl?: Parameters<typeof ttlToBlocks>[0];
+    ttl?: Ttl;
   },
   index: number,
 ): CreateOp {
@@ -39,7 +39,7 @@ export function vectorContent(
       definition,
     );
     return {
-      btl: BigInt(ttlToBlocks(entity.ttl ?? definition.default_ttl ?? DEFAULT_WRITE_TTL)),
+      btl: lifetimeBtl(entity.ttl, definition.default_ttl),
       contentType: encoded.contentType,
       payload: encoded.payload,
       stringAttributes: encoded.stringAttributes,
@@ -114,6 +114,9 @@ export async function upsert(
       id: p.id,
       op: p.op,
       key: p.op === 'update' ? p.key : defined(keys[p.create], `key of create ${p.create}`),
+      // Known once the block is: the life asked for from that block (on the DB-chain never shorter than before).
+      expires_at_block:
+        block_number === null ? null : expiryAfterWrite(ctx.chain.protocol, p.btl, block_number, p.current),
     })),
     tx_hashes: [hash],
     block_number,
@@ -174,7 +177,11 @@ function plan(view: View, args: Filled, signer: string) {
   const c = collectionIn(view, args.collection);
   writable(c, signer);
   const ops = emptyBatch();
-  const steps: ({ id: string; op: 'update'; key: string } | { id: string; op: 'create'; create: number })[] = [];
+  type Step = { id: string; btl: bigint } & (
+    | { op: 'update'; key: string; current: bigint }
+    | { op: 'create'; create: number; current?: undefined }
+  );
+  const steps: Step[] = [];
   args.entities.forEach((entity, index) => {
     const content = vectorContent(c.name, c.definition, entity, index);
     const existing = c.store.get(entity.id);
@@ -187,9 +194,9 @@ function plan(view: View, args: Filled, signer: string) {
         });
       }
       ops.updates.push({ entityKey: existing.key as `0x${string}`, ...content });
-      steps.push({ id: entity.id, op: 'update', key: existing.key });
+      steps.push({ id: entity.id, btl: content.btl, op: 'update', key: existing.key, current: existing.expiresAt });
     } else {
-      steps.push({ id: entity.id, op: 'create', create: ops.creates.length });
+      steps.push({ id: entity.id, btl: content.btl, op: 'create', create: ops.creates.length });
       ops.creates.push(content);
     }
   });

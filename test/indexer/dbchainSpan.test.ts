@@ -119,7 +119,8 @@ describe('DB-chain follower: empty ranges are skipped', () => {
       ],
       wait: 'indexed',
     });
-    const expiry = async (id: string) => (await get(ctx, { collection: 'lasting', ref: id })).entity.expires_at_block;
+    const expiry = async (id: string) =>
+      Number((await get(ctx, { collection: 'lasting', ref: id })).entity.expires_at_block);
     const [a, b] = [await expiry('a'), await expiry('b')];
     const briefEnd = defined(spanning.collections.get('brief'), 'brief').definitionExpiresAt;
     await reach([walking], chain.headNumber);

@@ -32,8 +32,8 @@ const WIRE_FORMAT = [
 test('README Request limits: the table is every numeric bound of src/service/limits.ts, with its value', () => {
   const declared = Object.fromEntries(Object.entries(limits).filter(([, value]) => typeof value === 'number'));
   assert.deepEqual(Object.fromEntries(ROWS), declared);
-  assert.deepEqual(limits.DEFAULT_WRITE_TTL, { days: 30 });
-  assert.match(readmeSection('Request limits'), /live 30 days \(`DEFAULT_WRITE_TTL`\)/);
+  // Entities without a ttl (and no default_ttl) are kept until deleted (test/tools/memoryLifetime.test.ts).
+  assert.match(readmeSection('Request limits'), /Entities written without a `ttl` are kept until deleted/);
 });
 
 test('README Writing collections: every bound of src/collections/limits.ts is documented, with its value', () => {

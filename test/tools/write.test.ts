@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
+import { V1_UNTIL_DELETED_BTL } from '../../src/chain/index.ts';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
@@ -172,7 +173,7 @@ describe('write path: upsert, delete, create collection', () => {
     );
     assert.equal(entity.expiresAtBlock, BigInt(created.block_number + 86_400 / 2), 'ttl days: 1 = 43,200 blocks');
 
-    const updated = ok<{ results: { id: string; key: string; op: string }[] }>(
+    const updated = ok<{ results: { id: string; key: string; op: string }[]; block_number: number }>(
       await client.callTool({
         name: 'arkivector_upsert',
         arguments: {
@@ -189,7 +190,13 @@ describe('write path: upsert, delete, create collection', () => {
       }),
     );
     assert.deepEqual(updated.results, [
-      { id: 'memory-1', key: defined(created.results[0], 'created.results[0]').key, op: 'update' },
+      {
+        id: 'memory-1',
+        key: defined(created.results[0], 'created.results[0]').key,
+        op: 'update',
+        // No ttl and no default_ttl: v1's longest lifetime from the update's block.
+        expires_at_block: updated.block_number + Number(V1_UNTIL_DELETED_BTL),
+      },
     ]);
     const got = ok<{ entity: { document: string; attributes: Record<string, { value: unknown }> } }>(
       await client.callTool({

@@ -9,17 +9,25 @@ const tx = `0x${'2'.repeat(64)}`;
 
 describe('write answers as text', () => {
   test('upsert: sent (not "written sent") before it is mined, written in block N after', () => {
-    const results = [{ id: 'a', key, op: 'create' as const }];
+    const results = [{ id: 'a', key, op: 'create' as const, expires_at_block: null }];
     const sent = renderUpsert({ results, tx_hashes: [tx], block_number: null });
     assert.equal(sent.split('\n')[0], `1 entity sent, not yet mined (tx ${tx})`);
     assert.doesNotMatch(sent, /written|min_block/);
     const mined = renderUpsert({
-      results: [...results, { id: 'b', key, op: 'update' }],
+      results: [
+        { id: 'a', key, op: 'create', expires_at_block: 'never' },
+        { id: 'b', key, op: 'update', expires_at_block: 907 },
+      ],
       tx_hashes: [tx],
       block_number: 7,
     });
     assert.equal(mined.split('\n')[0], `2 entities written in block 7 (tx ${tx})`);
     assert.match(mined, /min_block 7/);
+    assert.match(
+      mined,
+      new RegExp(`- a: create ${key}, kept until deleted\n- b: update ${key}, expires at block 907\n`),
+    );
+    assert.match(sent, new RegExp(`- a: create ${key}$`));
   });
 
   test('create_collection and delete: sent, not yet mined, without claiming the effect', () => {

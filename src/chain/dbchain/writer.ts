@@ -7,12 +7,12 @@
 // refused before signing; a revert is reported with the custom error it names.
 import type { Address, Hex } from 'viem';
 import { InvalidArgumentError } from '../../collections/index.ts';
-import type { EntityBatch, UpdateOp } from '../operations.ts';
+import { type EntityBatch, PERMANENT_BTL, type UpdateOp } from '../operations.ts';
 import { getBlockNumber } from '../headReads.ts';
 import { createWriterSender, type WriterOptions } from '../signer.ts';
 import type { ChainWriter, ReceiptLog } from '../writer.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
-import { MAX_CELLS_PER_OP, createCells, type Cell } from './attributes.ts';
+import { MAX_CELLS_PER_OP, PERMANENT_EXPIRES_AT, createCells, type Cell } from './attributes.ts';
 import { encodeExecute, type RegistryOperation } from './calldata.ts';
 import { DbChainCodecError, decodeRegistryError, decodeRevertReason, describeRegistryError } from './errors.ts';
 import { decodeRegistryEvent } from './events.ts';
@@ -68,8 +68,7 @@ export function createDbChainWriter(options: DbChainWriterOptions): ChainWriter 
         (c, i): RegistryOperation => ({
           op: 'create',
           salt: salts[i] ?? 0n,
-          expiresAt: 0n,
-          minLifetime: c.btl,
+          ...lifetime(c.btl),
           creationFlags: 0,
           attributes: createCells({ payload: c.payload, contentType: c.contentType, attributes: contentCells(c) }).sort(
             byName,
@@ -149,7 +148,12 @@ function update(u: UpdateOp, current: EntityData | undefined, head: bigint): Reg
   const ops = patches(u.entityKey, [...cells, ...gone]);
   // v1 sets the expiry to block + btl; the DB-chain only lengthens, so a longer remaining life stays.
   const expiresAt = current?.expiresAt === undefined ? undefined : BigInt(current.expiresAt);
-  if (expiresAt === undefined || expiresAt <= head + 1n + u.btl)
-    ops.push({ op: 'extend', entityKey: u.entityKey, expiresAt: 0n, minLifetime: u.btl });
+  if (expiresAt === PERMANENT_EXPIRES_AT) return ops;
+  if (expiresAt === undefined || u.btl === PERMANENT_BTL || expiresAt <= head + 1n + u.btl)
+    ops.push({ op: 'extend', entityKey: u.entityKey, ...lifetime(u.btl) });
   return ops;
 }
+
+/** The `(expiresAt, minLifetime)` of a btl: relative, or permanent for PERMANENT_BTL. */
+const lifetime = (btl: bigint): { expiresAt: bigint; minLifetime: bigint } =>
+  btl === PERMANENT_BTL ? { expiresAt: PERMANENT_EXPIRES_AT, minLifetime: 0n } : { expiresAt: 0n, minLifetime: btl };

@@ -767,7 +767,11 @@ async function renderEntity(name, ref) {
         ['entity key', h('code', {}, e.key), 'key'],
         ['owner', h('code', {}, e.owner), 'owner'],
         ['creator', e.creator ? h('code', {}, e.creator) : '—', 'creator'],
-        ['expires at block', e.expires_at_block, 'expires_at_block'],
+        [
+          'expires at block',
+          e.expires_at_block === 'never' ? 'never (kept until deleted)' : e.expires_at_block,
+          'expires_at_block',
+        ],
         ['attributes', attributesView(e.attributes), 'attributes'],
         ['document', e.document ? h('pre', { class: 'doc' }, e.document) : '—', 'document'],
       ]),
