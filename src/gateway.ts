@@ -2,8 +2,8 @@
 // embedded devnet seeded with demo data), the indexer with engine stores, the service context, and the
 // transports (MCP over stdio; REST + MCP streamable HTTP on one HTTP server).
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Hex } from 'viem';
 import {
@@ -14,13 +14,13 @@ import {
   createDbChainSource,
   createDbChainWriter,
   createHttpTransport,
-  detectProtocol,
   redactUrl,
   type ChainProtocol,
   type ChainSource,
   type ChainWriter,
   type RpcTransport,
 } from './chain/index.ts';
+import { offlineFirstHead, pastStarting, startChainId, startDeadline, detectOrRemember } from './chainStart.ts';
 import { CHAINS, type ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
@@ -200,19 +200,16 @@ export async function startGateway(
     }
     // One driver per generation: the indexer reads and the signer writes through the same transport.
     const preset = config.chainName === undefined ? undefined : CHAINS[config.chainName];
+    // One deadline for the whole first contact: a hanging RPC costs a node with a snapshot 3 block times.
+    const deadline = startDeadline(devnet ? config.blockTime : INDEXER_DEFAULTS.blockTimeSeconds);
     const { protocol, protocolSource } = devnet
       ? { protocol: devnet.protocol, protocolSource: 'devnet' as const }
       : config.protocol !== 'auto'
         ? { protocol: config.protocol, protocolSource: preset ? ('preset' as const) : ('flag' as const) }
-        : await detectOrRemember(transport, config.dataDir, logger);
+        : await detectOrRemember(transport, config.dataDir, deadline, logger);
     const driver = DRIVERS[protocol];
     const source = driver.source(transport, { wsUrl: config.ws ?? devnet?.wsUrl, logger });
-    const chainId = await startChainId(
-      source,
-      config.dataDir,
-      devnet ? config.blockTime : INDEXER_DEFAULTS.blockTimeSeconds,
-      logger,
-    );
+    const { chainId, offline } = await startChainId(source, config.dataDir, deadline, logger);
     if (preset && preset.id !== chainId)
       throw new Error(`--chain ${config.chainName} is chain id ${preset.id}, but the node answers ${chainId}`);
     if (preset?.retired) logger.warn({ chain: config.chainName, retired: preset.retired }, 'this network is retired');
@@ -222,7 +219,7 @@ export async function startGateway(
     const writer = privateKey ? driver.writer({ rpcUrl: rpc, chainId, privateKey, transport }) : undefined;
     if (writer) logger.info({ signer: writer.address }, 'signer configured: write tools enabled');
     const indexer = new ChainIndexer({
-      source,
+      source: offline ? offlineFirstHead(source) : source,
       stores: engineStoresWith({ rebuild: { logger } }),
       chainId,
       confirmations: config.confirmations,
@@ -238,6 +235,8 @@ export async function startGateway(
       progress: process.stderr.isTTY && !config.stdio ? ttyProgress() : logProgress(logger),
     });
     indexer.start();
+    // The first answer of a node started without its RPC serves the snapshot as `stalled`, never `starting`.
+    if (offline) await pastStarting(indexer, 60_000);
     // Runs after indexer.stop (closers run in reverse): no block can start another rebuild then.
     closers.push(stopGraphRebuilds);
     closers.push(() => indexer.stop());
@@ -463,61 +462,6 @@ async function startEmbeddedDevnet(
 }
 
 /** Block times for answers that show dates; blocks never change time once final, so they are cached. */
-/**
- * The chain id, from the RPC; a node with a snapshot in `dataDir` does not wait for an RPC that errs or
- * says nothing: after 3 block times it starts on the snapshot's chain id (README, "Start without the RPC").
- */
-/** Where a node with --data-dir remembers which generation `--protocol auto` found (for a start while the RPC is down). */
-const PROTOCOL_FILE = 'protocol';
-
-/**
- * `--protocol auto`: asks the node; with a data dir, remembers the answer, and when the node does not answer
- * at start, follows the generation remembered there (the snapshot then serves as `stalled`, see startChainId).
- */
-async function detectOrRemember(
-  transport: RpcTransport,
-  dataDir: string | undefined,
-  logger: Logger,
-): Promise<{ protocol: ChainProtocol; protocolSource: 'detected' | 'remembered' }> {
-  const file = dataDir ? join(dataDir, PROTOCOL_FILE) : undefined;
-  try {
-    const protocol = await detectProtocol(transport);
-    if (file) await mkdir(dirname(file), { recursive: true }).then(() => writeFile(file, `${protocol}\n`));
-    return { protocol, protocolSource: 'detected' };
-  } catch (error) {
-    const remembered = file ? (await readFile(file, 'utf8').catch(() => '')).trim() : '';
-    if (remembered !== 'v1' && remembered !== 'dbchain') throw error;
-    logger.warn(
-      { protocol: remembered, reason: (error as Error).message },
-      'the RPC does not answer: following the generation this data dir last followed',
-    );
-    return { protocol: remembered, protocolSource: 'remembered' };
-  }
-}
-
-async function startChainId(
-  source: ChainSource,
-  dataDir: string | undefined,
-  blockTimeSeconds: number,
-  logger: Logger,
-): Promise<number> {
-  const saved = dataDir ? await ChainIndexer.snapshotChainId(dataDir) : undefined;
-  if (saved === undefined) return source.chainId();
-  let timer: NodeJS.Timeout | undefined;
-  const asked = source.chainId().catch((error: Error) => error);
-  const answer = await Promise.race([
-    asked,
-    new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), 3 * blockTimeSeconds * 1000))),
-  ]);
-  clearTimeout(timer);
-  if (typeof answer === 'number') return answer;
-  logger.warn(
-    { chain_id: saved, reason: answer === 'timeout' ? 'no answer' : answer.message },
-    'the RPC does not answer: starting on the snapshot (stalled until the chain answers)',
-  );
-  return saved;
-}
-
 function blockTimestamps(source: ChainSource): (block: number) => Promise<number> {
   const cache = new Map<number, number>();
   return async (block) => {

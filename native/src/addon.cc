@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #endif
 #include "labelMirror.h"
+#include "loadChecks.h"
 #include "replaceRepair.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -665,25 +666,10 @@ size_t checkHeader(const std::string& path, const Index& ix, size_t m) {
   return count;
 }
 
-// After hnswlib loaded a file: every link must name an element that exists at that level.
+// After hnswlib loaded a file: the checks of loadChecks.h.
 void checkLinks(const hnswlib::HierarchicalNSW<float>& h) {
-  const size_t n = h.cur_element_count;
-  for (size_t i = 0; i < n; i++) {
-    // Labels are uint32 on this side (the answers' Uint32Array).
-    if (h.getExternalLabel((unsigned)i) > (hnswlib::labeltype)MAX_LABEL) throw JsError("the index file is damaged (labels)");
-    const int level = h.element_levels_[i];
-    if (level < 0 || level > h.maxlevel_) throw JsError("the index file is damaged (levels)");
-    for (int l = 0; l <= level; l++) {
-      unsigned* list = l == 0 ? h.get_linklist0((unsigned)i) : h.get_linklist((unsigned)i, l);
-      const size_t size = h.getListCount(list);
-      if (size > (l == 0 ? h.maxM0_ : h.maxM_)) throw JsError("the index file is damaged (list size)");
-      const unsigned* ids = list + 1;
-      for (size_t j = 0; j < size; j++)
-        if (ids[j] >= n || h.element_levels_[ids[j]] < l) throw JsError("the index file is damaged (links)");
-    }
-  }
-  if (n > 0 && h.element_levels_[h.enterpoint_node_] != h.maxlevel_)
-    throw JsError("the index file is damaged (entry point)");
+  if (const char* why = arkivector::graphDamage(h, (hnswlib::labeltype)MAX_LABEL))
+    throw JsError(std::string("the index file is damaged (") + why + ")");
 }
 
 // Level 0 (every element's links, vector and label: 912 B at 384 dims) on transparent huge pages where the

@@ -2,8 +2,8 @@
 // snapshot (format 4) holds each vector once, inside hnsw.bin. A format-3 snapshot of a native store (what the
 // previous version wrote, with halfvec.bin beside the graph) still loads; a node of the other engine converts
 // it; a format-4 snapshot is refused cleanly when its manifest claims another engine, when it names a future
-// format, and when its graph file is cut short: an InvalidArgumentError or an Error, never a crash, so the
-// node rebuilds from the chain.
+// format, when its graph file is cut short, and when 4 KiB of it are zeroed: an InvalidArgumentError or an
+// Error, never a crash, so the node rebuilds from the chain.
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -92,6 +92,21 @@ describe('native store snapshots', () => {
       CollectionStore.load(path, 'test', def),
       (error: Error) => error instanceof InvalidArgumentError && error.message.includes('not supported'),
     );
+  });
+
+  test('a graph file with any 4 KiB zeroed is refused on load (links, labels), never served', async () => {
+    const { path } = await savedNative('zeroed');
+    const graphFile = join(path, 'hnsw.bin');
+    const pristine = await readFile(graphFile);
+    // Every aligned 4 KiB past the header, as a disk (or a copy behind a recomputed manifest) might lose it.
+    for (let at = 4096; at + 4096 <= pristine.length; at += 4096) {
+      const damaged = Buffer.from(pristine);
+      damaged.fill(0, at, at + 4096);
+      await writeFile(graphFile, damaged);
+      await assert.rejects(CollectionStore.load(path, 'test', def), /damaged|corrupted/, `zeroed at ${at}`);
+    }
+    await writeFile(graphFile, pristine);
+    await CollectionStore.load(path, 'test', def);
   });
 
   test('a native snapshot whose graph file is cut short is refused, not a crash', async () => {
