@@ -106,6 +106,7 @@ const OPTIONS = {
   'devnet-port': { type: 'string' },
   'rate-limit': { type: 'string' },
   'log-format': { type: 'string' },
+  'verify-rpc': { type: 'string' },
 } as const;
 
 export type FlagName = keyof typeof OPTIONS;
@@ -122,6 +123,8 @@ export interface ServeConfig {
   chainName?: string;
   /** Which generation to follow; `auto` (the default with --rpc) detects it. The embedded devnet's, without. */
   protocol: Protocol | 'auto';
+  /** --verify-rpc: the RPC the arkivector_verify tool checks answers against. */
+  verifyRpc?: string;
   /** ARKIVECTOR_RPC_KEY / --rpc-key: sent as X-API-KEY (never logged or echoed). */
   rpcKey?: string;
   /** JSON-RPC calls per hour the node stays within (--rpc-budget; 0: none). */
@@ -276,6 +279,9 @@ export function parseServeConfig(
       throw new ConfigError('--rpc must be an http(s) URL');
     }
   }
+  const verifyRpc = str('verify-rpc');
+  if (verifyRpc !== undefined && !/^https?:\/\/[^/]/i.test(verifyRpc))
+    throw new ConfigError('--verify-rpc must be an http(s) URL');
   const stdio = get('stdio') === true;
   const httpFlag = str('http');
   const http = httpFlag !== undefined ? parseHostPort(httpFlag) : stdio ? undefined : parseHostPort(HTTP_DEFAULT);
@@ -353,6 +359,7 @@ export function parseServeConfig(
             : RPC_BUDGET.anonymous
           : 0),
     ),
+    verifyRpc,
     http,
     stdio,
     dataDir,

@@ -252,6 +252,12 @@ export async function startGateway(
         callsPerHour: callBudget?.callsPerHour,
       },
       minBlockTimeoutMs: config.minBlockTimeoutMs,
+      // A stdio node is the user's own, so its chain is one they trust to check other nodes' answers.
+      verifyRpc: config.verifyRpc
+        ? { url: config.verifyRpc }
+        : config.stdio
+          ? { url: rpc, ...(config.rpcKey ? { headers: { 'X-API-KEY': config.rpcKey } } : {}) }
+          : undefined,
       writer,
       blockTimestamp: blockTimestamps(source),
       embedder: textEmbedder(config, logger, closers),

@@ -22,6 +22,8 @@ export interface ToolDefinition<R extends object = object> {
   readonly annotations: ToolAnnotations;
   /** `write`: listed and callable only on a node with a signer, for callers with the write scope. */
   readonly needs: 'read' | 'write';
+  /** Listed and callable only on nodes where this holds (absent: every node). */
+  readonly available?: (ctx: ServiceContext) => boolean;
   /** Listed only when the node runs with this `--compat` mode. */
   readonly compat?: 'kuradb';
   /** `message`: errors are the bare message (KuraDB's strings); default: the problem object as JSON. */

@@ -125,7 +125,8 @@ export function buildServer({ ctx, logger, observe, canWrite = true, compat }: B
       jsonSchemaValidator: (jsonSchemaValidator ??= new AjvJsonSchemaValidator()),
     },
   );
-  const exists = (tool: ToolDefinition) => tool.compat === undefined || tool.compat === compat;
+  const exists = (tool: ToolDefinition) =>
+    (tool.compat === undefined || tool.compat === compat) && (tool.available?.(ctx) ?? true);
   // Signer-only tools are listed only when this node can sign and the caller may write.
   const listed = (tool: ToolDefinition) =>
     exists(tool) && (tool.needs === 'read' || (ctx.writer !== undefined && canWrite));

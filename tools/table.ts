@@ -10,6 +10,7 @@ import { listCollectionsTool } from './listCollections.ts';
 import { listEntitiesTool } from './listEntities.ts';
 import { searchTool } from './search.ts';
 import { upsertTool } from './upsert.ts';
+import { verifyTool } from './verify.ts';
 
 export const TOOLS: readonly ToolDefinition[] = [
   listCollectionsTool,
@@ -17,6 +18,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   getTool,
   countTool,
   listEntitiesTool,
+  verifyTool,
   listRagTool,
   searchRagTool,
   createCollectionTool,

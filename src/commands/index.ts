@@ -84,6 +84,10 @@ const SERVE_FLAG_HELP: Record<FlagName, [arg: string, text: string]> = {
     'where the embedded devnet keeps its chain (default DATA_DIR/devnet-dbchain.json; v1: devnet.json)',
   ],
   'devnet-port': ['N', 'port of the embedded devnet (default 8545; 0: any free port)'],
+  'verify-rpc': [
+    'URL',
+    'offer arkivector_verify: check answers of other nodes against this RPC (a --stdio node: its own chain)',
+  ],
 };
 
 /** `serve --help`; reads the flag list of the node's configuration (loaded only for this). */

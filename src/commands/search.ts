@@ -1,6 +1,7 @@
 // `arkivector search`: nearest neighbours by text or vector, with filters, from a running gateway.
 import { SEARCH_K_MAX, SEARCH_K_MIN } from '../service/limits.ts';
-import { type CommandSpec, type Io, parseInteger, parseVector, runCommand, UsageError } from './command.ts';
+import { type CommandSpec, EXIT, type Io, parseInteger, parseVector, runCommand, UsageError } from './command.ts';
+import { describeReport, exitOf } from './verify.ts';
 
 /** Characters of a document shown per result in text output (--json has them whole). */
 const SHOWN_DOCUMENT_CHARS = 200;
@@ -33,6 +34,11 @@ export const searchSpec: CommandSpec = {
     where: { type: 'string', arg: 'EXPR', description: 'Arkiv query filter, e.g. "topic = \'pets\' && stars >= 4"' },
     filter: { type: 'string', arg: 'JSON', description: 'JSON filter, e.g. \'{"eq": {"topic": "pets"}}\'' },
     'min-block': { type: 'string', arg: 'N', description: 'answer only once the gateway has indexed block N' },
+    verify: {
+      type: 'boolean',
+      description: 'check the answer against the chain through --rpc (exit 1 refuted, 3 unverifiable)',
+    },
+    rpc: { type: 'string', arg: 'URL', description: 'the Arkiv RPC --verify trusts (env ARKIVECTOR_RPC)' },
   },
 };
 
@@ -46,10 +52,14 @@ interface Hit {
 }
 
 export function runSearch(args: string[], io: Io): Promise<number> {
-  return runCommand(searchSpec, args, io, async ({ client, values, positionals, json }) => {
+  let verdict: number | undefined;
+  const ran = runCommand(searchSpec, args, io, async ({ client, values, positionals, json }) => {
     const [collection, text, ...extra] = positionals;
     if (collection === undefined || extra.length) throw new UsageError('search takes COLLECTION and optionally TEXT');
     if (text === undefined && values.vector === undefined) throw new UsageError('search needs TEXT or --vector');
+    const rpc = (values.rpc as string | undefined) ?? (io.env.ARKIVECTOR_RPC || undefined);
+    if (values.verify && !rpc) throw new UsageError('--verify needs --rpc URL (the chain to check against)');
+    if (values.rpc !== undefined && !values.verify) throw new UsageError('--rpc is the RPC of --verify');
     let filter: unknown;
     if (values.filter !== undefined) {
       try {
@@ -71,7 +81,9 @@ export function runSearch(args: string[], io: Io): Promise<number> {
       include_document: true,
     };
     const answer = await client.search(collection, body);
-    if (json) return void io.stdout.write(`${JSON.stringify(answer)}\n`);
+    const report = values.verify ? await verifyPrinted(rpc as string, collection, body, answer) : undefined;
+    if (report) verdict = exitOf(report);
+    if (json) return void io.stdout.write(`${JSON.stringify(report ? { ...answer, verification: report } : answer)}\n`);
     const results = answer.results as Hit[];
     const lines = [
       `${collection} at block ${answer.as_of_block} (${answer.sync_state}), ${answer.mode} search (${answer.search_mode}), ${results.length} result(s)`,
@@ -88,6 +100,13 @@ export function runSearch(args: string[], io: Io): Promise<number> {
         lines.push(`     ${doc.length > SHOWN_DOCUMENT_CHARS ? `${doc.slice(0, SHOWN_DOCUMENT_CHARS)}…` : doc}`);
       }
     });
-    io.stdout.write(`${lines.join('\n')}\n`);
+    io.stdout.write(`${lines.join('\n')}\n${report ? describeReport(report) : ''}`);
   });
+  return ran.then((code) => (code === EXIT.ok && verdict !== undefined ? verdict : code));
+}
+
+/** The search's own answer checked against the chain (loaded only with --verify). */
+async function verifyPrinted(rpc: string, collection: string, request: Record<string, unknown>, answer: object) {
+  const { verifyAnswer } = await import('../verify/index.ts');
+  return verifyAnswer({ rpc, collection, request, answer: answer as Record<string, unknown> });
 }

@@ -123,6 +123,8 @@ export interface ServiceContext {
     callsPerHour?: number;
   };
   minBlockTimeoutMs: number;
+  /** The RPC arkivector_verify checks answers against (--verify-rpc; a stdio node's own); none: no such tool. */
+  verifyRpc?: { url: string; headers?: Record<string, string> };
   embedder?: Embedder;
   /** The signer, when this node may write (ARKIVECTOR_PRIVATE_KEY / --private-key-file). */
   writer?: ChainWriter;

@@ -22,6 +22,7 @@ export {
 } from './searchRag.ts';
 export { status, type StatusResult } from './status.ts';
 export { upsert, type UpsertResult } from './upsert.ts';
+export { verify, verifyArgs, verifyResultShape } from './verify.ts';
 export type { ProgressReporter, WaitMode, WriteStep } from './submit.ts';
 export type { Embedder, IndexerView, ReadableStore, ServiceContext } from './context.ts';
 export {

@@ -19,14 +19,18 @@ export interface VerifierRpc {
 
 type RawRequest = (args: { method: string; params: unknown[] }) => Promise<unknown>;
 
-/** A counted JSON-RPC client of `url` (credentials in the URL stay in it: nothing here prints it). */
-export function verifierRpc(url: string): VerifierRpc {
+/**
+ * A counted JSON-RPC client of `url` (credentials in the URL or `headers` stay there: nothing here prints
+ * them).
+ */
+export function verifierRpc(url: string, headers?: Record<string, string>): VerifierRpc {
   const cost = { calls: 0, requests: 0 };
   const client = createClient({
     transport: http(url, {
       batch: { batchSize: VERIFY_BATCH_MAX },
       retryCount: 1,
       timeout: VERIFY_RPC_TIMEOUT_MS,
+      ...(headers ? { fetchOptions: { headers } } : {}),
       onFetchRequest: () => {
         cost.requests++;
       },

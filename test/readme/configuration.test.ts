@@ -62,6 +62,7 @@ const SAMPLES: Record<FlagName, { value: string | true; with?: string[] }> = {
   'devnet-port': { value: '0' },
   'rate-limit': { value: '30' },
   'log-format': { value: 'pretty' },
+  'verify-rpc': { value: 'http://127.0.0.1:9' },
 };
 
 const asArgs = (flag: FlagName, value: string | true) => (value === true ? [`--${flag}`] : [`--${flag}`, value]);

@@ -87,6 +87,7 @@ describe('MCP over stdio: arkivector serve --stdio', () => {
       'arkivector_list_collections',
       'arkivector_list_entities',
       'arkivector_search',
+      'arkivector_verify',
     ]);
     for (const tool of tools) {
       assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
@@ -175,6 +176,23 @@ describe('MCP over stdio: arkivector serve --stdio', () => {
     const text = (result.content[0] as { text: string }).text;
     assert.match(text, /^2 result\(s\) as of block \d+/);
     assert.match(text, /\n1\. cat score 0\.99\d+ distance 0\.00\d+ stars=5 topic="pets"\n {3}Cats purr\./);
+  });
+
+  test('arkivector_verify: a stdio node checks answers against its own chain (this v1 one: unverifiable, said why)', async () => {
+    const request = { collection: 'notes', vector: [1, 0, 0, 0], k: 1 };
+    const searched = await client.callTool({ name: 'arkivector_search', arguments: request });
+    const answer = structured<Record<string, unknown>>(searched as CallToolResult);
+    const result = (await client.callTool({
+      name: 'arkivector_verify',
+      arguments: { collection: 'notes', answer, request },
+    })) as CallToolResult;
+    const report = structured<{ verdict: string; checks: { check: string; verdict: string; reason?: string }[] }>(
+      result,
+    );
+    assert.equal(report.verdict, 'unverifiable', JSON.stringify(report));
+    assert.equal(report.checks.find((c) => c.check === 'block')?.verdict, 'verified');
+    assert.match(report.checks.find((c) => c.check === 'chain')?.reason ?? '', /Arkiv v1/);
+    assert.match((result.content[0] as { text: string }).text, /^unverifiable: search answer of notes at block \d+/);
   });
 
   test('arkivector_search: JSON filter, keyword mode (BM25) and semantic mode through the embedder', async () => {

@@ -1,5 +1,5 @@
 // The public MCP surface, pinned: tool names, titles, annotations and argument/answer schemas for a node
-// with a signer and --compat kuradb. A change here must be deliberate: regenerate the snapshot with
+// with a signer, --verify-rpc and --compat kuradb. A change here must be deliberate: regenerate the snapshot with
 // ARKIVECTOR_UPDATE_SNAPSHOTS=1 npm test, and review the diff of test/tools/tool-surface.json.
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -44,6 +44,7 @@ test('tools/list surface matches the snapshot (with signer and --compat kuradb)'
       'arkivector_list_entities',
       'arkivector_search',
       'arkivector_upsert',
+      'arkivector_verify',
       'list_rag',
       'search_rag',
     ],

@@ -210,14 +210,34 @@ describe('verify: a lying gateway is refuted, with the evidence', () => {
     assert.match(usage.stderr, /--rpc URL is required/);
     await rm(dir, { recursive: true, force: true });
   });
+
+  test('arkivector search --verify: checks what it prints (0 from the honest node, 1 from the liar)', async () => {
+    const args = ['notes', '--vector', '1,0,0,0', '-k', '2', '--verify', '--rpc', chain.devnet.url];
+    const honest = await runHere([...args, '--url', node.url], {}, 'search');
+    assert.equal(honest.code, 0, honest.stdout + honest.stderr);
+    assert.match(honest.stdout, /^notes at block \d+ .*\n {2}1\. /);
+    assert.match(honest.stdout, /\nverified: search answer of notes at block \d+/);
+    liar.lie = {
+      name: 'swap document',
+      answer: (b) => ({ ...b, results: results(b).map((r) => ({ ...r, document: 'Forged.' })) }),
+    };
+    const lying = await runHere([...args, '--url', liar.url, '--json'], {}, 'search');
+    assert.equal(lying.code, 1, lying.stdout + lying.stderr);
+    const printed = JSON.parse(lying.stdout) as { results: unknown[]; verification: VerifyReport };
+    assert.equal(printed.results.length, 2);
+    assertRefuted(printed.verification, 'entity', /document: the answer says "Forged\."/);
+    const usage = await runHere(['notes', '--vector', '1,0,0,0', '--verify', '--url', node.url], {}, 'search');
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--verify needs --rpc URL/);
+  });
 });
 
-/** `arkivector verify ARGS` in this process, the answer on its standard input. */
-async function runHere(args: string[], answer: unknown) {
+/** `arkivector verify ARGS` (or another command) in this process, `answer` on its standard input. */
+async function runHere(args: string[], answer: unknown, command = 'verify') {
   let stdout = '';
   let stderr = '';
   const sink = (write: (s: string) => void) => new Writable({ write: (c, _e, done) => done(void write(String(c))) });
-  const code = await runClientCommand('verify', args, {
+  const code = await runClientCommand(command, args, {
     stdout: sink((s) => (stdout += s)),
     stderr: sink((s) => (stderr += s)),
     stdin: Readable.from([JSON.stringify(answer)]),
