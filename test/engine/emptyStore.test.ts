@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ENGINE_ENV } from '../../src/engine/hnsw/engine.ts';
+import { HNSW_INITIAL_CAPACITY } from '../../src/engine/hnsw/params.ts';
 import hnswlib from 'hnswlib-node';
 import { CollectionStore } from '../../src/engine/index.ts';
 import { definition, makeRecord } from './helpers.ts';
@@ -85,7 +86,7 @@ async function emptyHeaders() {
     await new CollectionStore('empty', def).save(dir);
     const ours = await readFile(join(dir, 'hnsw.bin'));
     const native = new hnswlib.HierarchicalNSW(metric === 'l2' ? 'l2' : 'ip', dim);
-    native.initIndex(1024, m, efConstruction, 100, true);
+    native.initIndex(HNSW_INITIAL_CAPACITY, m, efConstruction, 100, true);
     const theirsPath = join(dir, 'native.bin');
     await native.writeIndex(theirsPath);
     assert.deepEqual(ours, await readFile(theirsPath), `${metric} m=${m} ef=${efConstruction} dim=${dim}`);

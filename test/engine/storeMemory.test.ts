@@ -13,6 +13,7 @@ import { AttributeColumns } from '../../src/engine/attributeColumns.ts';
 import { HnswGraph } from '../../src/engine/hnsw/graph.ts';
 import { GRAPH_GROWTH } from '../../src/engine/hnsw/graph.ts';
 import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
+import { HNSW_INITIAL_CAPACITY } from '../../src/engine/hnsw/params.ts';
 import { nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
 import { CollectionStore } from '../../src/engine/index.ts';
 import { METRIC_OPS } from '../../src/engine/metrics.ts';
@@ -39,8 +40,8 @@ describe('store memory: what is kept beyond the vectors', () => {
         graph.reserve(100);
         for (let j = i; j < i + 100; j++) graph.add(data[j]!, j);
         const count = graph.elementCount;
-        // The initial capacity (1024) holds the first ten blocks; past it, growth is bounded.
-        if (count > 1024)
+        // Past the initial capacity, growth is bounded.
+        if (count > HNSW_INITIAL_CAPACITY)
           assert.ok(
             graph.capacity <= Math.ceil(count * GRAPH_GROWTH),
             `${graph.engine}: capacity ${graph.capacity} for ${count} elements`,
@@ -55,7 +56,7 @@ describe('store memory: what is kept beyond the vectors', () => {
     const store = new CollectionStore('mem', definition(DIM));
     const data = vectors(1100, 2);
     const records = data.map((v, i) => makeRecord(i, v));
-    // The first block makes the graph (1024 elements); the second grows it.
+    // The first block makes the graph; the second grows it.
     await store.apply({ remove: [], upsert: records.slice(0, 600) });
     await store.apply({ remove: [], upsert: records.slice(600) });
     const { elementCount, capacity } = store.graphStats;
