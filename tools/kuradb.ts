@@ -18,6 +18,7 @@ function withoutEmpty(answer: SearchRagResult): SearchRagResult {
   const out: SearchRagResult = {};
   if (answer.keyword?.length) out.keyword = answer.keyword;
   if (answer.semantic?.length) out.semantic = answer.semantic;
+  if (answer.semantic_missing !== undefined) out.semantic_missing = answer.semantic_missing;
   return out;
 }
 
@@ -45,7 +46,14 @@ export const searchRagTool = defineTool<SearchRagResult>({
   name: 'search_rag',
   description: `Search a RAG knowledge base (keyword + semantic by default). mode=keyword for exact strings (names, terms, symbols); mode=semantic for natural-language queries. Returns up to limit (1-${RAG_LIMIT_MAX}, default 10) chunks per mode, grouped by source; cite the source of any chunk you use.`,
   input: searchRagArgs,
-  output: { keyword: z.array(group).optional(), semantic: z.array(group).optional() },
+  output: {
+    keyword: z.array(group).optional(),
+    semantic: z.array(group).optional(),
+    semantic_missing: z
+      .string()
+      .optional()
+      .describe('Without mode: why the semantic branch did not run (the embedder is down, or another dimension)'),
+  },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   needs: 'read',
   compat: 'kuradb',

@@ -18,7 +18,8 @@ export function renderSearch(answer: SearchResult): string {
     const document = r.document !== undefined ? `\n   ${r.document.replace(/\n/g, '\n   ')}` : '';
     return `${i + 1}. ${r.id} score ${r.score.toFixed(4)}${distance}${attributes ? ` ${attributes}` : ''}${document}`;
   });
-  return [head, ...lines].join('\n');
+  const missing = answer.semantic_missing === undefined ? [] : [`Keyword half only: ${answer.semantic_missing}`];
+  return [head, ...missing, ...lines].join('\n');
 }
 
 export const searchTool = defineTool({

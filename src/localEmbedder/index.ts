@@ -9,7 +9,15 @@ import { EmbedderUnavailableError } from '../service/errors.ts';
 import { siblingModule, workerEntry } from '../workerEntry.ts';
 import { type LocalModelRef, modelName } from './catalog.ts';
 import type { EmbedReply, EmbedWorkerData } from './embedWorker.ts';
-import { ensureModel, type FetchProgress, hasModelFiles, modelCacheRoot, modelFolder } from './modelCache.ts';
+import { describeCause, LOCAL_RETRY_AFTER_MS, type LocalFailureCause, retryDelayMs, waysOut } from './failure.ts';
+import {
+  ensureModel,
+  type FetchProgress,
+  hasModelFiles,
+  ModelFetchError,
+  modelCacheRoot,
+  modelFolder,
+} from './modelCache.ts';
 
 export {
   catalogNames,
@@ -20,20 +28,24 @@ export {
   parseLocalModel,
 } from './catalog.ts';
 export { ModelFetchError, ensureModel, type FetchProgress, modelCacheRoot, modelFolder } from './modelCache.ts';
+export { LOCAL_RETRY_AFTER_MS, LOCAL_RETRY_MAX_MS } from './failure.ts';
 
 /** Texts per model run: one padded batch (longer batches pad more and block the worker longer). */
 export const LOCAL_EMBED_BATCH = 32;
 /** How long a text call waits for a model that is being fetched or loaded before it answers unavailable. */
 export const LOCAL_READY_WAIT_MS = 15_000;
-/** After a failed fetch or load, the next attempt starts no sooner than this. */
-export const LOCAL_RETRY_AFTER_MS = 30_000;
 
 export interface LocalEmbedderOptions {
   /** Hub base URL; `off`: never fetch (a model must be in the cache or given by path). */
   hub: string;
   cacheRoot?: string;
   idleTimeoutMs?: number;
+  /** The whole fetch's deadline (default MODEL_FETCH_DEADLINE_MS). */
+  fetchDeadlineMs?: number;
+  /** Largest model file fetched (default MODEL_FILE_MAX_BYTES). */
+  maxFileBytes?: number;
   readyWaitMs?: number;
+  /** First wait after a failure that another try may fix (it doubles per failure); see failure.ts. */
   retryAfterMs?: number;
   /** Threads the model may use in its worker (default 1: the node's own work keeps a core). */
   threads?: number;
@@ -58,6 +70,16 @@ export interface LocalEmbedder extends Embedder {
   close(): Promise<void>;
 }
 
+/** A model that cannot be had or loaded, with its cause. */
+class LocalModelError extends Error {
+  constructor(
+    message: string,
+    readonly failure: LocalFailureCause,
+  ) {
+    super(message);
+  }
+}
+
 export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOptions): LocalEmbedder {
   const root = options.cacheRoot ?? modelCacheRoot();
   const source =
@@ -67,7 +89,11 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
   const maxBatch = Math.max(1, options.maxBatch ?? LOCAL_EMBED_BATCH);
   let state: EmbedderState = { state: 'idle', source };
   let starting: Promise<void> | undefined;
-  let failedAt = 0;
+  /** Failures in a row, when the next try may start, and whether the model was on disk then. */
+  let failures = 0;
+  let retryAt = 0;
+  let onDiskAtFailure = false;
+  const cacheFolder = ref.kind === 'hub' ? modelFolder(root, ref.model) : undefined;
   let worker: Worker | undefined;
   let nextId = 0;
   const pending = new Map<number, { resolve(v: number[][]): void; reject(e: Error): void }>();
@@ -79,22 +105,27 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
   async function folder(): Promise<string> {
     if (ref.kind === 'path') {
       if (!hasModelFiles(ref.path))
-        throw new Error(
+        throw new LocalModelError(
           `${ref.path} is not a model folder (it needs onnx/model.onnx, tokenizer.json, tokenizer_config.json, config.json)`,
+          'not_a_folder',
         );
       return ref.path;
     }
     const cached = modelFolder(root, ref.model);
     if (hasModelFiles(cached)) return cached;
     if (options.hub === 'off')
-      throw new Error(
+      throw new LocalModelError(
         `${ref.model.name} is not in the cache (${cached}) and fetching is off (--model-hub off): run arkivector model pull ${ref.model.name} where the hub is reachable, or copy the folder there`,
+        'not_cached',
       );
     set({ state: 'fetching', source, received_bytes: 0, total_bytes: null });
     return ensureModel(ref.model, {
       root,
       hub: options.hub,
       idleTimeoutMs: options.idleTimeoutMs,
+      deadlineMs: options.fetchDeadlineMs,
+      maxFileBytes: options.maxFileBytes,
+      verify: (staged) => probe(staged),
       onProgress(progress) {
         state = {
           state: 'fetching',
@@ -108,14 +139,35 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
     });
   }
 
-  function startWorker(path: string): Promise<void> {
-    set({ state: 'loading', source });
+  function newWorker(path: string): Worker {
     const { entry, eval: isEval } = workerEntry(siblingModule('embedWorker', import.meta.url));
-    const w = new Worker(entry, {
+    return new Worker(entry, {
       eval: isEval,
       workerData: { folder: path, maxTokens, threads: options.threads ?? 1 } satisfies EmbedWorkerData,
       ...(options.workerHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.workerHeapMb } } : {}),
     });
+  }
+
+  /** Loads the model of `path` once in a worker of its own, then stops it: rejects if it does not load. */
+  async function probe(path: string): Promise<void> {
+    const w = newWorker(path);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        w.on('message', (msg: EmbedReply) => {
+          if ('ready' in msg) resolve();
+          else if ('fatal' in msg) reject(new Error(msg.fatal));
+        });
+        w.once('error', reject);
+        w.once('exit', (code) => reject(new Error(`the worker exited (code ${code})`)));
+      });
+    } finally {
+      await w.terminate();
+    }
+  }
+
+  function startWorker(path: string): Promise<void> {
+    set({ state: 'loading', source });
+    const w = newWorker(path);
     // Referenced while it loads and while calls are in flight; an idle worker does not keep a process alive.
     worker = w;
     return new Promise<void>((resolve, reject) => {
@@ -124,7 +176,7 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
           if (pending.size === 0) w.unref();
           set({ state: 'ready', source, dim: msg.ready.dim });
           resolve();
-        } else if ('fatal' in msg) reject(new Error(msg.fatal));
+        } else if ('fatal' in msg) reject(new LocalModelError(msg.fatal, 'invalid'));
         else {
           const call = pending.get(msg.id);
           pending.delete(msg.id);
@@ -139,9 +191,9 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
           }
         }
       });
-      w.once('error', reject);
+      w.once('error', (error) => reject(new LocalModelError(error.message, 'invalid')));
       w.once('exit', (code) => {
-        const error = new Error(`the local embedder's worker exited (code ${code})`);
+        const error = new LocalModelError(`the local embedder's worker exited (code ${code})`, 'invalid');
         reject(error);
         if (worker === w) worker = undefined;
         for (const call of pending.values()) call.reject(new EmbedderUnavailableError(error.message));
@@ -156,26 +208,35 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
   }
 
   function start(): Promise<void> {
-    if (starting) return starting;
+    // A failure is left alone until its retry time (a hub that is down is not hammered, a file with the
+    // wrong hash is not fetched at every call), unless the model has appeared on disk since (copied in).
+    if (starting && (state.state !== 'failed' || (Date.now() < retryAt && (onDiskAtFailure || !onDisk()))))
+      return starting;
     const attempt = (async () => {
       try {
         await startWorker(await folder());
+        failures = 0;
       } catch (error) {
-        failedAt = Date.now();
         await worker?.terminate();
         worker = undefined;
-        set({ state: 'failed', source, error: (error as Error).message });
+        const cause: LocalFailureCause =
+          error instanceof ModelFetchError || error instanceof LocalModelError ? error.failure : 'invalid';
+        failures += 1;
+        retryAt = Date.now() + retryDelayMs(cause, failures, options.retryAfterMs ?? LOCAL_RETRY_AFTER_MS);
+        onDiskAtFailure = onDisk();
+        set({
+          state: 'failed',
+          source,
+          error: describeCause(cause, (error as Error).message),
+          cause,
+          retry_at: new Date(retryAt).toISOString(),
+          ways_out: waysOut(ref, cacheFolder),
+        });
         throw error;
       }
     })();
     starting = attempt;
-    attempt.catch(() => {
-      // Tried again at a later call, not at once: a hub that is down is not hammered.
-      const retryIn = Math.max(0, (options.retryAfterMs ?? LOCAL_RETRY_AFTER_MS) - (Date.now() - failedAt));
-      setTimeout(() => {
-        if (starting === attempt) starting = undefined;
-      }, retryIn).unref();
-    });
+    attempt.catch(() => {});
     return attempt;
   }
 
@@ -185,10 +246,13 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
     if (s.state === 'fetching') {
       const of = s.total_bytes ? ` of ${(s.total_bytes / 1e6).toFixed(1)} MB` : '';
       return new EmbedderUnavailableError(
-        `the local embedder is fetching ${name} (${s.file ?? 'starting'}: ${((s.received_bytes ?? 0) / 1e6).toFixed(1)} MB${of}) from ${source}; try again shortly`,
+        `the local embedder is fetching ${name} (${s.file ?? 'starting'}: ${((s.received_bytes ?? 0) / 1e6).toFixed(1)} MB${of}) from ${source}: it has not failed, try again shortly`,
       );
     }
-    if (s.state === 'failed') return new EmbedderUnavailableError(`the local embedder cannot load ${name}: ${s.error}`);
+    if (s.state === 'failed')
+      return new EmbedderUnavailableError(
+        `the local embedder cannot load ${name}: ${s.error}. It is not tried again before ${s.retry_at ?? 'the next text call'}. ${s.ways_out ?? ''}`.trimEnd(),
+      );
     return new EmbedderUnavailableError(`the local embedder is loading ${name}; try again shortly`);
   }
 
@@ -233,6 +297,7 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
   return {
     model: modelName(ref),
     kind: 'local',
+    from: ref.kind === 'path' ? 'folder' : 'hub',
     async embed(text) {
       const [vector] = await run([text], prefixes.queryPrefix);
       if (!vector) throw new EmbedderUnavailableError('the local embedder answered no embedding');
@@ -245,6 +310,7 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
       if (state.state !== 'ready' && (known === undefined || onDisk())) await whenReady();
       return state.dim ?? known ?? 0;
     },
+    knownDimension: () => state.dim ?? known,
     state: () => ({ ...state }),
     onDisk,
     ready: () => start(),

@@ -16,6 +16,11 @@ import { type CatalogModel, MODEL_FILES } from './catalog.ts';
 /** A fetch with no byte for this long is abandoned. */
 export const MODEL_FETCH_IDLE_TIMEOUT_MS = 30_000;
 /**
+ * A model's whole fetch (every file) is abandoned past this: a hub dripping a byte now and then never trips
+ * the idle timeout. 30 minutes takes the largest model named here (~470 MB) at about 270 KB/s.
+ */
+export const MODEL_FETCH_DEADLINE_MS = 30 * 60_000;
+/**
  * A model file larger than this is refused (the largest model named here, multilingual-e5-small's ONNX
  * file, is ~470 MB): a hub or mirror sending without end must not fill the disk.
  */
@@ -32,12 +37,15 @@ export function redirectTarget(from: string, location: string): string {
   try {
     next = new URL(location, from);
   } catch {
-    throw new ModelFetchError(`${redactUrl(from)} redirected to a location that is not a URL`);
+    throw new ModelFetchError(`${redactUrl(from)} redirected to a location that is not a URL`, 'refused');
   }
   if (next.protocol !== 'https:' && next.protocol !== 'http:')
-    throw new ModelFetchError(`${redactUrl(from)} redirected to ${next.protocol} (only http and https are fetched)`);
+    throw new ModelFetchError(
+      `${redactUrl(from)} redirected to ${next.protocol} (only http and https are fetched)`,
+      'refused',
+    );
   if (new URL(from).protocol === 'https:' && next.protocol !== 'https:')
-    throw new ModelFetchError(`${redactUrl(from)} redirected from https to plain http: refused`);
+    throw new ModelFetchError(`${redactUrl(from)} redirected from https to plain http: refused`, 'refused');
   return next.href;
 }
 /** Hashes of files the catalog does not pin, written at the first fetch. */
@@ -65,14 +73,34 @@ export interface FetchOptions {
   root: string;
   hub: string;
   idleTimeoutMs?: number;
+  /** Default MODEL_FETCH_DEADLINE_MS, for all the model's files together. */
+  deadlineMs?: number;
+  /**
+   * Checks a fetched folder that has a file without a pinned hash before it goes into the cache (the local
+   * embedder loads it once); a folder it refuses is dropped.
+   */
+  verify?(folder: string): Promise<void>;
   /** Default MODEL_FILE_MAX_BYTES. */
   maxFileBytes?: number;
   onProgress?(progress: FetchProgress): void;
 }
 
-/** A fetch that failed: the message says which file, from where, and why. */
+/**
+ * Why a model could not be had: the hub cannot be reached, it refused (an HTTP error, a redirect we do not
+ * follow), a file is over the size cap, a file's hash is not the pinned one, the transfer stalled (idle or
+ * past the deadline), or what arrived does not load as a model.
+ */
+export type ModelFailureCause = 'unreachable' | 'refused' | 'too_large' | 'hash_mismatch' | 'stalled' | 'invalid';
+
+/** A fetch that failed: the message says which file, from where, and why; `cause` classifies it. */
 export class ModelFetchError extends Error {
   override name = 'ModelFetchError';
+  constructor(
+    message: string,
+    readonly failure: ModelFailureCause,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -85,18 +113,30 @@ export async function ensureModel(model: CatalogModel, options: FetchOptions): P
   await mkdir(dirname(folder), { recursive: true });
   await removeDeadStaging(folder);
   const staging = `${folder}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const deadline = Date.now() + (options.deadlineMs ?? MODEL_FETCH_DEADLINE_MS);
   try {
     const recorded: Record<string, string> = {};
     for (const [file, sha256] of Object.entries(model.files)) {
-      const digest = await fetchFile(model, file, join(staging, file), options);
+      const digest = await fetchFile(model, file, join(staging, file), options, deadline);
       if (sha256 !== undefined && digest !== sha256)
         throw new ModelFetchError(
           `${model.repo}/${file} at ${model.revision} has sha256 ${digest}, expected ${sha256}: refused (a changed or corrupted file)`,
+          'hash_mismatch',
         );
       if (sha256 === undefined) recorded[file] = digest;
     }
-    if (Object.keys(recorded).length > 0)
+    if (Object.keys(recorded).length > 0) {
+      // Nothing pins these files: what the hub sent must at least load before the cache keeps it.
+      try {
+        await options.verify?.(staging);
+      } catch (error) {
+        throw new ModelFetchError(
+          `${model.repo} at ${model.revision} from ${redactUrl(options.hub)} does not load as a model (${(error as Error).message}): nothing was kept in the cache`,
+          'invalid',
+        );
+      }
       await writeFile(join(staging, RECORDED_HASHES), `${JSON.stringify(recorded, null, 2)}\n`);
+    }
     // Another node sharing the cache may have finished first and be loading its folder: keep it (the
     // same files, by hash). A broken folder in the way is moved aside first, never removed in place.
     if (hasModelFiles(folder)) return folder;
@@ -150,11 +190,26 @@ export async function recordedHashes(folder: string): Promise<Record<string, str
   }
 }
 
-async function fetchFile(model: CatalogModel, file: string, dest: string, options: FetchOptions): Promise<string> {
+async function fetchFile(
+  model: CatalogModel,
+  file: string,
+  dest: string,
+  options: FetchOptions,
+  deadline: number,
+): Promise<string> {
   const url = `${options.hub.replace(/\/$/, '')}/${model.repo}/resolve/${model.revision}/${file}`;
   const where = `${model.repo}/${file} from ${redactUrl(url)}`;
   const idleMs = options.idleTimeoutMs ?? MODEL_FETCH_IDLE_TIMEOUT_MS;
+  const deadlineMs = options.deadlineMs ?? MODEL_FETCH_DEADLINE_MS;
   const controller = new AbortController();
+  let pastDeadline = false;
+  const overall = setTimeout(
+    () => {
+      pastDeadline = true;
+      controller.abort();
+    },
+    Math.max(0, deadline - Date.now()),
+  );
   let timer = setTimeout(() => controller.abort(), idleMs);
   const touch = () => {
     clearTimeout(timer);
@@ -167,21 +222,22 @@ async function fetchFile(model: CatalogModel, file: string, dest: string, option
     for (let hops = 0; response.status >= 300 && response.status < 400; hops++) {
       const location = response.headers.get('location');
       await response.body?.cancel();
-      if (location === null) throw new ModelFetchError(`${where}: HTTP ${response.status} without a location`);
+      if (location === null)
+        throw new ModelFetchError(`${where}: HTTP ${response.status} without a location`, 'refused');
       if (hops >= MODEL_FETCH_REDIRECTS_MAX)
-        throw new ModelFetchError(`${where}: more than ${MODEL_FETCH_REDIRECTS_MAX} redirects`);
+        throw new ModelFetchError(`${where}: more than ${MODEL_FETCH_REDIRECTS_MAX} redirects`, 'refused');
       target = redirectTarget(target, location);
       response = await fetch(target, { signal: controller.signal, redirect: 'manual' });
     }
     if (!response.ok || !response.body) {
       await response.body?.cancel();
-      throw new ModelFetchError(`${where}: HTTP ${response.status}`);
+      throw new ModelFetchError(`${where}: HTTP ${response.status}`, 'refused');
     }
     const length = Number(response.headers.get('content-length'));
     const totalBytes = Number.isFinite(length) && length > 0 ? length : undefined;
     const maxBytes = options.maxFileBytes ?? MODEL_FILE_MAX_BYTES;
     const tooLarge = (bytes: number) =>
-      new ModelFetchError(`${where}: ${bytes} bytes, more than the ${maxBytes} a model file may have`);
+      new ModelFetchError(`${where}: ${bytes} bytes, more than the ${maxBytes} a model file may have`, 'too_large');
     if (totalBytes !== undefined && totalBytes > maxBytes) {
       await response.body.cancel();
       throw tooLarge(totalBytes);
@@ -207,14 +263,17 @@ async function fetchFile(model: CatalogModel, file: string, dest: string, option
       await closed;
     }
     if (totalBytes !== undefined && receivedBytes !== totalBytes)
-      throw new ModelFetchError(`${where}: ${receivedBytes} of ${totalBytes} bytes arrived`);
+      throw new ModelFetchError(`${where}: ${receivedBytes} of ${totalBytes} bytes arrived`, 'stalled');
     return hash.digest('hex');
   } catch (error) {
     if (error instanceof ModelFetchError) throw error;
-    if (controller.signal.aborted) throw new ModelFetchError(`${where}: no data for ${idleMs} ms`);
+    if (pastDeadline)
+      throw new ModelFetchError(`${where}: the model's fetch took longer than ${deadlineMs} ms`, 'stalled');
+    if (controller.signal.aborted) throw new ModelFetchError(`${where}: no data for ${idleMs} ms`, 'stalled');
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new ModelFetchError(`${where}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    throw new ModelFetchError(`${where}: ${cause?.code ?? cause?.message ?? (error as Error).message}`, 'unreachable');
   } finally {
     clearTimeout(timer);
+    clearTimeout(overall);
   }
 }

@@ -93,20 +93,29 @@ export interface EmbedderState {
   received_bytes?: number;
   total_bytes?: number | null;
   dim?: number;
-  /** Failed: why; the next text call tries again. */
+  /** Failed: why, its cause (`unreachable`, `refused`, `too_large`, `hash_mismatch`, `stalled`, `invalid`, …). */
   error?: string;
+  cause?: string;
+  /** Failed: no text call tries again before this time (ISO), unless the model appears on disk. */
+  retry_at?: string;
+  /** Failed: every way to text without this model loading here. */
+  ways_out?: string;
 }
 
 export interface Embedder {
   readonly model: string;
   /** `local` (in-process) or `http` (an embeddings endpoint). */
   readonly kind?: 'local' | 'http';
+  /** A local model read from a folder (`local:PATH`) or fetched from the hub. */
+  readonly from?: 'folder' | 'hub';
   /** Embeds a search text (a query: e5 models get their "query: " prefix). */
   embed(text: string): Promise<number[]>;
   /** Embeds documents to store, in input order, batched (e5: "passage: " prefix). */
   embedMany?(texts: readonly string[]): Promise<number[][]>;
   /** The model's dimension, when known without embedding (the local catalog knows it before the fetch). */
   dimension?(): Promise<number>;
+  /** The dimension if known now without loading or fetching anything; undefined when it is not. */
+  knownDimension?(): number | undefined;
   state?(): EmbedderState;
 }
 

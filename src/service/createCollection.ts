@@ -94,6 +94,10 @@ async function withEmbedder(
     );
   if (!fromNode) return { ...input, dim: defined(input.dim, 'dim (checked above)') };
   if (given !== undefined && input.dim !== undefined) return { ...input, dim: input.dim };
+  // A dim given for a model whose width is not known yet (a hub model outside the catalog, not fetched):
+  // recorded as given, without fetching a model to check it (a text write of another width is refused then).
+  if (input.dim !== undefined && embedder.kind === 'local' && embedder.knownDimension?.() === undefined)
+    return { ...input, dim: input.dim, embedder: { model: embedder.model, dim: input.dim } };
   const dim = await embedderDimension(embedder);
   if (input.dim !== undefined && input.dim !== dim) return { ...input, dim: input.dim };
   return { ...input, dim, embedder: { ...given, model: embedder.model, dim } };

@@ -219,6 +219,10 @@ export const searchResultShape = {
   search_mode: z.enum(SEARCH_MODES).describe('exact scan or HNSW graph search'),
   mode: z.enum(['vector', 'semantic', 'keyword', 'hybrid']),
   results: z.array(searchResultSchema),
+  semantic_missing: z
+    .string()
+    .optional()
+    .describe('Hybrid: why only the keyword half answered (the embedder is down, or gives another dimension)'),
 };
 export const getResultShape = {
   as_of_block: asOfBlock,

@@ -8,6 +8,8 @@ import { expiresAtBlock } from './lifetime.ts';
 import { typedAttributes } from './render.ts';
 import { searchSchema, searchSchemaFast, type SearchParameters, type SearchResult } from './schemas.ts';
 import { textEmbedder } from './textEmbedder.ts';
+import { semanticFallback } from './searchRag.ts';
+import { ArkivectorError } from '../errors.ts';
 import { validateFast } from './validate.ts';
 import { collectionIn, readView } from './view.ts';
 
@@ -20,7 +22,7 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
       { path: 'vector', message: 'required when text is absent' },
       { path: 'text', message: 'required when vector is absent' },
     ]);
-  const mode = args.mode ?? (args.vector ? 'vector' : 'semantic');
+  let mode = args.mode ?? (args.vector ? 'vector' : 'semantic');
   if (mode === 'vector' && !args.vector)
     throw new InvalidArgumentError(
       'vector: required for mode "vector" (or pass text with mode "keyword", "semantic" or "hybrid")',
@@ -31,11 +33,26 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
     throw new InvalidArgumentError(`text: required for mode "${mode}"`, [{ path: 'text', message: 'required' }]);
   // The embedding call is the only await after validation: it happens before the answer's view is taken.
   let vector = args.vector;
+  let semanticMissing: string | undefined;
   if ((mode === 'semantic' || mode === 'hybrid') && !vector) {
     if (!ctx.embedder) throw new EmbedderNotConfiguredError();
     // The model check waits for min_block too: a collection created on another node may arrive with it.
-    const before = (await readView(ctx, args.min_block))();
-    vector = await textEmbedder(ctx, collectionIn(before, args.collection)).embed(text ?? '');
+    const before = collectionIn((await readView(ctx, args.min_block))(), args.collection);
+    const embedder = textEmbedder(ctx, before);
+    try {
+      vector = await embedder.embed(text ?? '');
+      if (vector.length !== before.definition.dim)
+        throw new ArkivectorError(
+          'dimension_mismatch',
+          `the embedder ${embedder.model} gives ${vector.length} dimensions, collection ${before.name} holds ${before.definition.dim}`,
+          { meta: { expected: before.definition.dim, got: vector.length, model: embedder.model } },
+        );
+    } catch (error) {
+      // Hybrid keeps its keyword half when the semantic half cannot run now, and says why.
+      if (mode !== 'hybrid' || !semanticFallback(error)) throw error;
+      semanticMissing = (error as Error).message;
+      mode = 'keyword';
+    }
   }
   let view = (await readView(ctx, args.min_block))();
   let c = collectionIn(view, args.collection);
@@ -75,15 +92,17 @@ export async function search(ctx: ServiceContext, params: unknown): Promise<Sear
   }
   // Built field by field in the answer's order (JSON keeps it), not spread from a shared base: a spread
   // object extended with more fields takes V8's slow path for each of them.
-  return {
+  const answer: SearchResult = {
     as_of_block: view.as_of_block,
     as_of_block_hash: view.as_of_block_hash,
     sync_state: view.sync_state,
     open_collection: c.definition.open,
-    mode,
+    mode: semanticMissing === undefined ? mode : 'hybrid',
     search_mode,
     results: renderHits(hits, c.definition, args.include_document === true),
   };
+  if (semanticMissing !== undefined) answer.semantic_missing = semanticMissing;
+  return answer;
 }
 
 type Hit = { record: RecordSummary; score: number; distance?: number };

@@ -53,6 +53,8 @@ type Group = { source: string; matches: { chunk: number; content: string }[] };
 export interface SearchRagResult {
   keyword?: Group[];
   semantic?: Group[];
+  /** Both branches asked, the semantic one could not run (embedder down, another dimension): why. */
+  semantic_missing?: string;
 }
 
 /** KuraDB's argument errors: plain text, no problem object (agents match these strings). */
@@ -116,6 +118,10 @@ function semanticHits(store: ReadableStore, vector: number[], limit: number, cos
   }
 }
 
+/** A semantic half that cannot run now (the embedder is down, or its width is not the collection's). */
+export const semanticFallback = (error: unknown): boolean =>
+  error instanceof ArkivectorError && (error.code === 'embedder_unavailable' || error.code === 'dimension_mismatch');
+
 export async function searchRag(ctx: ServiceContext, params: RagQuery): Promise<SearchRagResult> {
   const { limit: raw, mode } = params;
   const limit =
@@ -132,13 +138,30 @@ export async function searchRag(ctx: ServiceContext, params: RagQuery): Promise<
   if (runSemantic && !ctx.embedder)
     throw new ArkivectorError('embedder_not_configured', 'semantic search needs an embedder (--embedder URL)');
   // A collection recorded with another model refuses the semantic branch, also as half of "both":
-  // vectors of two models are not comparable, and a silent keyword-only answer would hide it.
-  const vector = runSemantic ? await textEmbedder(ctx, known).embed(q) : undefined;
+  // vectors of two models are not comparable, and a silent keyword-only answer would hide it. An embedder
+  // that is down, or whose vectors have another width, only leaves "both" without its semantic half (it did
+  // not run, as without an embedder), and the answer says why; asked for alone, it is the error.
+  const embedder = runSemantic ? textEmbedder(ctx, known) : undefined;
+  let vector: number[] | undefined;
+  let semanticMissing: string | undefined;
+  try {
+    vector = await embedder?.embed(q);
+    if (vector && vector.length !== known.definition.dim)
+      throw new ArkivectorError(
+        'dimension_mismatch',
+        `the embedder ${embedder?.model} gives ${vector.length} dimensions, collection ${db} holds ${known.definition.dim}`,
+      );
+  } catch (error) {
+    if (mode !== 'both' || !semanticFallback(error)) throw error;
+    vector = undefined;
+    semanticMissing = (error as Error).message;
+  }
   const view = (await readView(ctx))();
   const collection = view.collections.get(db);
   if (!collection) throw new RagArgumentError(`"${db}" not exist`);
   const { store } = collection;
   const result: SearchRagResult = {};
+  if (semanticMissing !== undefined) result.semantic_missing = semanticMissing;
   if (mode === 'both' || mode === 'keyword')
     result.keyword = group(
       store

@@ -11,6 +11,8 @@ export type HubFault =
   | { silent: true }
   | { body: Buffer }
   | { redirect: string }
+  /** One byte every `everyMs` (a hub that never stalls long enough for the idle timeout). */
+  | { drip: { everyMs: number } }
   /** The file is served once `until` settles; `reached` is called when the request arrives. */
   | { hold: { until: Promise<void>; reached(): void } };
 
@@ -37,6 +39,16 @@ export async function startFakeHub(repo: string, revision: string, files: Record
     const fault = file === undefined ? undefined : faults.get(file);
     if (fault && 'status' in fault) return res.writeHead(fault.status).end(`fault ${fault.status}`);
     if (fault && 'redirect' in fault) return res.writeHead(302, { location: fault.redirect }).end();
+    if (fault && 'drip' in fault && body) {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (sent >= body.length || res.destroyed) return clearInterval(timer);
+        res.write(body.subarray(sent, ++sent));
+      }, fault.drip.everyMs);
+      res.once('close', () => clearInterval(timer));
+      return;
+    }
     if (fault && 'hold' in fault && body) {
       fault.hold.reached();
       return void fault.hold.until.then(() => res.end(body));
