@@ -15,7 +15,8 @@ export type CreationLookup = (
 ) => Promise<{ creator: Address | undefined; sequence: bigint } | undefined>;
 
 /** The vector entities of `name` live at the end of `block`, read from the chain (already bounded). */
-export type VectorLoader = (name: string, block: number) => Promise<TrackedEntity[]>;
+/** The vectors of these names at `block`, read together (the names that gained a definition in it). */
+export type VectorLoader = (names: readonly string[], block: number) => Promise<TrackedEntity[]>;
 
 /** Which collections this node indexes (undefined: all). */
 export type CollectionFilter = ((name: string) => boolean) | undefined;
@@ -111,11 +112,14 @@ export async function applyOps(
         break;
     }
   }
+  const gained: string[] = [];
   for (const [name, had] of hadDefinition) {
     const has = table.definitionCount(name) > 0;
     if (had === has) continue;
     // Vectors written in this block before the definition were not kept: reload the whole name.
     for (const key of table.vectorKeys(name)) table.set(key, undefined);
-    if (has) for (const entity of await loadVectors(name, block)) table.set(entity.key, entity);
+    if (has) gained.push(name);
   }
+  // One read for every name that gained a definition: a stranger's definitions cost no call each.
+  if (gained.length) for (const entity of await loadVectors(gained, block)) table.set(entity.key, entity);
 }

@@ -602,7 +602,7 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
           block.number,
           (key, at) => this.#lookupCreation(key, at),
           this.#wanted,
-          (name, at) => this.#loadVectors(name, at, block.hash),
+          (names, at) => this.#loadVectors(names, at, block.hash),
         );
         this.#table.endBlock();
         ops += block.ops.length;
@@ -691,11 +691,11 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
           n,
           (key, at) => this.#lookupCreation(key, at),
           this.#wanted,
-          (name, at) => {
+          (names, at) => {
             // Only a create or update gives a name its first definition, and those come in a listed block.
             if (!block)
-              throw new Error(`collection ${name} gained a definition at block ${at}, which has no operations`);
-            return this.#loadVectors(name, at, block.hash);
+              throw new Error(`collection ${names[0]} gained a definition at block ${at}, which has no operations`);
+            return this.#loadVectors(names, at, block.hash);
           },
         );
         this.#table.endBlock();
@@ -831,22 +831,27 @@ export class ChainIndexer<S extends IndexedStore = IndexedStore> extends EventEm
     return found;
   }
 
-  /** The vectors of one name at `block`, checked to come from the block we are applying. */
-  async #loadVectors(name: string, block: number, hash: Hex): Promise<TrackedEntity[]> {
+  /**
+   * The vectors of these names at `block` (one query per BOOTSTRAP_NAMES_PER_QUERY names), checked to come
+   * from the block being applied.
+   */
+  async #loadVectors(names: readonly string[], block: number, hash: Hex): Promise<TrackedEntity[]> {
     const out: TrackedEntity[] = [];
-    await this.#source.forEachEntityPage(
-      { strings: { [ATTR_TYPE]: 'vector', [ATTR_COLLECTION]: name } },
-      block,
-      (page) => {
-        for (const entity of page) {
-          const tracked = toTracked(entity, this.#wanted);
-          if (tracked) out.push(tracked);
-        }
-      },
-      this.#paced,
-    );
+    for (let i = 0; i < names.length; i += BOOTSTRAP_NAMES_PER_QUERY)
+      await this.#source.forEachEntityPage(
+        { strings: { [ATTR_TYPE]: 'vector', [ATTR_COLLECTION]: names.slice(i, i + BOOTSTRAP_NAMES_PER_QUERY) } },
+        block,
+        (page) => {
+          for (const entity of page) {
+            const tracked = toTracked(entity, this.#wanted);
+            if (tracked) out.push(tracked);
+          }
+        },
+        this.#paced,
+      );
     const [header] = await this.#source.headers([block]);
-    if (header?.hash !== hash) throw new Error(`block ${block} changed while loading collection ${name}; retrying`);
+    if (header?.hash !== hash)
+      throw new Error(`block ${block} changed while loading ${names.length} collections' vectors; retrying`);
     return out;
   }
 

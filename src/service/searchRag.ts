@@ -5,7 +5,13 @@
 import { z } from 'zod';
 import { ArkivectorError } from '../errors.ts';
 import type { ReadableStore, RecordSummary, ServiceContext } from './context.ts';
-import { RAG_CANDIDATES_MAX, RAG_LIMIT_DEFAULT, RAG_LIMIT_MAX, RAG_SEMANTIC_MIN_SCORE } from './limits.ts';
+import {
+  RAG_CANDIDATES_MAX,
+  RAG_LIMIT_DEFAULT,
+  RAG_LIMIT_MAX,
+  RAG_SEMANTIC_MIN_SCORE,
+  TEXT_MAX_CHARS,
+} from './limits.ts';
 import { textEmbedder } from './textEmbedder.ts';
 import { readView } from './view.ts';
 
@@ -123,6 +129,10 @@ export const semanticFallback = (error: unknown): boolean =>
   error instanceof ArkivectorError && (error.code === 'embedder_unavailable' || error.code === 'dimension_mismatch');
 
 export async function searchRag(ctx: ServiceContext, params: RagQuery): Promise<SearchRagResult> {
+  // The bound of arkivector_search's text, before anything else: an anonymous caller's megabytes of query
+  // would otherwise be embedded and tokenised on the serving thread.
+  if (params.q !== undefined && params.q.length > TEXT_MAX_CHARS)
+    throw new RagArgumentError(`q is longer than ${TEXT_MAX_CHARS} characters`);
   const { limit: raw, mode } = params;
   const limit =
     typeof raw === 'number' && Number.isInteger(raw) && raw >= 1 && raw <= RAG_LIMIT_MAX ? raw : RAG_LIMIT_DEFAULT;

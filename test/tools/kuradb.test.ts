@@ -12,12 +12,13 @@ import { startEmbedder } from '../helpers/embedder.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';
 import { chunks, kb, writeAgenvoyDb } from '../helpers/kuradb.ts';
+import { TEXT_MAX_CHARS } from '../../src/service/limits.ts';
 
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
 describe('MCP --compat kuradb: list_rag and search_rag', () => {
   let devnet: Devnet;
-  let embedder: { url: string; server: Server };
+  let embedder: { url: string; server: Server; requests: unknown[] };
   let client: Client;
 
   before(async () => {
@@ -228,6 +229,25 @@ describe('MCP --compat kuradb: list_rag and search_rag', () => {
       arguments: { db: 'later', q: 'shade', mode: 'keyword' },
     });
     assert.equal(found.isError, false, text(found));
+  });
+
+  test('search_rag: a q over TEXT_MAX_CHARS is refused before any work (no embedding, no search)', async () => {
+    const asked = embedder.requests.length;
+    // A 3.5 MB query: the bound applies before the text is embedded or tokenised.
+    const huge = await client.callTool({
+      name: 'search_rag',
+      arguments: { db: 'agenvoy', q: 'cats purr '.repeat(350_000) },
+    });
+    assert.deepEqual(
+      [huge.isError, text(huge)],
+      [true, `invalid argument: q is longer than ${TEXT_MAX_CHARS} characters`],
+    );
+    const edge = await client.callTool({
+      name: 'search_rag',
+      arguments: { db: 'agenvoy', q: `cats${' '.repeat(TEXT_MAX_CHARS - 4)}`, mode: 'keyword' },
+    });
+    assert.equal(edge.isError, false, text(edge));
+    assert.equal(embedder.requests.length, asked, 'nothing was embedded');
   });
 
   test("errors: KuraDB's exact strings", async () => {
