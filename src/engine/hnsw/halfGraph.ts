@@ -26,11 +26,14 @@ export class HalfGraph implements Graph {
   deleted = 0;
   /** Every add, remove and reserve (Graph.changes). */
   changes = 0;
-  /** Reused per search: answers (grown to k), stats [hits, checks, landed], the query when not a Float32Array. */
-  #labels = new Uint32Array(64);
-  #distances = new Float32Array(64);
+  /**
+   * Reused per search: answers (grown to k), stats [hits, checks, landed], the query when not a Float32Array;
+   * made at the first search, so a collection never searched (an empty definition) holds none of them.
+   */
+  #labels = new Uint32Array(0);
+  #distances = new Float32Array(0);
   readonly #stats = new Int32Array(3);
-  readonly #query: Float32Array;
+  #query: Float32Array | undefined;
   /** What `vector` reads the binary16 patterns into (allocated at the first read). */
   #halves: Uint16Array | undefined;
 
@@ -48,7 +51,6 @@ export class HalfGraph implements Graph {
     this.#index = index;
     this.#capacity = index?.info().capacity ?? capacity;
     this.#kernel = kernel;
-    this.#query = new Float32Array(dim);
   }
 
   /** The index, made now if this is the first insert. */
@@ -168,9 +170,9 @@ export class HalfGraph implements Graph {
   }
 
   #grow(k: number): void {
-    if (this.#labels.length < k) {
-      this.#labels = new Uint32Array(k);
-      this.#distances = new Float32Array(k);
+    if (this.#labels.length < Math.max(1, k)) {
+      this.#labels = new Uint32Array(Math.max(64, k));
+      this.#distances = new Float32Array(Math.max(64, k));
     }
   }
 
@@ -249,7 +251,7 @@ export class HalfGraph implements Graph {
 
   #queryOf(query: ArrayLike<number>): Float32Array {
     if (query instanceof Float32Array) return query;
-    const q = this.#query;
+    const q = (this.#query ??= new Float32Array(this.dim));
     for (let i = 0; i < q.length; i++) q[i] = query[i]!;
     return q;
   }

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import {
   ChainDataError,
   createDbChainSource,
@@ -14,7 +15,9 @@ import {
 } from '../../../src/chain/index.ts';
 import { emptyBatch } from '../../../src/chain/operations.ts';
 import { encodeExecute } from '../../../src/chain/dbchain/calldata.ts';
+import { REGISTRY_ADDRESS } from '../../../src/chain/dbchain/abi.ts';
 import { overBounds } from '../../../src/chain/dbchain/txBounds.ts';
+import { transactionHashMatches } from '../../../src/chain/dbchain/txHash.ts';
 import { InvalidArgumentError, TX_CALLDATA_MAX_BYTES, TX_OPERATIONS_MAX } from '../../../src/collections/index.ts';
 import type { Devnet } from '../../../src/devnet/index.ts';
 import { defined } from '../../helpers/defined.ts';
@@ -117,6 +120,29 @@ describe('DB-chain source: registry transactions over the decoding bounds', () =
       });
     } finally {
       pad = false;
+    }
+  });
+
+  test('a genuine answer of each envelope type hashes to its hash; a changed one does not', async () => {
+    const account = privateKeyToAccount(defined(devnet.accounts[1], 'dev account 1').privateKey);
+    const data = encodeExecute([{ op: 'delete', entityKey: KEY }]);
+    const fees = { legacy: { gasPrice: 3_000_000_000n }, eip2930: { gasPrice: 3_000_000_000n, accessList: [] } };
+    const eip1559 = { maxFeePerGas: 3_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n };
+    for (const type of ['legacy', 'eip2930', 'eip1559'] as const) {
+      const nonce = await rpcResult<Hex>(devnet, 'eth_getTransactionCount', [account.address, 'pending']);
+      const raw = await account.signTransaction({
+        type,
+        chainId: devnet.chainId,
+        nonce: Number(BigInt(nonce)),
+        to: REGISTRY_ADDRESS,
+        data,
+        gas: 1_000_000n,
+        ...(type === 'eip1559' ? eip1559 : fees[type]),
+      } as never);
+      const hash = await rpcResult<Hex>(devnet, 'eth_sendRawTransaction', [raw]);
+      const answer = await rpcResult<Record<string, unknown>>(devnet, 'eth_getTransactionByHash', [hash]);
+      assert.equal(transactionHashMatches(answer, hash), true, type);
+      assert.equal(transactionHashMatches({ ...answer, input: `${answer.input}00` }, hash), false, type);
     }
   });
 
