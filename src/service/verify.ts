@@ -1,9 +1,9 @@
 // verify: checks an answer another node gave against the chain through the RPC this node trusts
-// (--verify-rpc, or a stdio node's own), with src/verify/: a verdict per check.
+// (--verify-rpc, or a stdio node's own), with src/verify/: a verdict per check. Completeness stays within
+// the default bound here: a caller of a public node must not make it read a large collection per call.
 import { z } from 'zod';
 import {
   VERIFY_COMPLETE_MAX,
-  VERIFY_COMPLETE_MAX_RAISED,
   verifierRpc,
   verifyAnswer,
   VerifyInputError,
@@ -24,12 +24,8 @@ export const verifyArgs = {
   ),
   request: body
     .optional()
-    .describe('The arguments it answered (where, filter, k, vector, include_document, limit, order, ref)'),
-  complete: z
-    .boolean()
-    .optional()
     .describe(
-      `Check completeness of collections of up to ${VERIFY_COMPLETE_MAX_RAISED} vector entities (default ${VERIFY_COMPLETE_MAX}; more RPC calls)`,
+      `The arguments it answered (where, filter, k, vector, include_document, limit, order, ref); completeness is checked for collections of up to ${VERIFY_COMPLETE_MAX} vector entities`,
     ),
 };
 export const verifySchema = z.object(verifyArgs);
@@ -63,7 +59,6 @@ export async function verify(ctx: ServiceContext, params: unknown): Promise<Veri
       collection: args.collection,
       answer: args.answer,
       request: args.request,
-      complete: args.complete === true,
     });
   } catch (error) {
     if (error instanceof VerifyInputError) throw new InvalidArgumentError(`answer: ${error.message}`);

@@ -3,7 +3,7 @@
 // block's header, the collection's definitions and the returned ids' entities at the answer's block, and
 // the collection's size; completeness then reads the whole collection when it is within the bound.
 import type { Hex } from 'viem';
-import { SEARCH_K_DEFAULT } from '../service/limits.ts';
+import { LIST_LIMIT_MAX, SEARCH_K_DEFAULT, SEARCH_K_MAX } from '../service/limits.ts';
 import {
   definitionsQuery,
   idQueries,
@@ -30,6 +30,9 @@ import {
 } from './rpc.ts';
 import { completenessCheck, distanceCheck, orderCheck, type ShownResult } from './searchChecks.ts';
 import { type AnswerKind, type Check, overall, VerifyInputError, type VerifyReport } from './types.ts';
+
+/** The most entities one read answer shows (a listing page or a search's k). */
+const SHOWN_MAX = Math.max(LIST_LIMIT_MAX, SEARCH_K_MAX);
 
 export interface VerifyOptions {
   /** The JSON-RPC endpoint to trust (an URL), or a client of one. */
@@ -182,6 +185,10 @@ function shownEntities(kind: AnswerKind, answer: Record<string, unknown>): Shown
         : kind === 'get'
           ? [answer.entity]
           : [];
+  if (list.length > SHOWN_MAX)
+    throw new VerifyInputError(
+      `the answer holds ${list.length} entities; no answer of arkivector holds more than ${SHOWN_MAX}`,
+    );
   return list.map((item, i) => {
     if (!item || typeof item !== 'object') throw new VerifyInputError(`item ${i + 1} of the answer is not an object`);
     const claimed = item as Claimed;

@@ -1,6 +1,7 @@
 // Honest answers verify, whatever was written: over random collections (dimension, metric, open or
 // closed), write sequences (creates, updates, short lifetimes that expire, deletes, another account's
-// writes that a closed collection ignores and an open one counts) and random filters, every search, count,
+// writes, extends and gifts to the owner, which a closed collection ignores and an open one counts) and
+// random filters, every search, count,
 // get and listing from a public-read node (REST) and from the write daemon is verified check by check.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +19,8 @@ import {
 } from '../../src/service/index.ts';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { verifyAnswer, type VerifyReport } from '../../src/verify/index.ts';
+import type { Hex } from 'viem';
+import { execute, op } from '../helpers/dbchainRawWriter.ts';
 import { createEntityAs, startGeneration, type Generation } from '../helpers/generations.ts';
 import { vectorArgs } from '../helpers/writes.ts';
 import { call, captureLogger } from '../http/fixture.ts';
@@ -53,6 +56,10 @@ const caseArb = fc.integer({ min: 2, max: 4 }).chain((dim) =>
     open: fc.boolean(),
     batches: fc.array(fc.array(entityArb(dim), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 }),
     intruder: fc.option(entityArb(dim), { nil: undefined }),
+    // The intruder extends its entity, then hands it to the collection's owner (a closed collection still
+    // does not count it: its creator is not a permitted writer).
+    intruderExtends: fc.boolean(),
+    intruderGives: fc.boolean(),
     deleted: fc.subarray(IDS, { maxLength: 2 }),
     query: fc.array(fc.integer({ min: -3, max: 3 }), { minLength: dim, maxLength: dim }),
     k: fc.integer({ min: 1, max: 6 }),
@@ -121,7 +128,7 @@ describe('verify: honest answers verify (property, DB-chain devnet)', () => {
         if (c.intruder) {
           const e = c.intruder;
           const definition = { dim: c.dim, metric: c.metric, open: c.open, writers: [], attributes } as never;
-          await createEntityAs(
+          const key = await createEntityAs(
             gen.devnet,
             1,
             vectorArgs(
@@ -131,6 +138,12 @@ describe('verify: honest answers verify (property, DB-chain devnet)', () => {
             ),
             definition,
           );
+          const ops = [
+            ...(c.intruderExtends ? [op.extend(key, 0n, 500n)] : []),
+            ...(c.intruderGives ? [op.transfer(key, gen.ctx.writer?.address as Hex)] : []),
+          ];
+          // A short-lived entity may have expired already: the chain refuses, and nothing changes.
+          if (ops.length) await execute(gen.devnet, 1, ops).catch(() => undefined);
           block = gen.devnet.headNumber;
         }
         const live = (await listEntities(gen.ctx, { collection: name, limit: 100, min_block: block })).entities;

@@ -2,7 +2,7 @@
 // (past its retention window), a collection over the completeness bound, a keyword ranking, and a v1 chain.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { verifyAnswer, type VerifyReport } from '../../src/verify/index.ts';
+import { verifyAnswer, VerifyInputError, type VerifyReport } from '../../src/verify/index.ts';
 import { devnetProxy, type RpcProxy } from '../helpers/rpcProxy.ts';
 import { call, startChain, type Chain, type Node } from '../http/fixture.ts';
 
@@ -79,6 +79,21 @@ describe('verify: unverifiable, with the reason', () => {
     const answer = await answerOf('search', request);
     const report = await verifyAnswer({ rpc: chain.devnet.url, collection: 'notes', request, answer });
     assertUnverifiable(report, 'completeness', /keyword index/);
+  });
+
+  test('not an answer of arkivector: refused before any RPC call (no verdict)', async () => {
+    const answer = await answerOf('search', search);
+    const padded = { ...answer, results: Array.from({ length: 101 }, () => answer.results[0]) };
+    const rpc = { cost: { calls: 0, requests: 0 }, request: () => Promise.reject(new Error('no call expected')) };
+    await assert.rejects(
+      verifyAnswer({ rpc, collection: 'notes', request: search, answer: padded }),
+      (e: Error) => e instanceof VerifyInputError && /holds 101 entities/.test(e.message),
+    );
+    await assert.rejects(verifyAnswer({ rpc, collection: 'notes', answer: { hello: 1 } }), VerifyInputError);
+    await assert.rejects(
+      verifyAnswer({ rpc, collection: 'notes', answer: { ...answer, as_of_block: 'latest' } }),
+      VerifyInputError,
+    );
   });
 
   test('a v1 chain', async () => {
