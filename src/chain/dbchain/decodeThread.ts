@@ -1,13 +1,13 @@
 // Where the registry transactions of a read are decoded: on the calling thread while their calldata is
-// small, in a worker thread of its own beyond DECODE_INLINE_MAX_BYTES, so megabytes of calldata (seconds of
-// ABI decoding, a keccak over each transaction past a bound) never hold the thread that serves searches.
+// small, in a worker thread of its own beyond DECODE_INLINE_MAX_BYTES, so large calldata (ABI decoding, a
+// keccak over each transaction past a bound) never holds the thread that serves searches.
 import { Worker } from 'node:worker_threads';
 import type { Hex } from 'viem';
 import { siblingModule, workerEntry } from '../../workerEntry.ts';
 import type { LoggedTransaction } from './reads.ts';
 import { txVerdict, type TxVerdict } from './txBounds.ts';
 
-/** Calldata bytes of one read decoded on the calling thread (tens of milliseconds at most); more go to a worker. */
+/** Calldata bytes of one read decoded on the calling thread; more go to a worker (starting one costs more than this). */
 export const DECODE_INLINE_MAX_BYTES = 256 * 1024;
 
 const DECODE_WORKER_URL = siblingModule('decodeWorker', import.meta.url);
