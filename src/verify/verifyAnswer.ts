@@ -218,7 +218,8 @@ function blockCheck(
       verdict: 'refuted',
       evidence: `block ${block} of this chain is ${header.value.hash}; the answer names ${hash} (another chain, or a fork)`,
     };
-  return { check: 'block', verdict: 'verified' };
+  // Verified means true at that block; how far the chain has moved on since is the reader's to weigh.
+  return { check: 'block', verdict: 'verified', ...(head.ok ? { detail: { head: head.value } } : {}) };
 }
 
 function describe(error: unknown): string {

@@ -38,6 +38,7 @@ describe('verify: honest answers of a DB-chain node', () => {
     assertVerified(report, ['block', 'entity', 'filter', 'distance', 'order', 'completeness']);
     assert.equal(report.checks.filter((c) => c.check === 'distance').length, 2);
     assert.equal(report.block_hash, answer.body.as_of_block_hash);
+    assert.equal(report.checks.find((c) => c.check === 'block')?.detail?.head, chain.devnet.headNumber);
     assert.ok(report.cost.requests <= 3, JSON.stringify(report.cost));
   });
 
