@@ -27,7 +27,7 @@ import { startDevnet, type Devnet } from './devnet/index.ts';
 import { createEmbedder, embedderDimension } from './embedder.ts';
 import { createLocalEmbedder, type FetchProgress } from './localEmbedder/index.ts';
 import { BIN_PATH } from './packageInfo.ts';
-import { type StdioFacts, stdioServerEntry } from './stdioSnippet.ts';
+import { type StdioFacts, stdioFacts, stdioServerEntry } from './stdioSnippet.ts';
 import { assertPortFree } from './portCheck.ts';
 import { lockNodeData } from './dataLock.ts';
 import {
@@ -290,12 +290,7 @@ export async function startGateway(
         await firstSync;
       });
     }
-    const stdio: StdioFacts = {
-      rpc,
-      embedder: config.embedder,
-      signer: writer !== undefined,
-      embedderKey: Boolean(process.env.ARKIVECTOR_EMBEDDER_KEY),
-    };
+    const stdio = stdioFacts(config, rpc, writer !== undefined, Boolean(process.env.ARKIVECTOR_EMBEDDER_KEY));
     let httpUrl: string | undefined;
     if (config.http && access) {
       tokens = access.tokens.length > 0;

@@ -89,6 +89,7 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
   const maxBatch = Math.max(1, options.maxBatch ?? LOCAL_EMBED_BATCH);
   let state: EmbedderState = { state: 'idle', source };
   let starting: Promise<void> | undefined;
+  let closed = false;
   /** Failures in a row, when the next try may start, and whether the model was on disk then. */
   let failures = 0;
   let retryAt = 0;
@@ -198,7 +199,7 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
         if (worker === w) worker = undefined;
         for (const call of pending.values()) call.reject(new EmbedderUnavailableError(error.message));
         pending.clear();
-        if (state.state === 'ready') {
+        if (state.state === 'ready' && !closed) {
           // A crash after loading: the next text call starts a new worker.
           starting = undefined;
           set({ state: 'failed', source, error: error.message });
@@ -315,6 +316,8 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
     onDisk,
     ready: () => start(),
     async close() {
+      // A worker stopped on purpose is not a failure (nothing to log, nothing to retry).
+      closed = true;
       const w = worker;
       worker = undefined;
       await w?.terminate();

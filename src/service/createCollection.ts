@@ -13,7 +13,7 @@ import { emptyBatch } from '../chain/index.ts';
 import { defined } from '../defined.ts';
 import { embedderDimension } from '../embedder.ts';
 import type { ServiceContext } from './context.ts';
-import { ConflictError, InvalidArgumentError } from './errors.ts';
+import { CONFIGURE_EMBEDDER, ConflictError, InvalidArgumentError } from './errors.ts';
 import { createCollectionSchema, type CreateCollectionResult } from './schemas.ts';
 import { requireWriter, submit, type ProgressReporter } from './submit.ts';
 import { claim, definitionName } from './inFlight.ts';
@@ -89,7 +89,7 @@ async function withEmbedder(
     throw new InvalidArgumentError(
       embedder
         ? `dim: required when embedder.model is not this node's model (${embedder.model})`
-        : 'dim: required on a node without an embedder (start it with --embedder URL --embedder-model NAME to omit dim)',
+        : `dim: required on a node without an embedder (to omit dim, ${CONFIGURE_EMBEDDER})`,
       [{ path: 'dim', message: 'required' }],
     );
   if (!fromNode) return { ...input, dim: defined(input.dim, 'dim (checked above)') };

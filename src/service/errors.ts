@@ -32,11 +32,15 @@ export class NotYetIndexedError extends ArkivectorError {
   }
 }
 
+/** Every way to give a node an embedder, for embedder_not_configured answers. */
+export const CONFIGURE_EMBEDDER =
+  'start the node without --embedder none (the default, --embedder local: a model run in the node, fetched once), with --embedder local:NAME or local:PATH (another model, or a model folder), or with --embedder URL --embedder-model NAME (an embeddings server such as Ollama)';
+
 export class EmbedderNotConfiguredError extends ArkivectorError {
   override name = 'EmbedderNotConfiguredError';
   /** `message`: what needed the embedder and the way around it (default: a text search). */
   constructor(
-    message = 'text search needs an embedder (--embedder URL); use mode "keyword" for BM25 over documents, or pass a vector',
+    message = `text search needs an embedder, and this node has none: ${CONFIGURE_EMBEDDER}; meanwhile use mode "keyword" for BM25 over documents, or pass a vector`,
   ) {
     super('embedder_not_configured', message);
   }

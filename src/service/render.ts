@@ -27,9 +27,23 @@ export function typedAttributes(record: RecordSummary, definition: CollectionDef
   const values = record.attributes;
   for (const [name, type] of attributesByName(definition)) {
     const value = values[name];
-    if (value !== undefined && Object.hasOwn(values, name)) out[name] = { type, value };
+    if (value !== undefined && Object.hasOwn(values, name))
+      out[name] = { type, value: type === 'f32' && typeof value === 'number' ? shortestF32(value) : value };
   }
   return out;
+}
+
+/**
+ * The shortest decimal that rounds to the same binary32 value: what was written (8.59), not the binary32
+ * value printed as a double (8.59000015258789). Nine significant digits always round-trip.
+ */
+export function shortestF32(value: number): number {
+  if (!Number.isFinite(value) || value === 0) return value;
+  for (let digits = 1; digits < 9; digits++) {
+    const candidate = Number(value.toPrecision(digits));
+    if (Math.fround(candidate) === value) return candidate;
+  }
+  return Number(value.toPrecision(9));
 }
 
 export function entityOf(record: RecordSummary, definition: CollectionDefinition, includeDocument: boolean) {

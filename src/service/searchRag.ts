@@ -13,6 +13,7 @@ import {
   TEXT_MAX_CHARS,
 } from './limits.ts';
 import { textEmbedder } from './textEmbedder.ts';
+import { CONFIGURE_EMBEDDER } from './errors.ts';
 import { readView } from './view.ts';
 
 export { RAG_LIMIT_DEFAULT, RAG_LIMIT_MAX };
@@ -146,7 +147,10 @@ export async function searchRag(ctx: ServiceContext, params: RagQuery): Promise<
   // Semantic needs an embedder: asked for explicitly it fails; as half of "both" it simply does not run.
   const runSemantic = mode === 'semantic' || (mode === 'both' && ctx.embedder !== undefined);
   if (runSemantic && !ctx.embedder)
-    throw new ArkivectorError('embedder_not_configured', 'semantic search needs an embedder (--embedder URL)');
+    throw new ArkivectorError(
+      'embedder_not_configured',
+      `semantic search needs an embedder, and this node has none: ${CONFIGURE_EMBEDDER}`,
+    );
   // A collection recorded with another model refuses the semantic branch, also as half of "both":
   // vectors of two models are not comparable, and a silent keyword-only answer would hide it. An embedder
   // that is down, or whose vectors have another width, only leaves "both" without its semantic half (it did

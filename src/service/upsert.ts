@@ -7,7 +7,13 @@ import { encodeVectorEntity, type CollectionDefinition, type Ttl } from '../coll
 import { emptyBatch, type CreateOp } from '../chain/index.ts';
 import { defined } from '../defined.ts';
 import type { ServiceContext } from './context.ts';
-import { ConflictError, EmbedderUnavailableError, ForbiddenError, InvalidArgumentError } from './errors.ts';
+import {
+  CONFIGURE_EMBEDDER,
+  ConflictError,
+  EmbedderUnavailableError,
+  ForbiddenError,
+  InvalidArgumentError,
+} from './errors.ts';
 import { embedTexts, textEmbedder } from './textEmbedder.ts';
 import { expiryAfterWrite, lifetimeBtl } from './lifetime.ts';
 import { upsertSchema, type UpsertParameters, type UpsertResult } from './schemas.ts';
@@ -147,7 +153,7 @@ async function embedDocuments(ctx: ServiceContext, view: View, args: UpsertParam
   const embedder = textEmbedder(
     ctx,
     c,
-    `entities[${first.index}] has a document but no vector, and this node has no embedder: pass vector, or start the node with --embedder URL --embedder-model NAME`,
+    `entities[${first.index}] has a document but no vector, and this node has no embedder: pass vector, or ${CONFIGURE_EMBEDDER}`,
   );
   const vectors = await embedTexts(
     embedder,

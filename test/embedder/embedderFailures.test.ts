@@ -222,3 +222,20 @@ test('local:ORG/NAME: creating a collection with an explicit dim asks no hub; st
     await rm(root, { recursive: true, force: true });
   }
 });
+
+test('closing a ready local embedder (a normal shutdown) is not reported as a failure', async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'arkivector-close-'));
+  try {
+    await writeTinyModel(folder);
+    const states: string[] = [];
+    const embedder = createLocalEmbedder(parseLocalModel(folder), {
+      hub: 'off',
+      onState: (s) => states.push(s.state),
+    });
+    assert.equal((await embedder.embed('cat')).length, TINY_DIM);
+    await embedder.close();
+    assert.deepEqual(states, ['loading', 'ready'], 'no "failed" (worker exited) at close');
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+});

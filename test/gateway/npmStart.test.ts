@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { defined } from '../helpers/defined.ts';
 
@@ -49,5 +50,24 @@ test('npm start: SIGTERM to the npm process stops the gateway', { timeout: 180_0
     } catch {
       // The group is already gone: the expected case.
     }
+  }
+});
+
+test('README Quick start: each `npm start -- FLAGS` line is what serve accepts after the start script’s own flags', async () => {
+  const { readmeSection } = await import('../helpers/readme.ts');
+  const { parseServeConfig } = await import('../../src/config.ts');
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
+  const scripted = defined(/serve (.*)$/.exec(pkg.scripts.start)?.[1], 'the start script').split(' ');
+  const lines = [...readmeSection('Quick start').matchAll(/`npm start -- ([^`]+)`/g)].map((m) =>
+    defined(m[1], 'flags'),
+  );
+  assert.ok(lines.length > 0, 'the README shows npm start -- FLAGS');
+  for (const line of lines) {
+    const flags = line.split(/\s+/);
+    const config = parseServeConfig([...scripted, ...flags], {});
+    const http = flags[flags.indexOf('--http') + 1];
+    assert.equal(`${config.http?.host}:${config.http?.port}`, http, line);
+    const dataDir = flags.indexOf('--data-dir');
+    if (dataDir >= 0) assert.equal(config.dataDir, flags[dataDir + 1], 'a later --data-dir wins over the script’s');
   }
 });

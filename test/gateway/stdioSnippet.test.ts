@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { stdioServerEntry } from '../../src/stdioSnippet.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseServeConfig } from '../../src/config.ts';
+import { stdioFacts, stdioServerEntry } from '../../src/stdioSnippet.ts';
+import { spawnGateway } from '../helpers/gatewayProcess.ts';
 
 test('the entry carries the rpc, the embedder flags and key placeholders; plain URLs are shown as given', () => {
   const { entry, redacted } = stdioServerEntry(
@@ -50,4 +55,50 @@ test('no secret of a URL reaches the entry', () => {
       assert.equal(redacted, true);
     }),
   );
+});
+
+test("the snippet carries the node's embedder and compat: a stdio node started from it embeds as this one does", () => {
+  const rpc = 'http://127.0.0.1:8545';
+  for (const flags of [
+    [],
+    ['--embedder', 'local:/models/mine'],
+    ['--embedder', 'local:./rel/model', '--embedder-model', 'my-model'],
+    ['--embedder', 'local:multilingual-e5-small'],
+    ['--embedder', 'local:someone/custom-model'],
+    ['--embedder', 'local:intfloat/multilingual-e5-small', '--embedder-model', 'e5'],
+    ['--embedder', 'local:someone/custom-model', '--model-hub', 'http://127.0.0.1:9/hub'],
+    ['--embedder', 'none'],
+    ['--embedder', 'none', '--compat', 'kuradb'],
+    ['--embedder', 'http://127.0.0.1:11434/v1', '--embedder-model', 'nomic-embed-text', '--compat', 'kuradb'],
+  ]) {
+    const node = parseServeConfig(['--rpc', rpc, ...flags], {});
+    const { entry } = stdioServerEntry(stdioFacts(node, rpc, false, false), 'arkivector');
+    const [serve, ...args] = entry.args;
+    assert.equal(serve, 'serve');
+    const copy = parseServeConfig(args, {});
+    assert.deepEqual(
+      [copy.stdio, copy.localEmbedder, copy.embedder, copy.compat, copy.modelHub],
+      [true, node.localEmbedder, node.embedder, node.compat, node.modelHub],
+      flags.join(' '),
+    );
+  }
+  // The default model needs no flag.
+  const plain = stdioServerEntry(stdioFacts(parseServeConfig(['--rpc', rpc], {}), rpc, false, false), 'x');
+  assert.deepEqual(plain.entry.args, ['serve', '--stdio', '--rpc', rpc]);
+});
+
+test('a node started with --embedder local:PATH and --compat kuradb prints it in the banner and /console/node.json', async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'arkivector-snippet-model-'));
+  const args = ['--http', '127.0.0.1:0', '--devnet-port', '0', '--no-demo', '--no-data-dir'];
+  const node = await spawnGateway([...args, '--embedder', `local:${folder}`, '--compat', 'kuradb']);
+  try {
+    const wanted = ['--embedder', `local:${folder}`, '--compat', 'kuradb'];
+    assert.ok(node.banner.includes(JSON.stringify(wanted).slice(1, -1).replace(/,/g, ', ')), node.banner);
+    const info = (await (await fetch(`${node.url}/console/node.json`)).json()) as { stdio: { args: string[] } };
+    const at = info.stdio.args.indexOf('--embedder');
+    assert.deepEqual(info.stdio.args.slice(at, at + 4), wanted);
+  } finally {
+    await node.stop();
+    await rm(folder, { recursive: true, force: true });
+  }
 });

@@ -228,7 +228,18 @@ describe('REST: collections and text writes', () => {
     assert.deepEqual(noDim.body.errors, [{ path: 'dim', message: 'required' }]);
     const text = await call(without, '/v1/collections/three/entities', { entities: [{ id: 't', document: 'words' }] });
     assert.deepEqual([text.status, text.body.code], [400, 'embedder_not_configured']);
-    assert.match(String(text.body.detail), /pass vector, or start the node with --embedder/);
+    assert.match(String(text.body.detail), /pass vector, or start the node /);
+    // Every way to configure one, on every text path that needs it.
+    const search = await call(without, '/v1/collections/three/search', { text: 'words', mode: 'semantic' });
+    assert.deepEqual([search.status, search.body.code], [400, 'embedder_not_configured']);
+    for (const detail of [text.body.detail, search.body.detail, noDim.body.detail])
+      for (const way of [
+        '--embedder local',
+        'local:PATH',
+        '--embedder URL --embedder-model NAME',
+        'without --embedder none',
+      ])
+        assert.ok(String(detail).includes(way), `${way} missing from ${detail}`);
     const nothing = await call(without, '/v1/collections/three/entities', { entities: [{ id: 'n' }] });
     assert.deepEqual([nothing.status, nothing.body.code], [400, 'invalid_argument']);
   });

@@ -43,3 +43,15 @@ test('the tarball npm pack writes into the checkout is ignored by git', () => {
   // git check-ignore exits 0 when the path is ignored, 1 when not (execFileSync throws then).
   assert.doesNotThrow(() => execFileSync('git', ['check-ignore', '-q', `arkivector-${VERSION}.tgz`]));
 });
+
+test('package-lock.json is what npm install writes: the root entry says it has an install script', () => {
+  // npm records `hasInstallScript` on the root package when package.json has an (pre|post)install script;
+  // a lockfile without it was rewritten by every `npm install`, leaving a fresh clone's checkout dirty.
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts?: Record<string, string> };
+  const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as {
+    packages: Record<string, { hasInstallScript?: boolean }>;
+  };
+  const scripts = Object.keys(pkg.scripts ?? {});
+  const installs = ['preinstall', 'install', 'postinstall'].some((s) => scripts.includes(s));
+  assert.equal(lock.packages['']?.hasInstallScript === true, installs);
+});
