@@ -27,3 +27,28 @@ export const HTTP_CONNECTIONS_CHECK_MS = 1_000;
  * lock new clients out; only when every connection is busy is the new one refused.
  */
 export const HTTP_MAX_CONNECTIONS = 1_000;
+
+/**
+ * Connections open at once from one address (an IPv4 address, or an IPv6 /64). At the cap, a new one
+ * closes that address's connection idle longest, else its slowest body still arriving, else it is refused.
+ */
+export const HTTP_CONNECTIONS_PER_ADDRESS_MAX = 256;
+
+/**
+ * Slowest a request body may arrive, on average from the request's start, once the grace has passed: a
+ * body trickling in slower is cut (the connection is closed). When the node is full, the slowest body
+ * still arriving is closed to make room before a new client is refused.
+ */
+export const HTTP_BODY_MIN_BYTES_PER_S = 1024;
+export const HTTP_BODY_GRACE_MS = 5_000;
+
+/** Request line and headers, in bytes (Node's default `maxHeaderSize`, stated here so it is documented). */
+export const HTTP_MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * A request the HTTP parser refuses (431 for headers over Node's 16 KiB, 400 for a malformed one) is
+ * answered, then its connection reads and discards what the client still sends for at most this long and
+ * this many bytes before closing: closing at once makes the kernel reset the connection under the answer.
+ */
+export const HTTP_LINGER_MS = 2_000;
+export const HTTP_LINGER_MAX_BYTES = 1024 * 1024;

@@ -1,16 +1,24 @@
 // Puts the HTTP app on a socket with @hono/node-server. `arkivector serve` and the HTTP tests call it;
 // the app itself (routes, access, errors) is in app.ts.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import {
+  HTTP_BODY_GRACE_MS,
+  HTTP_BODY_MIN_BYTES_PER_S,
   HTTP_CONNECTIONS_CHECK_MS,
+  HTTP_CONNECTIONS_PER_ADDRESS_MAX,
   HTTP_HEADERS_TIMEOUT_MS,
   HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  HTTP_LINGER_MAX_BYTES,
+  HTTP_LINGER_MS,
   HTTP_MAX_CONNECTIONS,
+  HTTP_MAX_HEADER_BYTES,
   HTTP_REQUEST_TIMEOUT_MS,
 } from '../httpDefault.ts';
+import { answerClientErrors } from './clientErrors.ts';
+import { guardConnections } from './connectionGuard.ts';
 import { fastPaths } from './fastSearch.ts';
 
 export interface HttpServer {
@@ -38,6 +46,9 @@ export async function serveHttp(options: {
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
   checkIntervalMs?: number;
+  maxConnectionsPerAddress?: number;
+  bodyMinBytesPerS?: number;
+  bodyGraceMs?: number;
 }): Promise<HttpServer> {
   const hostname =
     options.host.startsWith('[') && options.host.endsWith(']') ? options.host.slice(1, -1) : options.host;
@@ -58,10 +69,18 @@ export async function serveHttp(options: {
       requestTimeout: options.requestTimeoutMs ?? HTTP_REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: options.checkIntervalMs ?? HTTP_CONNECTIONS_CHECK_MS,
       keepAliveTimeout: HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxHeaderSize: HTTP_MAX_HEADER_BYTES,
     },
   }) as Server;
   server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
-  capConnections(server, options.maxConnections ?? HTTP_MAX_CONNECTIONS);
+  guardConnections(server, {
+    max: options.maxConnections ?? HTTP_MAX_CONNECTIONS,
+    perAddress: options.maxConnectionsPerAddress ?? HTTP_CONNECTIONS_PER_ADDRESS_MAX,
+    bodyMinBytesPerS: options.bodyMinBytesPerS ?? HTTP_BODY_MIN_BYTES_PER_S,
+    bodyGraceMs: options.bodyGraceMs ?? HTTP_BODY_GRACE_MS,
+    checkMs: options.checkIntervalMs ?? HTTP_CONNECTIONS_CHECK_MS,
+  });
+  answerClientErrors(server, { lingerMs: HTTP_LINGER_MS, lingerBytes: HTTP_LINGER_MAX_BYTES });
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => {
       server.off('listening', onListening);
@@ -89,49 +108,4 @@ export async function serveHttp(options: {
       return closing;
     },
   };
-}
-
-/**
- * Keeps at most `max` connections open. A connection is idle from its start until its first request, and
- * between keep-alive requests; at the cap the longest idle one is closed to make room, and only when none
- * is idle is the new connection refused.
- */
-function capConnections(server: Server, max: number): void {
-  const open = new Set<Socket>();
-  /** Idle connections, longest idle first (Set order is insertion order). */
-  const idle = new Set<Socket>();
-  const inFlight = new Map<Socket, number>();
-  const drop = (socket: Socket) => {
-    open.delete(socket);
-    idle.delete(socket);
-    inFlight.delete(socket);
-  };
-  server.on('connection', (socket: Socket) => {
-    if (open.size >= max) {
-      const oldest = idle.values().next().value;
-      if (oldest === undefined) {
-        socket.destroy();
-        return;
-      }
-      drop(oldest);
-      oldest.destroy();
-    }
-    open.add(socket);
-    idle.add(socket);
-    socket.once('close', () => drop(socket));
-  });
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket;
-    if (!open.has(socket)) return;
-    idle.delete(socket);
-    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-    response.once('close', () => {
-      const left = (inFlight.get(socket) ?? 1) - 1;
-      if (left > 0) inFlight.set(socket, left);
-      else if (open.has(socket)) {
-        inFlight.delete(socket);
-        idle.add(socket);
-      }
-    });
-  });
 }

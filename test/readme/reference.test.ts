@@ -10,10 +10,13 @@ import { test } from 'node:test';
 import { parseServeConfig } from '../../src/config.ts';
 import { ERROR_STATUS } from '../../src/errors.ts';
 import {
+  HTTP_BODY_MIN_BYTES_PER_S,
   HTTP_CONNECTIONS_CHECK_MS,
+  HTTP_CONNECTIONS_PER_ADDRESS_MAX,
   HTTP_HEADERS_TIMEOUT_MS,
   HTTP_KEEP_ALIVE_TIMEOUT_MS,
   HTTP_MAX_CONNECTIONS,
+  HTTP_MAX_HEADER_BYTES,
   HTTP_REQUEST_TIMEOUT_MS,
 } from '../../src/httpDefault.ts';
 import { defined } from '../helpers/defined.ts';
@@ -105,7 +108,14 @@ test('README Quick start: a refused flag is a usage error (plain line and help, 
   assert.equal(JSON.parse(refused.stderr.trim()).level, 'fatal');
 });
 
-const DECLARED: Record<string, number> = { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_MAX_CONNECTIONS };
+const DECLARED: Record<string, number> = {
+  HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_REQUEST_TIMEOUT_MS,
+  HTTP_MAX_CONNECTIONS,
+  HTTP_CONNECTIONS_PER_ADDRESS_MAX,
+  HTTP_BODY_MIN_BYTES_PER_S,
+  HTTP_MAX_HEADER_BYTES,
+};
 
 test('README REST API: the connection limits it states are the ones src/httpDefault.ts declares', () => {
   const section = readmeSection('REST API');
@@ -120,8 +130,11 @@ test('README REST API: the connection limits it states are the ones src/httpDefa
     rows.map(([name = '']) => [name, asDeclared(defined(DECLARED[name], name), name)]),
   );
   assert.deepEqual(rows.map(([name]) => name).sort(), [
+    'HTTP_BODY_MIN_BYTES_PER_S',
+    'HTTP_CONNECTIONS_PER_ADDRESS_MAX',
     'HTTP_HEADERS_TIMEOUT_MS',
     'HTTP_MAX_CONNECTIONS',
+    'HTTP_MAX_HEADER_BYTES',
     'HTTP_REQUEST_TIMEOUT_MS',
   ]);
   const keepAlive = HTTP_KEEP_ALIVE_TIMEOUT_MS / 1000;
