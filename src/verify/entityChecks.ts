@@ -6,6 +6,7 @@ import type { CollectionDefinition, VectorRecord } from '../collections/index.ts
 import { AttributeColumns } from '../engine/attributeColumns.ts';
 import { compileFilter } from '../engine/filter/compile.ts';
 import { buildPredicate } from '../engine/filter/predicate.ts';
+import { expiresAtBlock } from '../service/lifetime.ts';
 import { typedAttributes } from '../service/render.ts';
 import type { VectorsAt, Winner } from './collectionAt.ts';
 import type { Check } from './types.ts';
@@ -70,7 +71,8 @@ export function fieldMismatches(
     differs('owner', claimed.owner, record.owner);
   if ((claimed.creator !== undefined || 'owner' in claimed) && lower(claimed.creator) !== lower(record.creator))
     differs('creator', claimed.creator, record.creator);
-  const expires = Number(record.expiresAt);
+  // As answers give it: a block number, or "never" for a permanent entity.
+  const expires = expiresAtBlock(BigInt(record.expiresAt));
   if (claimed.expires_at_block !== expires) differs('expires_at_block', claimed.expires_at_block, expires);
   if (typeof claimed.expires_at_block === 'number' && claimed.expires_at_block <= block)
     out.push(`expires_at_block ${claimed.expires_at_block} is not after block ${block}: not live there`);

@@ -35,8 +35,8 @@ const entityArb = (dim: number) =>
     topic: fc.constantFrom(...TOPICS),
     stars: fc.integer({ min: -2, max: 5 }),
     hot: fc.boolean(),
-    // Some live only a few blocks: they expire while the run writes on.
-    blocks: fc.constantFrom(2, 3, 1000),
+    // Some live only a few blocks: they expire while the run writes on; some never expire (no ttl).
+    blocks: fc.constantFrom(2, 3, 1000, undefined),
   });
 
 const whereArb = fc.constantFrom(
@@ -117,7 +117,7 @@ describe('verify: honest answers verify (property, DB-chain devnet)', () => {
               vector: e.vector,
               document: `doc ${e.id} ${e.topic}`,
               attributes: { topic: e.topic, stars: e.stars, hot: e.hot },
-              ttl: { blocks: e.blocks },
+              ...(e.blocks === undefined ? {} : { ttl: { blocks: e.blocks } }),
             })),
           }).catch((error: Error) => {
             if (!/EntityExpired/.test(error.message)) throw error;
