@@ -33,8 +33,8 @@
 //
 // A graph whose filtered walk moves through allowed elements only, from entry points inside the set
 // (the native engine's ACORN-style walk, `graph.filteredWalk === 'acorn'`, ARCHITECTURE.md §10.8) is
-// planned apart (`acornPlan`): the exact scan (in the same SIMD kernels) takes sets of up to
-// ACORN_EXACT_PER_EF × ef records, where it costs no more than the walk; the post-filter of step 3 only
+// planned apart (`acornPlan`): the exact scan (in the same SIMD kernels) takes the sets it reads for no
+// more than the walk costs at that width (acornScanLimit.ts); the post-filter of step 3 only
 // sets broad enough that it costs one unfiltered search; everything else goes to the walk, which tells
 // by itself whether the set lies around the query: its unfiltered descent lands among allowed elements
 // (its two-hop neighbourhood holds a quarter of the allowed elements the set's share predicts) or not.
@@ -45,6 +45,7 @@
 // else the walk at ef × ACORN_EF_SCALE. The test depends only on the query and the set (no memo of
 // earlier queries), so replicas answer alike. A short answer goes to the exact scan (never under-filled).
 
+import { acornExactLimit } from './acornScanLimit.ts';
 import {
   allowedBits as enumerateBits,
   allowedSlots as enumerateAllowed,
@@ -171,12 +172,6 @@ const POST_FILTER_MAX = 1000;
 /** Step 5: the walk's width is ef × share × this, between 2k and ef. */
 const WALK_EF_SHARE_SCALE = 2;
 
-/**
- * ACORN plan: the exact scan of the allowed set up to this many allowed records per unit of ef. Measured
- * (README "Native engine", the scan in memory order with prefetch): an unfiltered walk at ef 100 costs as
- * much as scanning ~2,200 allowed vectors at 50k × 384, the narrow ACORN walk about 1.5 times that.
- */
-const ACORN_EXACT_PER_EF = 40;
 /**
  * ACORN plan: a set away from the query is scanned exactly up to this many times the scan's threshold
  * (64,000 records at the default width). At 8 a clustered set of half of 100k × 384 was walked instead, at
@@ -507,7 +502,7 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   const predicate = buildPredicate(cond, ctx.rows);
   const est = estimate(cond, ctx);
   if (est === 0) return { slots: [], distances: [], mode: 'exact' };
-  const threshold = Math.max(FILTERED_EXACT_MIN, ACORN_EXACT_PER_EF * ef);
+  const threshold = acornExactLimit(ef);
   let allowed = enumerateSmall(ctx, cond, predicate, est, threshold);
   if (allowed !== undefined && allowed.length <= threshold) return exact(ctx, query, allowed, k);
   const passing = allowed?.length ?? est;

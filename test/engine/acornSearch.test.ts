@@ -287,8 +287,8 @@ describe('planner with the native engine: a set away from the query', async () =
     else process.env[ENGINE_ENV] = before;
   });
   // README "Native engine": a set the descent does not land in is scanned exactly up to 16 × the scan's
-  // limit (ACORN_FAR_EXACT_FACTOR). At efSearch 4 (ef 10) the limit is its floor, 1,000 records, so a
-  // set of 8 of 16 clusters (~10,000 of 20,000: between 8 × and 16 × the limit) is scanned, not walked.
+  // limit (ACORN_FAR_EXACT_FACTOR). At efSearch 4 (ef 10) the limit is its floor, 2,000 records, so a
+  // set of 14 of 16 clusters (~17,500 of 20,000: between 8 × and 16 × the limit) is scanned, not walked.
   const BIG = 20_000;
   const big = clustered(BIG, DIM, 41);
   const store = new CollectionStore('far', definition(DIM, { cluster: 'i32' }));
@@ -296,16 +296,16 @@ describe('planner with the native engine: a set away from the query', async () =
     remove: [],
     upsert: big.vectors.map((v, i) => makeRecord(i, v, { cluster: big.cluster[i]! })),
   });
-  const inSet = big.cluster.filter((c) => c < 8).length;
+  const inSet = big.cluster.filter((c) => c < 14).length;
 
   test('a set between 8 × and 16 × the scan limit, away from the query, is scanned exactly', () => {
-    assert.ok(inSet > 8_000 && inSet <= 16_000, `${inSet} records in the set`);
-    const away = clustered(64, DIM, 43);
+    assert.ok(inSet > 16_000 && inSet <= 32_000, `${inSet} records in the set`);
+    const away = clustered(192, DIM, 43);
     let checked = 0;
     let exact = 0;
     for (let qi = 0; qi < away.vectors.length; qi++) {
-      if (away.cluster[qi]! < 8) continue;
-      const res = store.search({ vector: away.vectors[qi]!, k: 10, where: 'cluster < 8', efSearch: 4 });
+      if (away.cluster[qi]! < 14) continue;
+      const res = store.search({ vector: away.vectors[qi]!, k: 10, where: 'cluster < 14', efSearch: 4 });
       assert.equal(res.results.length, 10);
       if (res.search_mode === 'exact') exact++;
       checked++;
