@@ -84,21 +84,25 @@ export function stdioServerEntry(
   const args = [...prefix, 'serve', '--stdio', '--rpc', rpc.url];
   if (facts.embedder && embedder) args.push('--embedder', embedder.url, '--embedder-model', facts.embedder.model);
   else args.push(...localArgs(facts.local));
-  if (
+  // Security: a mirror's URL may carry credentials; `off` is no URL.
+  const hub =
     !facts.embedder &&
     facts.local !== 'none' &&
     facts.local?.kind !== 'path' &&
     facts.modelHub !== undefined &&
     facts.modelHub !== MODEL_HUB_DEFAULT
-  )
-    args.push('--model-hub', facts.modelHub);
+      ? facts.modelHub === 'off'
+        ? { url: 'off', redacted: false }
+        : shown(facts.modelHub, /^(\/[\w.-]+)*\/?$/)
+      : undefined;
+  if (hub) args.push('--model-hub', hub.url);
   if (facts.compat) args.push('--compat', facts.compat);
   const env: Record<string, string> = {};
   if (facts.signer) env.ARKIVECTOR_PRIVATE_KEY = KEY_PLACEHOLDER;
   if (facts.embedder && facts.embedderKey) env.ARKIVECTOR_EMBEDDER_KEY = EMBEDDER_KEY_PLACEHOLDER;
   return {
     entry: { command, args, ...(Object.keys(env).length ? { env } : {}) },
-    redacted: rpc.redacted || embedder?.redacted === true,
+    redacted: rpc.redacted || embedder?.redacted === true || hub?.redacted === true,
   };
 }
 

@@ -156,3 +156,44 @@ test('lockData: one holder per folder within a process too; released, it can be 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('arkivector devnet --state FILE: a second devnet on the same chain file is refused', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'arkivector-lock-devnet-'));
+  const state = join(root, 'chain.json');
+  const devnet = (extra: string[] = []) =>
+    spawn(process.execPath, ['bin/arkivector.js', 'devnet', '--port', '0', '--state', state, ...extra], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  const first = devnet();
+  try {
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no devnet within 60 s: ${out}`)), 60_000);
+      first.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (/Listening:/.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      first.once('exit', (code) => reject(new Error(`devnet exited with ${code}: ${out}`)));
+    });
+    const second = devnet();
+    let stderr = '';
+    second.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => second.kill('SIGKILL'), 60_000);
+    const [code] = await once(second, 'exit');
+    clearTimeout(timer);
+    assert.equal(code, 1, stderr);
+    assert.match(
+      stderr,
+      new RegExp(`chain\\.json is already in use by another arkivector \\(PID ${first.pid}, .*--state FILE`),
+    );
+  } finally {
+    const exited = once(first, 'exit');
+    first.kill('SIGTERM');
+    await exited;
+    await rm(root, { recursive: true, force: true });
+  }
+  assert.ok(!existsSync(`${state}.lock`), 'a devnet that stops releases its lock');
+});

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseServeConfig } from '../../src/config.ts';
+import { parseLocalModel } from '../../src/localEmbedder/catalog.ts';
 import { stdioFacts, stdioServerEntry } from '../../src/stdioSnippet.ts';
 import { spawnGateway } from '../helpers/gatewayProcess.ts';
 
@@ -43,6 +44,33 @@ test('no secret of a URL reaches the entry', () => {
     secret.map((s) => ({ url: `https://embed.example/v1/${s}`, s })),
     secret.map((s) => ({ url: `https://embed.example/v1?key=${s}`, s })),
     secret.map((s) => ({ url: `https://rpc.example/${s}`, s })),
+  );
+  // A mirror's credentials stay out too.
+  fc.assert(
+    fc.property(secret, (s) => {
+      const { entry, redacted } = stdioServerEntry(
+        {
+          rpc: 'http://127.0.0.1:8545',
+          local: { kind: 'path', path: '/m', name: 'm', maxTokens: 512, queryPrefix: '', passagePrefix: '' },
+          signer: false,
+          embedderKey: false,
+        },
+        'arkivector',
+      );
+      assert.ok(!JSON.stringify(entry).includes(s) && !redacted);
+      const mirrored = stdioServerEntry(
+        {
+          rpc: 'http://127.0.0.1:8545',
+          local: parseLocalModel('someone/model'),
+          modelHub: `https://user:${s}@mirror.example/hf`,
+          signer: false,
+          embedderKey: false,
+        },
+        'arkivector',
+      );
+      assert.ok(!JSON.stringify(mirrored.entry).includes(s), JSON.stringify(mirrored.entry));
+      assert.equal(mirrored.redacted, true);
+    }),
   );
   fc.assert(
     fc.property(url, url, ({ url: rpc, s: a }, { url: embedder, s: b }) => {
