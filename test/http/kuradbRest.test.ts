@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { writeEndpointFile } from '../../src/kuradbEndpoint.ts';
+import { TEXT_MAX_CHARS } from '../../src/service/limits.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { startEmbedder } from '../helpers/embedder.ts';
 import { type GatewayProcess, spawnGateway } from '../helpers/gatewayProcess.ts';
@@ -217,6 +218,15 @@ describe('KuraDB REST API (--compat kuradb), as Agenvoy calls it', () => {
       ],
     });
     assert.deepEqual(ok(await agenvoy.searchRag({ mode: 'keyword', q: 'zebra' })), { keyword: [] });
+  });
+
+  test("a q over TEXT_MAX_CHARS is 400 with search_rag's message; one at the bound is searched", async () => {
+    const over = await agenvoy.call('/api/keyword', { db: 'agenvoy', q: 'a'.repeat(TEXT_MAX_CHARS + 1) });
+    assert.ok('error' in over, 'a q over the bound is refused');
+    assert.match(over.error, /status 400: .*q is longer than 8192 characters/);
+    assert.deepEqual(ok(await agenvoy.call('/api/keyword', { db: 'agenvoy', q: 'a'.repeat(TEXT_MAX_CHARS) })), {
+      keyword: [],
+    });
   });
 
   test('/api/search: both branches by default, one with target; escaped query text arrives intact', async () => {
