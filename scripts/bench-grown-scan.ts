@@ -59,11 +59,11 @@ const stats = new Int32Array(2);
 const sides = { full: full.index, grown: grown.index };
 const cpu = { full: 0, grown: 0 };
 for (const index of Object.values(sides))
-  for (let i = 0; i < CHUNK; i++) index.exactSearch(query, 10, labels, distances, stats, candidates);
+  for (let i = 0; i < CHUNK; i++) index.exactSearch(query, { k: 10, labels, distances, stats, candidates });
 for (let done = 0; done < SCANS; done += CHUNK) {
   for (const side of ['full', 'grown'] as const) {
     const u0 = process.cpuUsage();
-    for (let i = 0; i < CHUNK; i++) sides[side].exactSearch(query, 10, labels, distances, stats, candidates);
+    for (let i = 0; i < CHUNK; i++) sides[side].exactSearch(query, { k: 10, labels, distances, stats, candidates });
     const u = process.cpuUsage(u0);
     cpu[side] += u.user + u.system;
   }

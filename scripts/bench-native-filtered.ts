@@ -87,7 +87,7 @@ for (const c of cases) {
   const passing = allowedIds.length;
   const qs = c.queries.slice(0, NQ);
   const truth = qs.map((q) => {
-    index.exactSearch(q, K, labels, distances, stats, candidates);
+    index.exactSearch(q, { k: K, labels, distances, stats, candidates });
     return new Set(hits());
   });
   // The planner's choices for the ACORN walk (src/engine/planner.ts acornPlan), with the store's default
@@ -100,11 +100,11 @@ for (const c of cases) {
   const planExact: Record<string, number> = {};
   const methodsOf = ({ prefix, index }: (typeof indexes)[number]): Method[] => {
     const exactRun = (q: Float32Array): number[] => {
-      index.exactSearch(q, K, labels, distances, stats, candidates);
+      index.exactSearch(q, { k: K, labels, distances, stats, candidates });
       return hits();
     };
     const postFilter = (q: Float32Array): number[] => {
-      index.search(q, postWide, EF, labels, distances, stats);
+      index.search(q, { k: postWide, ef: EF, labels, distances, stats });
       const got: number[] = [];
       for (let i = 0; i < stats[0]! && got.length < K; i++) if (c.allows(labels[i]!)) got.push(labels[i]!);
       return got;
@@ -113,7 +113,7 @@ for (const c of cases) {
       {
         name: `${prefix}unfiltered`,
         run: (q) => {
-          index.search(q, K, EF, labels, distances, stats);
+          index.search(q, { k: K, ef: EF, labels, distances, stats });
           return hits();
         },
       },
@@ -121,7 +121,7 @@ for (const c of cases) {
         (ef): Method => ({
           name: `${prefix}acorn ef ${ef}`,
           run: (q) => {
-            index.filteredSearch(q, K, ef, labels, distances, stats, labelSlot, bits, passing);
+            index.filteredSearch(q, { k: K, ef, labels, distances, stats, labelSlot, allowed: bits, passing });
             return hits();
           },
         }),
@@ -138,7 +138,8 @@ for (const c of cases) {
             const got = postFilter(q);
             if (got.length >= K) return got;
           }
-          index.filteredSearch(q, K, EF, labels, distances, stats, labelSlot, bits, passing, farEf, 2.5);
+          const options = { k: K, ef: EF, labels, distances, stats, labelSlot, allowed: bits, passing };
+          index.filteredSearch(q, { ...options, farEf, nearScale: 2.5 });
           if (stats[0]! >= K) return hits();
           planExact[prefix] = (planExact[prefix] ?? 0) + 1;
           return exactRun(q);

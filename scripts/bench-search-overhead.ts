@@ -61,7 +61,7 @@ const labels = new Uint32Array(fetch);
 const distances = new Float32Array(fetch);
 const stats = new Int32Array(2);
 // The minimal call the store makes for an unfiltered search: preallocated outputs, a float32 query.
-const rawSearch = (q: Float32Array) => raw.search(q, fetch, ef, labels, distances, stats);
+const rawSearch = (q: Float32Array) => raw.search(q, { k: fetch, ef, labels, distances, stats });
 let differ = 0;
 for (const [i, q] of queries.entries()) {
   rawSearch(rawQueries[i]!);
