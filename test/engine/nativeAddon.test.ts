@@ -345,6 +345,16 @@ describe('native addon', () => {
       ['unwritable path', () => ix.save('/nonexistent-dir/x.bin')],
     ];
     for (const [name, call] of bad) assert.throws(call, Error, name);
+    // A refused argument is a TypeError saying what is wrong, the options object and each option alike.
+    const refused = (message: RegExp) => ({ name: 'TypeError', code: 'ERR_ARKIVECTOR_NATIVE', message });
+    assert.throws(() => ix.search(v, undefined as never), refused(/search takes an options object/));
+    assert.throws(() => ix.exactAsync(v, 10 as never), refused(/exactAsync takes an options object/));
+    assert.throws(() => ix.search(v, { ef: 10, ...out() } as never), refused(/k must be a number/));
+    assert.throws(() => ix.search(v, { k: 1, ef: 10, ...out(), stats: [0, 0] } as never), refused(/stats must be/));
+    const tooFew = { k: 1, ef: 10, allowedLabels: new Uint8Array(1), passing: -1 };
+    assert.throws(() => ix.filteredAsync(v, tooFew), refused(/passing must be an integer/));
+    const walk = { k: 1, ef: 10, ...out(), passing: 1 };
+    assert.throws(() => ix.filteredSearch(v, walk as never), refused(/filteredSearch needs the labelSlot map/));
     // Still a working index after all that.
     for (let i = 0; i < 4; i++) ix.addPoint(new Float32Array([i + 1, 1, 0, 0]), i);
     assert.throws(() => ix.addPoint(v, 9), /full/);
