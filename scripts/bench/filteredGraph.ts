@@ -1,4 +1,4 @@
-// `npx tsx scripts/bench-native-filtered.ts`: the native engine's filtered paths, graph alone (no store):
+// `npm run bench -- filtered --graph`: the native engine's filtered paths, graph alone (no store):
 // the ACORN-style walk (native/src/filteredSearch.h) at two widths, the exact scan of the allowed ids, and
 // the planner's plan over them (`plan`, as planner.ts acornPlan chooses), against the unfiltered walk at
 // the default width, for random, clustered and far allowed sets at 10 % and 1 %. The methods alternate in chunks of queries and each is
@@ -6,39 +6,45 @@
 // Data as ARCHITECTURE.md §10.1 (clustered, 64-d latent); ground truth from the addon's exact scan of
 // the allowed ids. Prints one line per case and method; --out writes the rows as JSON.
 //
-// Usage: tsx scripts/bench-native-filtered.ts [--n N] [--dim D] [--queries Q] [--out FILE] [--graph FILE]
-//   [--cases PREFIXES] [--efs WIDTHS] [--baseline ADDON]  (default 20k × 128; --graph keeps the built
+// Usage: npm run bench -- filtered --graph [--n N] [--dim D] [--queries Q] [--out FILE] [--graph-file FILE]
+//   [--cases PREFIXES] [--efs WIDTHS] [--baseline ADDON]  (default 20k × 128; --graph-file keeps the built
 //   graph between runs; --baseline FILE.node runs every method again on another build of the addon, e.g.
 //   main's, loaded from the same graph file, in the same alternating chunks: old and new side by side)
 
-import { existsSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { type NativeAddon, nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
-import { clustered, mulberry32 } from './generators.ts';
+import { existsSync } from 'node:fs';
+import { clustered, mulberry32 } from '../../test/helpers/generators.ts';
+import { benchArgs, numberOption } from './args.ts';
+import { type AllowedSet, RawIndex } from './nativeCalls.ts';
+import { log, writeJson } from './output.ts';
 
-const argv = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-const N = Number(option('--n') ?? 20_000);
-const DIM = Number(option('--dim') ?? 128);
-const NQ = Number(option('--queries') ?? 200);
-const OUT = option('--out');
-const ONLY = option('--cases');
-const EFS = (option('--efs') ?? '25,150').split(',').map(Number);
+const args = benchArgs({
+  graph: { type: 'boolean', default: false },
+  n: { type: 'string' },
+  dim: { type: 'string' },
+  queries: { type: 'string' },
+  out: { type: 'string' },
+  cases: { type: 'string' },
+  efs: { type: 'string' },
+  'graph-file': { type: 'string' },
+  baseline: { type: 'string' },
+});
+const N = numberOption(args.n, 20_000, 'n');
+const DIM = numberOption(args.dim, 128, 'dim');
+const NQ = numberOption(args.queries, 200, 'queries');
+const OUT = args.out;
+const ONLY = args.cases;
+const EFS = (args.efs ?? '25,150').split(',').map(Number);
 /** A graph file: loaded when it exists (built from the same data), else written after the build. */
-const GRAPH = option('--graph');
-const BASELINE = option('--baseline');
-if (BASELINE !== undefined && GRAPH === undefined) throw new Error('--baseline needs --graph (both builds load it)');
+const GRAPH = args['graph-file'];
+const BASELINE = args.baseline;
+if (BASELINE !== undefined && GRAPH === undefined)
+  throw new Error('--baseline needs --graph-file (both builds load it)');
 const K = 10;
 /** The store's default width (ef_search 40 × EF_SEARCH_SCALE 2.5). */
 const EF = 100;
 const CHUNK = 20;
 const ROUNDS = 3;
-const log = (m: string) => process.stderr.write(`${m}\n`);
 
-const { HalfIndex } = nativeAddon();
 const data = clustered(N, DIM, 1, { latent: 64 });
 const qgen = clustered(NQ, DIM, 2, { latent: 64 });
 const rand = mulberry32(7);
@@ -46,21 +52,15 @@ const bucket = Array.from({ length: N }, () => Math.floor(rand() * 1000));
 const params = { metric: 'cosine', dim: DIM, maxElements: N, m: 16, efConstruction: 64, seed: 100 } as const;
 let t0 = performance.now();
 const loaded = GRAPH !== undefined && existsSync(GRAPH);
-const index = new HalfIndex(loaded ? { ...params, path: GRAPH } : params);
-if (!loaded) for (let i = 0; i < N; i++) index.addPoint(data.vectors[i]!, i);
+const index = new RawIndex(loaded ? { ...params, path: GRAPH } : params);
+if (!loaded) for (let i = 0; i < N; i++) index.add(data.vectors[i]!, i);
 if (GRAPH !== undefined && !loaded) index.save(GRAPH);
 const indexes = [{ prefix: '', index }];
-if (BASELINE !== undefined) {
-  const base = createRequire(import.meta.url)(BASELINE) as NativeAddon;
-  indexes.push({ prefix: 'base ', index: new base.HalfIndex({ ...params, path: GRAPH! }) });
-}
-log(`bench-native-filtered: n=${N} dim=${DIM} queries=${NQ}, build ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+if (BASELINE !== undefined)
+  indexes.push({ prefix: 'base ', index: new RawIndex({ ...params, path: GRAPH! }, BASELINE) });
+log(`filtered --graph: n=${N} dim=${DIM} queries=${NQ}, build ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 
 const labelSlot = Int32Array.from({ length: N }, (_, i) => i);
-const labels = new Uint32Array(4096);
-const distances = new Float32Array(4096);
-const stats = new Int32Array(3);
-const hits = (): number[] => Array.from(labels.subarray(0, stats[0]!));
 
 type Case = { name: string; allows: (i: number) => boolean; queries: Float32Array[] };
 const all = qgen.vectors;
@@ -86,10 +86,8 @@ for (const c of cases) {
   for (const i of allowedIds) bits[i >>> 3]! |= 1 << (i & 7);
   const passing = allowedIds.length;
   const qs = c.queries.slice(0, NQ);
-  const truth = qs.map((q) => {
-    index.exactSearch(q, K, labels, distances, stats, candidates);
-    return new Set(hits());
-  });
+  const truth = qs.map((q) => new Set(index.exact(q, K, candidates)));
+  const allowed: AllowedSet = { bits, labelSlot, passing };
   // The planner's choices for the ACORN walk (src/engine/planner.ts acornPlan), with the store's default
   // width and k 10: the exact scan for small sets, the post-filter where it costs one unfiltered search,
   // else the walk, narrowed by the allowed share where its descent lands among allowed elements, stopped
@@ -99,31 +97,17 @@ for (const c of cases) {
   const farEf = passing <= 16 * threshold ? 0 : Math.ceil(EF * 1.5);
   const planExact: Record<string, number> = {};
   const methodsOf = ({ prefix, index }: (typeof indexes)[number]): Method[] => {
-    const exactRun = (q: Float32Array): number[] => {
-      index.exactSearch(q, K, labels, distances, stats, candidates);
-      return hits();
-    };
-    const postFilter = (q: Float32Array): number[] => {
-      index.search(q, postWide, EF, labels, distances, stats);
-      const got: number[] = [];
-      for (let i = 0; i < stats[0]! && got.length < K; i++) if (c.allows(labels[i]!)) got.push(labels[i]!);
-      return got;
-    };
+    const exactRun = (q: Float32Array): number[] => index.exact(q, K, candidates);
+    const postFilter = (q: Float32Array): number[] => index.search(q, postWide, EF).filter(c.allows).slice(0, K);
     return [
       {
         name: `${prefix}unfiltered`,
-        run: (q) => {
-          index.search(q, K, EF, labels, distances, stats);
-          return hits();
-        },
+        run: (q) => index.search(q, K, EF),
       },
       ...EFS.map(
         (ef): Method => ({
           name: `${prefix}acorn ef ${ef}`,
-          run: (q) => {
-            index.filteredSearch(q, K, ef, labels, distances, stats, labelSlot, bits, passing);
-            return hits();
-          },
+          run: (q) => index.filtered(q, K, ef, allowed),
         }),
       ),
       { name: `${prefix}exact`, run: exactRun },
@@ -138,8 +122,8 @@ for (const c of cases) {
             const got = postFilter(q);
             if (got.length >= K) return got;
           }
-          index.filteredSearch(q, K, EF, labels, distances, stats, labelSlot, bits, passing, farEf, 2.5);
-          if (stats[0]! >= K) return hits();
+          const walked = index.filtered(q, K, EF, allowed, farEf, 2.5);
+          if (walked.length >= K) return walked;
           planExact[prefix] = (planExact[prefix] ?? 0) + 1;
           return exactRun(q);
         },
@@ -190,4 +174,4 @@ for (const c of cases) {
   });
 }
 log(`measured in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-if (OUT !== undefined) writeFileSync(OUT, `${JSON.stringify(rows, null, 2)}\n`);
+writeJson(OUT, rows);

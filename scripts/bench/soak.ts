@@ -9,25 +9,24 @@
 //   [--replicas K] [--dim D] [--out FILE] [--heap-snapshots DIR]
 // --heap-snapshots: a heap snapshot of every node after the warm-up and at the end (SIGUSR2), whose live
 // heap (what survives a full GC) per written entity is the number RSS only approximates.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { spawnDevnet } from './devnetProcess.ts';
-import { killChildren, type ServeProcess, spawnServe } from './e2e/serve.ts';
+import { killChildren, type ServeProcess, spawnServe } from './rest/serve.ts';
+import { benchArgs, commandLine } from './args.ts';
+import { writeJson } from './output.ts';
 
-const { values } = parseArgs({
-  options: {
-    protocol: { type: 'string', default: 'dbchain' },
-    n: { type: 'string', default: '3000' },
-    warmup: { type: 'string', default: '500' },
-    writers: { type: 'string', default: '4' },
-    readers: { type: 'string', default: '4' },
-    replicas: { type: 'string', default: '1' },
-    dim: { type: 'string', default: '32' },
-    out: { type: 'string' },
-    /** Also write a heap snapshot of every node at the end (SIGUSR2) into this folder, for finding what is kept. */
-    'heap-snapshots': { type: 'string' },
-  },
+const values = benchArgs({
+  protocol: { type: 'string', default: 'dbchain' },
+  n: { type: 'string', default: '3000' },
+  warmup: { type: 'string', default: '500' },
+  writers: { type: 'string', default: '4' },
+  readers: { type: 'string', default: '4' },
+  replicas: { type: 'string', default: '1' },
+  dim: { type: 'string', default: '32' },
+  out: { type: 'string' },
+  /** Also write a heap snapshot of every node at the end (SIGUSR2) into this folder, for finding what is kept. */
+  'heap-snapshots': { type: 'string' },
 });
 const protocol = values.protocol === 'v1' ? 'v1' : 'dbchain';
 const N = Number(values.n);
@@ -36,7 +35,7 @@ const WRITERS = Number(values.writers);
 const READERS = Number(values.readers);
 const REPLICAS = Number(values.replicas);
 const DIM = Number(values.dim);
-const OUT = values.out ?? `benchmarks/soak-${protocol}-${N}.json`;
+const OUT = values.out ?? 'benchmarks/soak.json';
 const COLLECTION = 'soak';
 const WAITS = ['indexed', 'receipt', 'none', 'indexed'] as const;
 /** How long the nodes get to index the last writes (bounded: a lost write fails the run). */
@@ -192,7 +191,7 @@ async function main(): Promise<void> {
     const replicaMean = perEntity.slice(1).reduce((a, b) => a + b, 0) / Math.max(1, perEntity.length - 1);
     const result = {
       date: new Date().toISOString(),
-      command: `npm run bench:soak -- ${process.argv.slice(2).join(' ')}`.trim(),
+      command: commandLine(),
       protocol,
       writes: N,
       warmup: WARMUP,
@@ -224,7 +223,7 @@ async function main(): Promise<void> {
       },
       daemon_over_replica: replicaMean > 0 ? (perEntity[0] as number) / replicaMean : null,
     };
-    writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+    writeJson(OUT, result);
     for (const n of result.nodes) {
       if ('live_heap_bytes_per_entity' in n)
         log(`${n.role.padEnd(7)} live heap: ${n.live_heap_bytes_per_entity} B per written entity`);

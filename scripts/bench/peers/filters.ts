@@ -1,11 +1,11 @@
-// The filter cases of `npm run bench:peers -- --filters`, drawn as scripts/bench.ts draws them: `random-10`
+// The filter cases of `npm run bench:peers -- --filters`, drawn as scripts/bench/engine.ts draws them: `random-10`
 // and `random-1` (bucket < 100 and < 10: each base vector's bucket is floor(mulberry32(7)() × 1000), drawn
 // in id order, so the allowed set is spread like the data), `clustered-10` (cluster < 2 && bucket < 800:
 // two of the data's 16 clusters, ~10 % of the points, asked by queries from every cluster, so most queries
 // lie away from the allowed set) and `far-10` (the same set, asked only by the queries of the other 14
 // clusters). Each case carries its condition in every peer's filter language.
 
-import { mulberry32 } from '../generators.ts';
+import { mulberry32 } from '../../../test/helpers/generators.ts';
 import {
   type Dataset,
   type Job,
@@ -86,7 +86,7 @@ export function caseData(c: FilterCase, data: Dataset, dim: number): Dataset {
   return { ...data, queries, truth };
 }
 
-/** scripts/bench.ts's bucket per base id: floor(mulberry32(7)() × 1000), in id order. */
+/** scripts/bench/engine.ts's bucket per base id: floor(mulberry32(7)() × 1000), in id order. */
 export function buckets(n: number): Int32Array {
   const rand = mulberry32(7);
   const out = new Int32Array(n);

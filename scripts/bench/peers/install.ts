@@ -17,7 +17,7 @@ export type PeerName = keyof typeof PEER_VERSIONS;
 
 /** The repository's `.bench-peers` folder (gitignored), or `BENCH_PEERS_DIR` to share one install between checkouts. */
 export const PEERS_DIR =
-  process.env.BENCH_PEERS_DIR ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.bench-peers');
+  process.env.BENCH_PEERS_DIR ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '.bench-peers');
 
 /** npm's own bound on one install; a hung registry must not hang the bench. */
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
@@ -89,7 +89,7 @@ export function peerManifest(folder: PeerFolder): Record<string, unknown> {
   return {
     name: `arkivector-bench-peer-${folder}`,
     private: true,
-    description: 'npm run bench:peers only (scripts/peers/install.ts)',
+    description: 'npm run bench:peers only (scripts/bench/peers/install.ts)',
     dependencies: deps,
     ...(folder === 'usearch'
       ? { scripts: { [USEARCH_BUILD_SCRIPT]: 'cd node_modules/usearch && node-gyp rebuild -j max' } }

@@ -1,11 +1,11 @@
-// `npm run bench:e2e`: arkivector end to end, as a user runs it. The embedded devnet and the real
+// `npm run bench -- rest` (`npm run bench:e2e`): arkivector end to end, as a user runs it. The embedded devnet and the real
 // `arkivector serve` (a child process, with a signer, on loopback) hold a collection written through the
 // REST API; then REST search throughput and latency under load (autocannon, installed on demand), and
 // the latency of sequential `arkivector_search` calls through the MCP SDK's real Client over streamable
 // HTTP and over stdio (a second `serve --stdio` child that indexes the same chain). Query vectors come
-// from the seeded generator (scripts/generators.ts: ARCHITECTURE.md §10.1 clustered data, base seed 1, queries seed 2).
+// from the seeded generator (test/helpers/generators.ts: ARCHITECTURE.md §10.1 clustered data, base seed 1, queries seed 2).
 //
-// Usage: npm run bench:e2e -- [--quick] [--out FILE] [--n N] [--dim D] [--connections C] [--duration S]
+// Usage: npm run bench -- rest [--quick] [--out FILE] [--n N] [--dim D] [--connections C] [--duration S]
 //                             [--calls N] [--profile DIR]
 //   default 10k × 384, 16 connections for 10 s, 1,000 MCP calls; --quick 1k × 384, 3 s, 200 calls.
 //   --profile DIR: run the HTTP serve under `node --cpu-prof` and write its .cpuprofile into DIR.
@@ -15,32 +15,31 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { startDevnet } from '../src/devnet/index.ts';
-import { loadAutocannon } from './e2e/autocannon.ts';
-import { processCpuSeconds } from './e2e/cpu.ts';
-import { timeSequential, type LatencySummary } from './e2e/latency.ts';
-import { killChildren, type ServeProcess, spawnServe, waitLive } from './e2e/serve.ts';
-import { clustered } from './generators.ts';
+import { startDevnet } from '../../src/devnet/index.ts';
+import { loadAutocannon } from './rest/autocannon.ts';
+import { processCpuSeconds } from './rest/cpu.ts';
+import { timeSequential, type LatencySummary } from './rest/latency.ts';
+import { killChildren, type ServeProcess, spawnServe, waitLive } from './rest/serve.ts';
+import { clustered } from '../../test/helpers/generators.ts';
+import { benchArgs } from './args.ts';
+import { writeJson } from './output.ts';
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    out: { type: 'string' },
-    n: { type: 'string' },
-    dim: { type: 'string', default: '384' },
-    connections: { type: 'string', default: '16' },
-    duration: { type: 'string' },
-    calls: { type: 'string' },
-    profile: { type: 'string' },
-    systems: { type: 'string', default: 'rest,mcp-http,mcp-stdio' },
-    baseline: { type: 'string' },
-    rounds: { type: 'string' },
-  },
+const values = benchArgs({
+  quick: { type: 'boolean', default: false },
+  out: { type: 'string' },
+  n: { type: 'string' },
+  dim: { type: 'string', default: '384' },
+  connections: { type: 'string', default: '16' },
+  duration: { type: 'string' },
+  calls: { type: 'string' },
+  profile: { type: 'string' },
+  systems: { type: 'string', default: 'rest,mcp-http,mcp-stdio' },
+  baseline: { type: 'string' },
+  rounds: { type: 'string' },
 });
 const QUICK = values.quick === true;
 const N = Number(values.n ?? (QUICK ? 1_000 : 10_000));
@@ -66,7 +65,7 @@ const MCP_PHASE_MS = 180_000;
 for (const [name, value] of Object.entries({ N, DIM, CONNECTIONS, DURATION_S, CALLS, ROUNDS }))
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** float32 as a client would send it: 8 significant digits, as embedding APIs print them. */
 const asJson = (v: Float32Array) => Array.from(v, (x) => Number(x.toPrecision(8)));
@@ -305,7 +304,7 @@ async function connect(transport: Transport): Promise<Client> {
   return client;
 }
 
-log(`bench:e2e on ${cpus().length} cores, load average ${loadavg()[0]?.toFixed(2)} (the load generator shares them)`);
+log(`bench rest on ${cpus().length} cores, load average ${loadavg()[0]?.toFixed(2)} (the load generator shares them)`);
 const devnet = await startDevnet({ host: '127.0.0.1', port: 0, blockTime: 0 });
 const servers: ServeProcess[] = [];
 let stdio: StdioClientTransport | undefined;
@@ -437,7 +436,7 @@ console.table(
     'main thread ms/req': r.server_main_thread_cpu_ms_per_request?.toFixed(3) ?? '-',
   })),
 );
-if (values.out) writeFileSync(values.out, `${JSON.stringify(rows, null, 2)}\n`);
+writeJson(values.out, rows);
 if (BASELINE) {
   const of = (system: Row['system'], read: (r: Row) => number | null) =>
     rows.filter((r) => r.system === system).map((r) => read(r) ?? Number.NaN);

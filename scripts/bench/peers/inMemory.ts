@@ -1,12 +1,12 @@
 // The in-process systems of `npm run bench:peers`: arkivector's CollectionStore (driven as
-// scripts/bench.ts drives it, records handed over per block and dropped after apply), raw hnswlib-node
+// scripts/bench/engine.ts drives it, records handed over per block and dropped after apply), raw hnswlib-node
 // at the same settings, and the engine's exact scan.
 
 import hnswlib from 'hnswlib-node';
-import type { CollectionDefinition, VectorRecord } from '../../src/collections/index.ts';
-import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../../src/engine/exact.ts';
-import { CollectionStore, EF_SEARCH_SCALE, ENGINE_ENV, METRIC_OPS, selectedEngine } from '../../src/engine/index.ts';
-import { benchRecord } from '../benchRecord.ts';
+import type { CollectionDefinition, VectorRecord } from '../../../src/collections/index.ts';
+import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../../../src/engine/exact.ts';
+import { CollectionStore, EF_SEARCH_SCALE, ENGINE_ENV, METRIC_OPS, selectedEngine } from '../../../src/engine/index.ts';
+import { benchRecord } from '../../../test/helpers/benchRecord.ts';
 import {
   type Dataset,
   EF_CONSTRUCTION,
@@ -118,7 +118,7 @@ export async function runArkivector(job: Job, data: Dataset): Promise<Row[]> {
   const definition: CollectionDefinition = {
     dim,
     metric: 'cosine',
-    // With filter cases the records carry the two attributes they test (as scripts/bench.ts does).
+    // With filter cases the records carry the two attributes they test (as scripts/bench/engine.ts does).
     attributes: filters ? { bucket: 'i32', cluster: 'i32' } : {},
     open: true,
     writers: [],

@@ -1,20 +1,37 @@
-// `npx tsx scripts/bench-store-filtered.ts [ROOT] [N] [DIM] [QUERIES]`: the filtered searches of a whole
-// CollectionStore (the planner, the filter's enumeration, the native engine), against the same store's
-// unfiltered search, in alternating chunks of 10 queries timed in CPU time (the machine is shared): random
-// 10 % and 1 % sets, a clustered ~10 % set with queries from everywhere, and the same set with queries
-// from the other clusters only (far), on the data of bench-native-filtered.ts. ROOT is the checkout whose
-// code is measured (default this one): run it from an export of another commit, with its addon built, at
-// the same time as this one to compare two builds under the same load. Recall@10 against a float64 scan
-// of the stored binary16 values. Default 100k × 384, 100 queries (the build takes minutes).
+// `npm run bench -- filtered`: the filtered searches of a whole CollectionStore (the planner, the filter's
+// enumeration, the native engine), against the same store's unfiltered search, in alternating chunks of
+// 10 queries timed in CPU time (the machine is shared): random 10 % and 1 % sets, a clustered ~10 % set
+// with queries from everywhere, and the same set with queries from the other clusters only (far), on the
+// data of the engine suite (ARCHITECTURE.md §10.1). Recall@10 against a float64 scan of the stored
+// binary16 values. `--graph` measures the native graph's filtered methods alone (scripts/bench/filteredGraph.ts).
+//
+// Usage: npm run bench -- filtered [--n N] [--dim D] [--queries Q] [--out FILE] [--root CHECKOUT]
+//   default 100k × 384, 100 queries (the build takes minutes); --root measures another checkout's code
+//   (an export of another commit with its addon built): run it at the same time as this one to compare
+//   two builds under the same load.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { benchArgs, numberOption } from './args.ts';
+import { loadAvg, log, writeJson } from './output.ts';
 
-const ROOT = process.argv[2] || new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-const N = Number(process.argv[3] ?? 100000);
-const DIM = Number(process.argv[4] ?? 384);
-const NQ = Number(process.argv[5] ?? 100);
+const args = benchArgs({
+  n: { type: 'string' },
+  dim: { type: 'string' },
+  queries: { type: 'string' },
+  out: { type: 'string' },
+  root: { type: 'string' },
+});
+const ROOT = args.root ?? fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const N = numberOption(args.n, 100_000, 'n');
+const DIM = numberOption(args.dim, 384, 'dim');
+const NQ = numberOption(args.queries, 100, 'queries');
+/** Where a checkout keeps the bench's generators and records (older checkouts: scripts/). */
+const helper = (name: string): string =>
+  existsSync(`${ROOT}/test/helpers/${name}`) ? `${ROOT}/test/helpers/${name}` : `${ROOT}/scripts/${name}`;
 const { CollectionStore } = await import(`${ROOT}/src/engine/index.ts`);
 const { HALF_TO_FLOAT32, floatToHalfBits } = await import(`${ROOT}/src/collections/index.ts`);
-const { clustered, mulberry32 } = await import(`${ROOT}/scripts/generators.ts`);
-const { benchDefinition, benchRecord } = await import(`${ROOT}/scripts/benchRecord.ts`);
+const { clustered, mulberry32 } = await import(helper('generators.ts'));
+const { benchDefinition, benchRecord } = await import(helper('benchRecord.ts'));
 const data = clustered(N, DIM, 1, { latent: 64 });
 const qgen = clustered(NQ * 2, DIM, 2, { latent: 64 });
 const rand = mulberry32(7);
@@ -30,7 +47,7 @@ for (let i = 0; i < N; i += 1000) {
     block.push(benchRecord(j, data.vectors[j]!, { bucket: bucket[j]!, cluster: data.cluster[j]! }));
   await store.apply({ remove: [], upsert: block });
 }
-process.stderr.write(`${ROOT}: build ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+log(`${ROOT}: ${N} × ${DIM}, build ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 const norms = halves.map((v: Float32Array) => Math.hypot(...v));
 const truthOf = (q: Float32Array, allows: (i: number) => boolean): Set<string> => {
   const qn = Math.hypot(...q);
@@ -54,6 +71,7 @@ const cases = [
   { name: 'clustered 10 %', where: 'cluster < 2 && bucket < 800', allows: near, qs: all },
   { name: 'far 10 %', where: 'cluster < 2 && bucket < 800', allows: near, qs: away },
 ];
+const rows: Record<string, unknown>[] = [];
 for (const c of cases) {
   const truth = c.qs.map((q: Float32Array) => truthOf(q, c.allows));
   let cpuF = 0,
@@ -94,7 +112,24 @@ for (const c of cases) {
     }
   }
   const n = 3 * c.qs.length;
+  const [caseName, share] = c.name.split(' ');
+  rows.push({
+    system: 'arkivector',
+    n: N,
+    dim: DIM,
+    case: caseName,
+    selectivity: Number(share) / 100,
+    where: c.where,
+    recall_at_10: hit / want,
+    qps: (n * 1e6) / cpuF,
+    qps_basis: 'per CPU second',
+    unfiltered_qps: (n * 1e6) / cpuU,
+    vs_unfiltered: cpuU / cpuF,
+    search_modes: modes,
+    load_avg: loadAvg(),
+  });
   console.log(
     `${ROOT.padEnd(24)} ${c.name.padEnd(15)} recall ${(hit / want).toFixed(3)}  filtered ${Math.round((n * 1e6) / cpuF)} q/CPU-s  unfiltered ${Math.round((n * 1e6) / cpuU)}  ${(cpuU / cpuF).toFixed(2)}×  ${JSON.stringify(modes)}`,
   );
 }
+writeJson(args.out, rows);

@@ -1,4 +1,4 @@
-// The record the engine benches (`scripts/bench.ts`, `scripts/peers/inMemory.ts`) insert for vector i: a
+// The record the engine benches (scripts/bench/engine.ts, scripts/bench/peers/inMemory.ts) insert for vector i: a
 // synthetic key, owner and id, and the vector passed through the wire codec, as the indexer stores it;
 // and the collection those records go into.
 import {
@@ -7,7 +7,7 @@ import {
   decodeVectorPayload,
   encodeVectorPayload,
   type VectorRecord,
-} from '../src/collections/index.ts';
+} from '../../src/collections/index.ts';
 
 type Vector = Parameters<typeof encodeVectorPayload>[0]['vector'];
 

@@ -13,8 +13,8 @@ export const SYSTEMS = [
   'arkivector-native',
   'pglite-pgvector',
   'pgvector',
-  // Embedded peers (scripts/peers/usearch.ts, lancedb.ts, libsql.ts, lightJs.ts), installed into
-  // .bench-peers/ (scripts/peers/install.ts), never into package.json.
+  // Embedded peers (scripts/bench/peers/usearch.ts, lancedb.ts, libsql.ts, lightJs.ts), installed into
+  // .bench-peers/ (scripts/bench/peers/install.ts), never into package.json.
   'usearch',
   'usearch-f16',
   'lancedb',
@@ -71,7 +71,7 @@ export type Row = {
   heap_bytes?: number;
   /** pgvector: the binary COPY and VACUUM ANALYZE before the index build (not in build_s). */
   load_s?: number;
-  /** Filtered rows: the filter case (scripts/peers/filters.ts); absent on unfiltered rows. */
+  /** Filtered rows: the filter case (scripts/bench/peers/filters.ts); absent on unfiltered rows. */
   case?: string;
   /** A system measured in more than one way (LanceDB's HNSW-SQ and flat search, libSQL's post- and prefilter). */
   variant?: string;
@@ -95,9 +95,9 @@ export type Job = {
   queries: number;
   exactQueries: number;
   data: string;
-  /** Run the filter cases (scripts/peers/filters.ts) after the unfiltered sweep. */
+  /** Run the filter cases (scripts/bench/peers/filters.ts) after the unfiltered sweep. */
   filters?: boolean;
-  /** The filter cases the parent draws truth for (names of scripts/peers/filters.ts's FILTER_CASES). */
+  /** The filter cases the parent draws truth for (names of scripts/bench/peers/filters.ts's FILTER_CASES). */
   cases?: string[];
   /** 1 for the first run of a system in this invocation, 2 for its repeat… */
   run?: number;
@@ -118,7 +118,7 @@ export type Dataset = {
   queries: Float32Array;
   /** Exact top-k base ids per query, row-major queries × k. */
   truth: Int32Array;
-  /** Per base vector: the random bucket 0–999 (mulberry32(7), as scripts/bench.ts) and its cluster. */
+  /** Per base vector: the random bucket 0–999 (mulberry32(7), as scripts/bench/engine.ts) and its cluster. */
   bucket?: Int32Array;
   cluster?: Int32Array;
   /** Exact top-k among the allowed base ids, per filter case name (over the case's queries). */

@@ -1,6 +1,6 @@
 // Reads a V8 heap snapshot of this process: every live object with its type, name and own size, for the
-// memory script's breakdown per record (scripts/measure-store-memory.ts --heap) and the memory tests
-// that count what a store keeps (test/engine/storeMemory.test.ts). A snapshot holds live objects only.
+// memory tests that count what a store keeps (test/engine/storeMemory.test.ts, test/engine/collectionCost.test.ts)
+// (heap snapshots the benches write are opened in Chrome DevTools instead). A snapshot holds live objects only.
 
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,36 +1,36 @@
-// `npm run bench:peers`: arkivector (default and native graph engine) side by side with what users would
-// pick instead, on the same clustered data and queries as scripts/bench.ts (ARCHITECTURE.md §10.1; base
+// `npm run bench -- peers` (`npm run bench:peers`): arkivector (default and native graph engine) side by side with what users would
+// pick instead, on the same clustered data and queries as scripts/bench/engine.ts (ARCHITECTURE.md §10.1; base
 // seed 1, query seed 2): raw hnswlib-node, an exact scan, pgvector `halfvec` HNSW in PGlite 0.3 (WASM),
 // native PostgreSQL with pgvector when the machine has both, and the embedded peers USearch (f32, f16),
-// LanceDB, libSQL, Orama and Vectra (installed into .bench-peers/, scripts/peers/install.ts). Each system
+// LanceDB, libSQL, Orama and Vectra (installed into .bench-peers/, scripts/bench/peers/install.ts). Each system
 // runs in a child process of its own, so its memory is the RSS growth of a process that holds nothing
 // else. Every index uses m 16, ef_construction 64; the search width is swept until recall@10 reaches
 // 0.99, and QPS is compared at equal recall (0.95, 0.99), on wall clock and per CPU second.
 // The run is bounded: the ground truth is drawn once here for every system, timing the exact scan per
 // case; a sweep also stops at the first width slower (per CPU second) than that scan, and a point stops
-// scoring after POINT_BUDGET_S once it has answered BUDGET_MIN_QUERIES (scripts/peers/common.ts). The
+// scoring after POINT_BUDGET_S once it has answered BUDGET_MIN_QUERIES (scripts/bench/peers/common.ts). The
 // output says where each happened, and how long each system took.
 //
-// Usage: tsx scripts/bench-peers.ts [--quick] [--out FILE] [--n N] [--dim D] [--queries Q] [--systems a,b]
+// Usage: npm run bench -- peers [--quick] [--out FILE] [--n N] [--dim D] [--queries Q] [--systems a,b]
 //          [--filters [case,…]]
-//        tsx scripts/bench-peers.ts --install
+//        npm run bench -- peers --install
 //   default 100k × 384, 500 queries (PGlite's build alone takes ~6 min); --quick 10k × 128, 200 queries;
 //   --systems runs the systems listed, in that order, repeats allowed (a repeat is labelled system#2);
-//   --filters adds the filter cases (scripts/peers/filters.ts; all of them, or the ones listed);
+//   --filters adds the filter cases (scripts/bench/peers/filters.ts; all of them, or the ones listed);
 //   --install installs every peer at its pinned version (USearch's addon compiled by node-gyp) and exits.
-// --out FILE gets the rows (a JSON array, as scripts/bench.ts writes), FILE.partial.json after each
+// --out FILE gets the rows (a JSON array, as scripts/bench/engine.ts writes), FILE.partial.json after each
 // system; the equal-recall comparison goes to stdout and to FILE's sidecar `<FILE without .json>.equal-recall.json`.
 
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { decodeVectorPayload, encodeVectorPayload } from '../src/collections/index.ts';
-import { ENGINE_ENV } from '../src/engine/hnsw/engine.ts';
-import { exactTopK } from '../src/engine/exact.ts';
-import { METRIC_OPS } from '../src/engine/index.ts';
-import { clustered } from './generators.ts';
+import { decodeVectorPayload, encodeVectorPayload } from '../../src/collections/index.ts';
+import { ENGINE_ENV } from '../../src/engine/hnsw/engine.ts';
+import { exactTopK } from '../../src/engine/exact.ts';
+import { METRIC_OPS } from '../../src/engine/index.ts';
+import { clustered } from '../../test/helpers/generators.ts';
+import { BENCH_ENTRY, childArgs, suiteArgv } from './args.ts';
 import {
   type ChildResult,
   type Job,
@@ -71,7 +71,7 @@ const KILL_GRACE_MS = 150_000;
 const MAX_POINTS = 2_000_000;
 const MAX_DIM = 4000;
 
-const argv = process.argv.slice(2);
+const argv = suiteArgv();
 const option = (name: string): string | undefined => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
@@ -116,10 +116,10 @@ async function child(system: SystemName, job: Job): Promise<ChildResult> {
   }
 }
 
-/** Runs one system in a forked copy of this script and returns its answer. */
+/** Runs one system in a child process (the bench entry, forked) and returns its answer. */
 function runChild(system: SystemName, job: Job): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const proc = fork(fileURLToPath(import.meta.url), ['--system', system, '--job', JSON.stringify(job)], {
+    const proc = fork(BENCH_ENTRY, childArgs(['--system', system, '--job', JSON.stringify(job)]), {
       execArgv: [...process.execArgv, '--expose-gc'],
       // Each arkivector system names its engine, whatever the caller's environment says.
       env: { ...process.env, [ENGINE_ENV]: system === 'arkivector-native' ? 'native' : 'hnswlib-node' },
@@ -184,7 +184,7 @@ function dataset(job: Job): Record<string, number> {
     writeDataset(job.data, { base, queries: q, truth });
     return exactQps;
   }
-  // Filter attributes as scripts/bench.ts draws them, and the exact top-k among each case's allowed ids.
+  // Filter attributes as scripts/bench/engine.ts draws them, and the exact top-k among each case's allowed ids.
   const bucket = buckets(n);
   const filteredTruth: Record<string, Int32Array> = {};
   const caseQueries: Record<string, Int32Array> = {};

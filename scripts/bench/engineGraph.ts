@@ -1,49 +1,56 @@
-// `npm run bench:native`: the native engine's graph (src/engine/hnsw/halfGraph.ts) against raw
+// `npm run bench -- engine --graph` (`npm run bench:native`): the native engine's graph (src/engine/hnsw/halfGraph.ts) against raw
 // hnswlib-node as npm builds it, graph against graph (no store around either): build rate, RSS growth per
 // vector of each build, and unfiltered recall@10 / QPS at each ef, the two systems alternating in chunks
 // of queries so that load from other processes hits both alike (each keeps its best round; the ratio is
 // the median over rounds of CPU-time rates). Data as ARCHITECTURE.md §10.1 (clustered, 64-d latent,
 // halfvec-rounded for both systems). Ground truth from the addon's exact scan.
 //
-// Usage: tsx scripts/bench-native.ts [--n N] [--dim D] [--queries Q] [--out FILE]  (default 100k × 384, 300 queries)
+// Usage: npm run bench -- engine --graph [--n N] [--dim D] [--queries Q] [--out FILE]  (default 100k × 384, 300 queries)
 //   [--efs 40,64,…]  the widths swept (hnswlib ef), with the store's default width at this size (marked default_width)
 //   [--native-only]  the native graph alone (no hnswlib-node build; QPS per CPU second instead of a ratio)
 //   [--graph-dir DIR]  reuse the native graph of this size saved there, or build it and save it
 //   [--checkpoints n1,n2,…]  with --graph-dir, also save the graph at these smaller sizes while building
 //     (the data of a smaller size is a prefix of a larger one's, inserted in the same order)
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import hnswlib from 'hnswlib-node';
-import { floatToHalfBits, HALF_TO_FLOAT32 } from '../src/collections/index.ts';
-import { HalfGraph } from '../src/engine/hnsw/halfGraph.ts';
-import { effectiveEf } from '../src/engine/hnsw/params.ts';
-import { nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
-import { METRIC_OPS } from '../src/engine/metrics.ts';
-import { benchDefinition } from './benchRecord.ts';
-import { clustered } from './generators.ts';
+import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../src/collections/index.ts';
+import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
+import { effectiveEf } from '../../src/engine/hnsw/params.ts';
+import { METRIC_OPS } from '../../src/engine/metrics.ts';
+import { benchDefinition } from '../../test/helpers/benchRecord.ts';
+import { clustered } from '../../test/helpers/generators.ts';
+import { benchArgs, numberOption } from './args.ts';
+import { log, median, writeJson } from './output.ts';
 
-const argv = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-const N = Number(option('--n') ?? 100_000);
-const DIM = Number(option('--dim') ?? 384);
-const NQ = Number(option('--queries') ?? 300);
-const OUT = option('--out');
+const args = benchArgs({
+  graph: { type: 'boolean', default: false },
+  n: { type: 'string' },
+  dim: { type: 'string' },
+  queries: { type: 'string' },
+  out: { type: 'string' },
+  efs: { type: 'string' },
+  'native-only': { type: 'boolean', default: false },
+  'graph-dir': { type: 'string' },
+  checkpoints: { type: 'string' },
+});
+const N = numberOption(args.n, 100_000, 'n');
+const DIM = numberOption(args.dim, 384, 'dim');
+const NQ = numberOption(args.queries, 300, 'queries');
+const OUT = args.out;
 const PARAMS = { m: 16, efConstruction: 64 };
 const K = 10;
-const list = (name: string): number[] | undefined => option(name)?.split(',').map(Number);
+const list = (value: string | undefined): number[] | undefined => value?.split(',').map(Number);
 /** The store's default width at this size (ef_search 40, grown with the collection: effectiveEf). */
 const DEFAULT_EF = effectiveEf(benchDefinition(DIM, PARAMS), K, N);
-const EFS = [...new Set([...(list('--efs') ?? [40, 64, 100, 128, 200]), DEFAULT_EF])].sort((a, b) => a - b);
-const NATIVE_ONLY = argv.includes('--native-only');
-const GRAPH_DIR = option('--graph-dir');
-const CHECKPOINTS = new Set(list('--checkpoints') ?? []);
+const EFS = [...new Set([...(list(args.efs) ?? [40, 64, 100, 128, 200]), DEFAULT_EF])].sort((a, b) => a - b);
+const NATIVE_ONLY = args['native-only'] === true;
+const GRAPH_DIR = args['graph-dir'];
+const CHECKPOINTS = new Set(list(args.checkpoints) ?? []);
 const ROUNDS = 5;
 const CHUNK = 25;
 
@@ -53,7 +60,6 @@ const rss = (): number => {
   gc();
   return process.memoryUsage().rss;
 };
-const log = (m: string) => process.stderr.write(`${m}\n`);
 
 const round16 = (v: Float32Array) => Float32Array.from(v, (x) => HALF_TO_FLOAT32[floatToHalfBits(x)]!);
 // Made only when a graph is built (a saved graph needs the queries alone).
@@ -66,9 +72,7 @@ const toArray = (v: Float32Array): number[] => {
   return arr;
 };
 
-log(
-  `bench-native: n=${N} dim=${DIM} queries=${NQ} m=${PARAMS.m} efc=${PARAMS.efConstruction}, kernel ${nativeAddon().cpu().default}`,
-);
+log(`engine --graph: n=${N} dim=${DIM} queries=${NQ} m=${PARAMS.m} efc=${PARAMS.efConstruction}`);
 /** Where the native graph of `n` points of this data is saved with --graph-dir. */
 const graphPath = (n: number): string | undefined =>
   GRAPH_DIR === undefined
@@ -170,7 +174,6 @@ for (const ef of EFS) {
     if (sys.length === 2) ratios.push(cpu[0]! / cpu[1]!);
     perCpu.push((NQ / cpu[sys.length - 1]!) * 1000);
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   for (const s of idx) {
     const r = { system: sys[s]!.name, ef, recall_at_10: recall[s]! / (NQ * K), qps: best[s]! } as Record<
       string,
@@ -189,4 +192,4 @@ for (const ef of EFS) {
     `ef=${ef}: ${sys.length === 2 ? `hnswlib-node ${Math.round(best[0]!)} QPS recall ${(recall[0]! / (NQ * K)).toFixed(3)}; ` : ''}native ${Math.round(best[n]!)} QPS (${Math.round(median(perCpu))} per CPU s) recall ${(recall[n]! / (NQ * K)).toFixed(3)}${ratios.length > 0 ? `; native ÷ raw per CPU second ${median(ratios).toFixed(2)}×` : ''}; load ${loadavg()[0]!.toFixed(2)}`,
   );
 }
-if (OUT !== undefined) writeFileSync(OUT, `${JSON.stringify(rows, null, 2)}\n`);
+writeJson(OUT, rows);

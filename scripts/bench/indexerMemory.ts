@@ -3,13 +3,14 @@
 // N small entities (dim 32, ~10-byte documents, two attributes) are written through the daemon's REST
 // API. RSS per entity = (RSS once synced at N − RSS synced at 0) / N, both after a forced GC.
 // The parent (this module's `runMemoryBench`) runs the devnet and the writes; the children run
-// `nodeRole` (bench-indexer.ts --role node), answering `measure` messages over IPC.
+// `nodeRole` (the indexer suite with --role node), answering `measure` messages over IPC.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { writeHeapSnapshot } from 'node:v8';
-import { startDevnet } from '../src/devnet/index.ts';
-import { parseServeConfig } from '../src/config.ts';
-import { createLogger, startGateway } from '../src/gateway.ts';
+import { startDevnet } from '../../src/devnet/index.ts';
+import { childArgs } from './args.ts';
+import { parseServeConfig } from '../../src/config.ts';
+import { createLogger, startGateway } from '../../src/gateway.ts';
 
 /** What a node child reports after a forced GC. */
 export type NodeMemory = { rss: number; heapUsed: number; external: number; arrayBuffers: number; live: number };
@@ -63,7 +64,7 @@ async function spawnNode(script: string, rpc: string, privateKey?: string): Prom
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.ARKIVECTOR_PRIVATE_KEY;
   if (privateKey) env.ARKIVECTOR_PRIVATE_KEY = privateKey;
-  const child = fork(script, ['--role', 'node', '--rpc', rpc], {
+  const child = fork(script, childArgs(['--role', 'node', '--rpc', rpc]), {
     execArgv: ['--expose-gc', '--import', 'tsx'],
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -1,4 +1,4 @@
-// autocannon is the load generator of `npm run bench:e2e`, not a product dependency: it is installed on
+// autocannon is the load generator of `npm run bench -- rest`, not a product dependency: it is installed on
 // demand into a folder of its own (git ignores it), so the product's install stays lean. The version is
 // pinned here, once.
 import { execFileSync } from 'node:child_process';

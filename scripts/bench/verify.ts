@@ -1,26 +1,24 @@
 // What checking an answer costs: k = 10 vector searches of a collection on the DB-chain devnet, each checked
 // with verifyAnswer against the devnet's RPC — the JSON-RPC calls, HTTP requests and milliseconds, with the
 // completeness check (the collection read whole) and without it (the block and the results only).
-// `npx tsx scripts/bench-verify.ts [--n 1000] [--dim 384] [--queries 20] [--out FILE]` (README, "Verifying an
+// `npm run bench -- verify [--n 1000] [--dim 384] [--queries 20] [--out FILE]` (README, "Verifying an
 // answer"). The devnet runs in this process: its answers share the core with the verifier.
-import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { createDbChainSource, createDbChainWriter, createHttpTransport } from '../src/chain/index.ts';
-import { defined } from '../src/defined.ts';
-import { startDevnet } from '../src/devnet/index.ts';
-import { engineStores } from '../src/engine/storeFactory.ts';
-import { createCollection, search, type ServiceContext, upsert } from '../src/service/index.ts';
-import { verifyAnswer, type VerifyReport } from '../src/verify/index.ts';
-import { ChainIndexer } from '../indexer/index.ts';
-import { clustered } from './generators.ts';
+import { createDbChainSource, createDbChainWriter, createHttpTransport } from '../../src/chain/index.ts';
+import { defined } from '../../src/defined.ts';
+import { startDevnet } from '../../src/devnet/index.ts';
+import { engineStores } from '../../src/engine/storeFactory.ts';
+import { createCollection, search, type ServiceContext, upsert } from '../../src/service/index.ts';
+import { verifyAnswer, type VerifyReport } from '../../src/verify/index.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
+import { clustered } from '../../test/helpers/generators.ts';
+import { benchArgs } from './args.ts';
+import { writeJson } from './output.ts';
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '1000' },
-    dim: { type: 'string', default: '384' },
-    queries: { type: 'string', default: '20' },
-    out: { type: 'string' },
-  },
+const values = benchArgs({
+  n: { type: 'string', default: '1000' },
+  dim: { type: 'string', default: '384' },
+  queries: { type: 'string', default: '20' },
+  out: { type: 'string' },
 });
 const n = Number(values.n);
 const dim = Number(values.dim);
@@ -92,7 +90,7 @@ const rows = [
 ];
 const result = { n, dim, k: 10, queries, machine: `${process.arch} node ${process.version}`, rows };
 console.log(JSON.stringify(result, null, 2));
-if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+writeJson(values.out, result);
 await indexer.stop();
 await transport.close();
 await devnet.stop();

@@ -3,7 +3,7 @@
 // VACUUM ANALYZE, CREATE INDEX … USING hnsw (m 16, ef_construction 64) in memory, then
 // `ORDER BY v <=> $1 LIMIT 10` per query at each `hnsw.ef_search`.
 
-import { floatToHalfBits } from '../../src/collections/index.ts';
+import { floatToHalfBits } from '../../../src/collections/index.ts';
 import {
   type Dataset,
   EF_CONSTRUCTION,

@@ -1,22 +1,19 @@
-// `npm run bench:rebuild`: how long the next block waits behind a graph rebuild, in-thread (the store's
+// `npm run bench -- rebuild` (`npm run bench:rebuild`): how long the next block waits behind a graph rebuild, in-thread (the store's
 // write queue, as before issue 11) vs in a worker thread, side by side in one process. A store of N × D
 // clustered vectors loses 30 % in one block (which triggers the rebuild); the next block (one insert)
 // is prepared and committed at once, and the time until its commit ran is "block wait". "max stall" is
 // the longest event-loop delay seen meanwhile (monitorEventLoopDelay), "rebuild" the time until the new
 // graph serves.
-// Usage: tsx scripts/bench-rebuild.ts [--n N] [--dim D] [--out FILE]   (default 100k × 384; --n 20000 --dim 128 for a quick look)
-import { writeFileSync } from 'node:fs';
+// Usage: npm run bench -- rebuild [--n N] [--dim D] [--out FILE]   (default 100k × 384; --n 20000 --dim 128 for a quick look)
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { CollectionStore } from '../src/engine/index.ts';
-import { clustered } from './generators.ts';
+import { CollectionStore } from '../../src/engine/index.ts';
+import { clustered } from '../../test/helpers/generators.ts';
+import { benchArgs, numberOption } from './args.ts';
+import { writeJson } from './output.ts';
 
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-};
-const N = option('--n', 100_000);
-const DIM = option('--dim', 384);
+const args = benchArgs({ n: { type: 'string' }, dim: { type: 'string' }, out: { type: 'string' } });
+const N = numberOption(args.n, 100_000, 'n');
+const DIM = numberOption(args.dim, 384, 'dim');
 const DELETED = 0.3;
 
 const key = (i: number): string => `0x${i.toString(16).padStart(64, '0')}`;
@@ -74,6 +71,4 @@ for (const mode of ['in-thread', 'worker'] as const) {
   await store.close();
 }
 console.table(rows);
-const outIndex = argv.indexOf('--out');
-const outFile = outIndex >= 0 ? argv[outIndex + 1] : undefined;
-if (outFile) writeFileSync(outFile, `${JSON.stringify(rows, null, 2)}\n`);
+writeJson(args.out, rows);

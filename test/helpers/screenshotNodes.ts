@@ -1,7 +1,7 @@
 // The two nodes `npm run screenshots` photographs: the demo node (embedded devnet, forgotten on exit, any
 // free devnet port) and a node on the same chain that requires a token (for the token prompt). Kept apart
 // from the script so a test can check what they are without a browser.
-import { parseServeConfig, type ServeConfig } from '../src/config.ts';
+import { parseServeConfig, type ServeConfig } from '../../src/config.ts';
 
 /** The token of the guarded node; it only ever guards a throwaway chain on 127.0.0.1. */
 export const SCREENSHOT_TOKEN = 'screenshot-token';

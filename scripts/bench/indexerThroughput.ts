@@ -1,4 +1,4 @@
-// Indexer throughput (issue 11, item 6): catch-up when tailing blocks, bootstrap with the pinned-block
+// Indexer throughput: catch-up when tailing blocks, bootstrap with the pinned-block
 // query, restart from a snapshot, against raw hnswlib-node inserting the same vectors. Every party runs
 // in a process of its own, as in a deployment: the devnet (`arkivector devnet`), the writer (this
 // process, through the unmodified @arkiv-network/sdk), each indexer phase, and the raw baseline, so no
@@ -14,18 +14,19 @@ import { createWalletClient, http } from '@arkiv-network/sdk';
 import { privateKeyToAccount } from '@arkiv-network/sdk/accounts';
 import { localhost } from '@arkiv-network/sdk/chains';
 import hnswlib from 'hnswlib-node';
-import { createArkivV1Source } from '../src/chain/index.ts';
-import { createHttpTransport } from '../src/chain/transport.ts';
+import { createArkivV1Source } from '../../src/chain/index.ts';
+import { createHttpTransport } from '../../src/chain/transport.ts';
 import {
   encodeCollectionEntity,
   encodeVectorEntity,
   HALF_TO_FLOAT32,
   validateCollectionDefinition,
-} from '../src/collections/index.ts';
-import { HNSW_RANDOM_SEED } from '../src/engine/hnsw/params.ts';
-import { halfvecOf } from '../src/engine/vectorSlab.ts';
+} from '../../src/collections/index.ts';
+import { HNSW_RANDOM_SEED } from '../../src/engine/hnsw/params.ts';
+import { halfvecOf } from '../../src/engine/vectorSlab.ts';
+import { childArgs } from './args.ts';
 import { spawnDevnet } from './devnetProcess.ts';
-import { mulberry32 } from './generators.ts';
+import { mulberry32 } from '../../test/helpers/generators.ts';
 
 /** How long one indexer phase may take before the bench gives up (100k × 384 takes minutes). */
 const PHASE_TIMEOUT_MS = 1_800_000;
@@ -108,12 +109,12 @@ async function rawInsert(entities: number, dim: number): Promise<{ seconds: numb
 async function indexerPhase(task: Extract<ChildTask, { kind: 'indexer' }>): Promise<PhaseTiming> {
   // The indexer, its chain source and its stores come from the checkout under test (this one by default),
   // so a baseline checkout is measured with its own code against the same chain.
-  const root = task.checkout ?? new URL('..', import.meta.url).pathname;
+  const root = task.checkout ?? new URL('../..', import.meta.url).pathname;
   const from = <T>(path: string): Promise<T> => import(pathToFileURL(join(root, path)).href) as Promise<T>;
   const { createArkivV1Source, createHttpTransport } =
-    await from<typeof import('../src/chain/index.ts')>('src/chain/index.ts');
-  const { engineStores } = await from<typeof import('../src/engine/storeFactory.ts')>('src/engine/storeFactory.ts');
-  const { ChainIndexer } = await from<typeof import('../indexer/indexer.ts')>('indexer/indexer.ts');
+    await from<typeof import('../../src/chain/index.ts')>('src/chain/index.ts');
+  const { engineStores } = await from<typeof import('../../src/engine/storeFactory.ts')>('src/engine/storeFactory.ts');
+  const { ChainIndexer } = await from<typeof import('../../indexer/indexer.ts')>('indexer/indexer.ts');
   const processStart = process.uptime();
   const transport = createHttpTransport({ url: task.rpc });
   const v1 = createArkivV1Source(transport);
@@ -202,7 +203,7 @@ export async function throughputChild(taskJson: string): Promise<void> {
 }
 
 async function runChild<T>(script: string, task: ChildTask, profileDir?: string): Promise<T> {
-  const child = fork(script, ['--role', 'throughput-child', '--task', JSON.stringify(task)], {
+  const child = fork(script, childArgs(['--role', 'throughput-child', '--task', JSON.stringify(task)]), {
     execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,53 +1,56 @@
 // Indexer benchmark: catch-up rate (blocks/s, entities/s) when tailing, bootstrap rate with the pinned-block
 // query, and restart time from a snapshot against a full rebuild, at dim 384 against a devnet in a process
-// of its own. Usage: npm run bench:indexer -- [--entities 20000] [--dim 384] [--per-tx 200] [--out FILE]
-// [--rounds N] [--baseline CHECKOUT] [--profile DIR]; `--large` is 100k × 384. Each phase, and raw hnswlib-node inserting the
-// same vectors (the catch-up's ceiling), runs in a fresh child process (benchIndexerThroughput.ts).
-// Memory (RSS per live entity, read-only node and write daemon): npm run bench:indexer -- --memory
+// of its own. Usage: npm run bench -- indexer [--entities 20000] [--dim 384] [--per-tx 200] [--out FILE]
+// [--rounds N] [--baseline CHECKOUT] [--profile DIR]; `--large` is 100k × 384. Each phase, and raw
+// hnswlib-node inserting the same vectors (the catch-up's ceiling), runs in a fresh child process
+// (indexerThroughput.ts). `npm run bench:indexer` is the same.
+// Memory (RSS per live entity, read-only node and write daemon): npm run bench -- indexer --memory
 // [--entities 30000] [--dim 32] [--heap-dir DIR] [--out FILE]; `--quick` shrinks either mode.
-import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { nodeRole, runMemoryBench } from './benchIndexerMemory.ts';
-import { runThroughputBench, throughputChild } from './benchIndexerThroughput.ts';
+// JSON-RPC calls of the DB-chain follower: npm run bench -- indexer --calls [--out FILE] (indexerCalls.ts).
+import { nodeRole, runMemoryBench } from './indexerMemory.ts';
+import { runThroughputBench, throughputChild } from './indexerThroughput.ts';
+import { BENCH_ENTRY, benchArgs, given } from './args.ts';
+import { runCallsBench } from './indexerCalls.ts';
+import { writeJson } from './output.ts';
 
-const { values } = parseArgs({
-  options: {
-    entities: { type: 'string', default: '20000' },
-    dim: { type: 'string', default: '384' },
-    'per-tx': { type: 'string', default: '200' },
-    rounds: { type: 'string', default: '1' },
-    baseline: { type: 'string' },
-    out: { type: 'string' },
-    memory: { type: 'boolean', default: false },
-    large: { type: 'boolean', default: false },
-    quick: { type: 'boolean', default: false },
-    'heap-dir': { type: 'string' },
-    profile: { type: 'string' },
-    role: { type: 'string' },
-    rpc: { type: 'string' },
-    task: { type: 'string' },
-  },
+const values = benchArgs({
+  entities: { type: 'string', default: '20000' },
+  dim: { type: 'string', default: '384' },
+  'per-tx': { type: 'string', default: '200' },
+  rounds: { type: 'string', default: '1' },
+  baseline: { type: 'string' },
+  out: { type: 'string' },
+  memory: { type: 'boolean', default: false },
+  calls: { type: 'boolean', default: false },
+  large: { type: 'boolean', default: false },
+  quick: { type: 'boolean', default: false },
+  'heap-dir': { type: 'string' },
+  profile: { type: 'string' },
+  role: { type: 'string' },
+  rpc: { type: 'string' },
+  task: { type: 'string' },
 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 if (values.role === 'node') await nodeRole(values.rpc ?? '');
 else if (values.role === 'throughput-child') await throughputChild(values.task ?? '');
+else if (values.calls) await runCallsBench(values.out);
 else if (values.memory) {
-  const total = Number(values.quick ? 2000 : process.argv.includes('--entities') ? values.entities : 30_000);
-  const dim = Number(process.argv.includes('--dim') ? values.dim : 32);
-  const result = await runMemoryBench(new URL(import.meta.url).pathname, total, dim, values['heap-dir']);
+  const total = Number(values.quick ? 2000 : given('entities') ? values.entities : 30_000);
+  const dim = Number(given('dim') ? values.dim : 32);
+  const result = await runMemoryBench(BENCH_ENTRY, total, dim, values['heap-dir']);
   console.table({
     'read-only node': result.read_only,
     'write daemon': result.write_daemon,
   });
   log(`${total} entities, dim ${dim}, ${result.document_bytes}-byte documents, two attributes`);
-  if (values.out) await writeFile(values.out, `${JSON.stringify(result, null, 2)}\n`);
+  writeJson(values.out, result);
 } else await throughputBench();
 
 async function throughputBench(): Promise<void> {
   const total = Number(values.quick ? 2000 : values.large ? 100_000 : values.entities);
   const dim = Number(values.large ? 384 : values.dim);
-  const results = await runThroughputBench(new URL(import.meta.url).pathname, {
+  const results = await runThroughputBench(BENCH_ENTRY, {
     entities: total,
     dim,
     perTx: Number(values['per-tx']),
@@ -90,5 +93,5 @@ async function throughputBench(): Promise<void> {
     log(
       `restart: ${restart.snapshot_load_seconds.toFixed(2)} s loading the snapshot (stores ${restart.store_load_seconds.toFixed(2)} s, tracked entities and the rest ${(restart.snapshot_load_seconds - restart.store_load_seconds).toFixed(2)} s); the child process started in ${restart.process_start_seconds.toFixed(2)} s before that`,
     );
-  if (values.out) await writeFile(values.out, `${JSON.stringify(results, null, 2)}\n`);
+  writeJson(values.out, results);
 }

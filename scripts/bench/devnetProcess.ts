@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const BANNER_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_CHARS = 16_384;
-const BIN = fileURLToPath(new URL('../bin/arkivector.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/arkivector.js', import.meta.url));
 
 export interface DevnetProcess {
   url: string;
