@@ -2,13 +2,13 @@
 // pick instead, on the same clustered data and queries as scripts/bench/engine.ts (ARCHITECTURE.md §10.1; base
 // seed 1, query seed 2): raw hnswlib-node, an exact scan, pgvector `halfvec` HNSW in PGlite 0.3 (WASM),
 // native PostgreSQL with pgvector when the machine has both, and the embedded peers USearch (f32, f16),
-// LanceDB, libSQL, Orama and Vectra (installed into .bench-peers/, scripts/bench/peers/install.ts). Each system
+// LanceDB, libSQL, Orama and Vectra (installed into .bench-peers/, test/bench/peers/install.ts). Each system
 // runs in a child process of its own, so its memory is the RSS growth of a process that holds nothing
 // else. Every index uses m 16, ef_construction 64; the search width is swept until recall@10 reaches
 // 0.99, and QPS is compared at equal recall (0.95, 0.99), on wall clock and per CPU second.
 // The run is bounded: the ground truth is drawn once here for every system, timing the exact scan per
 // case; a sweep also stops at the first width slower (per CPU second) than that scan, and a point stops
-// scoring after POINT_BUDGET_S once it has answered BUDGET_MIN_QUERIES (scripts/bench/peers/common.ts). The
+// scoring after POINT_BUDGET_S once it has answered BUDGET_MIN_QUERIES (test/bench/peers/common.ts). The
 // output says where each happened, and how long each system took.
 //
 // Usage: npm run bench -- peers [--quick] [--out FILE] [--n N] [--dim D] [--queries Q] [--systems a,b]
@@ -16,7 +16,7 @@
 //        npm run bench -- peers --install
 //   default 100k × 384, 500 queries (PGlite's build alone takes ~6 min); --quick 10k × 128, 200 queries;
 //   --systems runs the systems listed, in that order, repeats allowed (a repeat is labelled system#2);
-//   --filters adds the filter cases (scripts/bench/peers/filters.ts; all of them, or the ones listed);
+//   --filters adds the filter cases (test/bench/peers/filters.ts; all of them, or the ones listed);
 //   --install installs every peer at its pinned version (USearch's addon compiled by node-gyp) and exits.
 // --out FILE gets the rows (a JSON array, as scripts/bench/engine.ts writes), FILE.partial.json after each
 // system; the equal-recall comparison goes to stdout and to FILE's sidecar `<FILE without .json>.equal-recall.json`.
@@ -44,10 +44,10 @@ import {
   type SystemName,
   setExactQps,
   writeDataset,
-} from './peers/common.ts';
-import { compare, compareAll, formatComparison, formatFull, labelOf } from './peers/compare.ts';
-import { buckets, FILTER_CASES, parseFilterCases } from './peers/filters.ts';
-import { exactSource, runArkivector, runExact, runHnswlib } from './peers/inMemory.ts';
+} from '../../test/bench/peers/common.ts';
+import { compare, compareAll, formatComparison, formatFull, labelOf } from '../../test/bench/peers/compare.ts';
+import { buckets, FILTER_CASES, parseFilterCases } from '../../test/bench/peers/filters.ts';
+import { exactSource, runArkivector, runExact, runHnswlib } from '../../test/bench/peers/inMemory.ts';
 import {
   ensurePeerFolder,
   ensurePeers,
@@ -55,13 +55,13 @@ import {
   PEER_FOLDERS,
   type PeerFolder,
   requirePeer,
-} from './peers/install.ts';
-import { runLancedb } from './peers/lancedb.ts';
-import { runLibsql } from './peers/libsql.ts';
-import { runOrama, runVectra } from './peers/lightJs.ts';
-import { runPglite } from './peers/pgvector.ts';
-import { detectPostgres, runNative } from './peers/postgres.ts';
-import { runUsearch } from './peers/usearch.ts';
+} from '../../test/bench/peers/install.ts';
+import { runLancedb } from '../../test/bench/peers/lancedb.ts';
+import { runLibsql } from '../../test/bench/peers/libsql.ts';
+import { runOrama, runVectra } from '../../test/bench/peers/lightJs.ts';
+import { runPglite } from '../../test/bench/peers/pgvector.ts';
+import { detectPostgres, runNative } from '../../test/bench/peers/postgres.ts';
+import { runUsearch } from '../../test/bench/peers/usearch.ts';
 
 /** A child that runs longer than this is killed (PGlite's 100k × 384 build takes ~6 min on an idle machine). */
 const CHILD_TIMEOUT_MS = 60 * 60_000;

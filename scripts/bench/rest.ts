@@ -23,7 +23,7 @@ import { startDevnet } from '../../src/devnet/index.ts';
 import { loadAutocannon } from './rest/autocannon.ts';
 import { processCpuSeconds } from './rest/cpu.ts';
 import { timeSequential, type LatencySummary } from './rest/latency.ts';
-import { killChildren, type ServeProcess, spawnServe, waitLive } from './rest/serve.ts';
+import { killChildren, type ServeProcess, spawnServe, waitLive } from '../../test/helpers/serveProcess.ts';
 import { clustered } from '../../test/helpers/generators.ts';
 import { benchArgs } from './args.ts';
 import { writeJson } from './output.ts';

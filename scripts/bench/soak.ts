@@ -12,7 +12,7 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { spawnDevnet } from './devnetProcess.ts';
-import { killChildren, type ServeProcess, spawnServe } from './rest/serve.ts';
+import { killChildren, type ServeProcess, spawnServe } from '../../test/helpers/serveProcess.ts';
 import { benchArgs, commandLine } from './args.ts';
 import { writeJson } from './output.ts';
 

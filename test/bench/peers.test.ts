@@ -25,8 +25,8 @@ import {
   sweep,
   sweepRows,
   writeDataset,
-} from '../../scripts/bench/peers/common.ts';
-import { compare, compareAll, formatFull, labelOf, qpsAtRecall } from '../../scripts/bench/peers/compare.ts';
+} from './peers/common.ts';
+import { compare, compareAll, formatFull, labelOf, qpsAtRecall } from './peers/compare.ts';
 import {
   allowedIds,
   buckets,
@@ -35,10 +35,10 @@ import {
   FILTER_CASES,
   firstAllowed,
   parseFilterCases,
-} from '../../scripts/bench/peers/filters.ts';
-import { FOLDER_OF, PEER_FOLDERS, type PeerFolder, peerManifest } from '../../scripts/bench/peers/install.ts';
-import { withSearchL } from '../../scripts/bench/peers/libsql.ts';
-import { binaryCopy, vectorLiteral } from '../../scripts/bench/peers/pgvector.ts';
+} from './peers/filters.ts';
+import { FOLDER_OF, PEER_FOLDERS, type PeerFolder, peerManifest } from './peers/install.ts';
+import { withSearchL } from './peers/libsql.ts';
+import { binaryCopy, vectorLiteral } from './peers/pgvector.ts';
 import { fencedBlocks, readmeSection, shellCommands } from '../helpers/readme.ts';
 
 function row(system: Row['system'], ef: number, recall: number, qps: number): Row {

@@ -1,4 +1,4 @@
-// The record the engine benches (scripts/bench/engine.ts, scripts/bench/peers/inMemory.ts) insert for vector i: a
+// The record the engine benches (scripts/bench/engine.ts, test/bench/peers/inMemory.ts) insert for vector i: a
 // synthetic key, owner and id, and the vector passed through the wire codec, as the indexer stores it;
 // and the collection those records go into.
 import {

@@ -6,7 +6,7 @@ import hnswlib from 'hnswlib-node';
 import type { CollectionDefinition, VectorRecord } from '../../../src/collections/index.ts';
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../../../src/engine/exact.ts';
 import { CollectionStore, EF_SEARCH_SCALE, ENGINE_ENV, METRIC_OPS, selectedEngine } from '../../../src/engine/index.ts';
-import { benchRecord } from '../../../test/helpers/benchRecord.ts';
+import { benchRecord } from '../../helpers/benchRecord.ts';
 import {
   type Dataset,
   EF_CONSTRUCTION,

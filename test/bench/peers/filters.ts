@@ -5,7 +5,7 @@
 // lie away from the allowed set) and `far-10` (the same set, asked only by the queries of the other 14
 // clusters). Each case carries its condition in every peer's filter language.
 
-import { mulberry32 } from '../../../test/helpers/generators.ts';
+import { mulberry32 } from '../../helpers/generators.ts';
 import {
   type Dataset,
   type Job,

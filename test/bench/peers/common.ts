@@ -13,8 +13,8 @@ export const SYSTEMS = [
   'arkivector-native',
   'pglite-pgvector',
   'pgvector',
-  // Embedded peers (scripts/bench/peers/usearch.ts, lancedb.ts, libsql.ts, lightJs.ts), installed into
-  // .bench-peers/ (scripts/bench/peers/install.ts), never into package.json.
+  // Embedded peers (test/bench/peers/usearch.ts, lancedb.ts, libsql.ts, lightJs.ts), installed into
+  // .bench-peers/ (test/bench/peers/install.ts), never into package.json.
   'usearch',
   'usearch-f16',
   'lancedb',
@@ -71,7 +71,7 @@ export type Row = {
   heap_bytes?: number;
   /** pgvector: the binary COPY and VACUUM ANALYZE before the index build (not in build_s). */
   load_s?: number;
-  /** Filtered rows: the filter case (scripts/bench/peers/filters.ts); absent on unfiltered rows. */
+  /** Filtered rows: the filter case (test/bench/peers/filters.ts); absent on unfiltered rows. */
   case?: string;
   /** A system measured in more than one way (LanceDB's HNSW-SQ and flat search, libSQL's post- and prefilter). */
   variant?: string;
@@ -95,9 +95,9 @@ export type Job = {
   queries: number;
   exactQueries: number;
   data: string;
-  /** Run the filter cases (scripts/bench/peers/filters.ts) after the unfiltered sweep. */
+  /** Run the filter cases (test/bench/peers/filters.ts) after the unfiltered sweep. */
   filters?: boolean;
-  /** The filter cases the parent draws truth for (names of scripts/bench/peers/filters.ts's FILTER_CASES). */
+  /** The filter cases the parent draws truth for (names of test/bench/peers/filters.ts's FILTER_CASES). */
   cases?: string[];
   /** 1 for the first run of a system in this invocation, 2 for its repeat… */
   run?: number;

@@ -1,4 +1,4 @@
-// `arkivector serve` as a child process for the end-to-end bench: the real bin, started as a user starts
+// `arkivector serve` as a child process for the benches (rest, soak): the real bin, started as a user starts
 // it, found ready by its printed banner (event-driven, bounded), stopped with SIGTERM as Ctrl-C would
 // (so a --cpu-prof profile gets written). Every child is registered so that the bench can kill what is
 // left on failure or SIGINT.

@@ -89,7 +89,7 @@ export function peerManifest(folder: PeerFolder): Record<string, unknown> {
   return {
     name: `arkivector-bench-peer-${folder}`,
     private: true,
-    description: 'npm run bench:peers only (scripts/bench/peers/install.ts)',
+    description: 'npm run bench:peers only (test/bench/peers/install.ts)',
     dependencies: deps,
     ...(folder === 'usearch'
       ? { scripts: { [USEARCH_BUILD_SCRIPT]: 'cd node_modules/usearch && node-gyp rebuild -j max' } }
