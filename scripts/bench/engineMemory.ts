@@ -32,8 +32,8 @@ export async function settledRss(): Promise<number> {
 export type MemorySystem = 'hnswlib-node' | 'arkivector';
 /**
  * A memory child's answer, per vector: RSS growth, and the same less the growth of V8's young generation
- * (sized by the allocation rate, not by the count: 0 to ~32 MB from run to run, which at 20k vectors is
- * hundreds of bytes each); the slope, RSS growth less the young generation's from the build's halfway
+ * (sized by the allocation rate, not by the count: it moves from run to run by as much as a small build
+ * keeps); the slope, RSS growth less the young generation's from the build's halfway
  * point to its end per vector added (what each further vector costs, without the costs paid once: the
  * first pages of the C heap, V8's code and maps, the store's fixed tables); the build's seconds in the child.
  */
@@ -71,7 +71,7 @@ export async function memoryChild(system: MemorySystem, dir: string, shape: Memo
   readInto(join(dir, DATA_FILES.cluster), cluster);
   const vector = (i: number): Float32Array => slab.subarray(i * DIM, (i + 1) * DIM);
   // What module loading freed stays in the C heap's free lists, where a build would reuse it without RSS
-  // growing (about 40 MB here): give it back first (glibc's malloc_trim, through the addon when built).
+  // growing: give it back first (glibc's malloc_trim, through the addon when built).
   const trimmed = trimCHeap();
   const before = await settledRss();
   const youngBefore = youngBytes();
@@ -122,7 +122,7 @@ export async function memoryChild(system: MemorySystem, dir: string, shape: Memo
     `memory child ${system}: RSS ${(before / 2 ** 20).toFixed(0)} MiB before the build${trimmed ? ' (C heap trimmed)' : ' (C heap not trimmed: no native addon)'}, ${(atHalf.rss / 2 ** 20).toFixed(0)} MiB at ${half} vectors, ${(after / 2 ** 20).toFixed(0)} MiB after, young generation ${((youngBytes() - youngBefore) / 2 ** 20).toFixed(1)} MiB more`,
   );
   // The inputs and the built system stay referenced past the reading: a slab V8 could collect once the
-  // build is done would leave RSS with it (51 MB at 100k × 128), understating the system by that much.
+  // build is done would leave RSS with it, understating the system by that much.
   if (built === undefined || slab.length + bucket.length + cluster.length !== N * (DIM + 2))
     throw new Error('memory child: lost its inputs');
   return { bytes, lessYoung, slope, buildS };
@@ -134,7 +134,7 @@ export function measureMemory(system: MemorySystem, dir: string, shape: MemorySh
   return new Promise((resolve, reject) => {
     const args = ['--memory-child', system, '--data', dir, '--n', String(N), '--dim', String(DIM)];
     // A young generation of fixed size (1 MB semi-spaces): V8 otherwise sizes it by the allocation rate,
-    // and its growth or shrinking (±20 MB) would land in the per-vector figure.
+    // and its growth or shrinking would land in the per-vector figure.
     const execArgv = [...process.execArgv, '--max-semi-space-size=1', '--min-semi-space-size=1'];
     const proc = fork(BENCH_ENTRY, childArgs(args), {
       execArgv,

@@ -1,4 +1,4 @@
-// Memory of a following node (issue 11, item 3): RSS per live entity of a read-only node and of a write
+// Memory of a following node: RSS per live entity of a read-only node and of a write
 // daemon, each the real gateway (`startGateway`) in a process of its own, following the devnet while
 // N small entities (dim 32, ~10-byte documents, two attributes) are written through the daemon's REST
 // API. RSS per entity = (RSS once synced at N − RSS synced at 0) / N, both after a forced GC.

@@ -361,7 +361,7 @@ export async function runThroughputBench(script: string, options: ThroughputOpti
         cpu_seconds: raw.cpu_seconds,
         entities_per_second: total / raw.seconds,
       },
-      /** Targets (issue 11): catch-up ≥ 0.8× the raw insert rate; restart ≥ 20× faster than a rebuild. */
+      /** Targets: catch-up ≥ 0.8× the raw insert rate; restart ≥ 20× faster than a rebuild. */
       catch_up_vs_raw_insert: raw.seconds / catchUp.seconds,
       /** The same ratio in CPU time (all threads), which load on the machine moves less. */
       catch_up_vs_raw_insert_cpu: raw.cpu_seconds / catchUp.cpu_seconds,

@@ -14,7 +14,7 @@
 // Usage: npm run bench -- peers [--quick] [--out FILE] [--n N] [--dim D] [--queries Q] [--systems a,b]
 //          [--filters [case,…]]
 //        npm run bench -- peers --install
-//   default 100k × 384, 500 queries (PGlite's build alone takes ~6 min); --quick 10k × 128, 200 queries;
+//   default 100k × 384, 500 queries (PGlite's build takes minutes); --quick 10k × 128, 200 queries;
 //   --systems runs the systems listed, in that order, repeats allowed (a repeat is labelled system#2);
 //   --filters adds the filter cases (test/bench/peers/filters.ts; all of them, or the ones listed);
 //   --install installs every peer at its pinned version (USearch's addon compiled by node-gyp) and exits.
@@ -63,7 +63,7 @@ import { runPglite } from '../../test/bench/peers/pgvector.ts';
 import { detectPostgres, runNative } from '../../test/bench/peers/postgres.ts';
 import { runUsearch } from '../../test/bench/peers/usearch.ts';
 
-/** A child that runs longer than this is killed (PGlite's 100k × 384 build takes ~6 min on an idle machine). */
+/** A child that runs longer than this is killed (PGlite's build at full size takes minutes: docs/benchmarks.md). */
 const CHILD_TIMEOUT_MS = 60 * 60_000;
 /** Time a stopped child gets to clean up (stop its PostgreSQL cluster) before SIGKILL. */
 const KILL_GRACE_MS = 150_000;

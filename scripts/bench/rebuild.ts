@@ -1,5 +1,5 @@
 // `npm run bench -- rebuild` (`npm run bench:rebuild`): how long the next block waits behind a graph rebuild, in-thread (the store's
-// write queue, as before issue 11) vs in a worker thread, side by side in one process. A store of N × D
+// write queue, as before rebuilds moved to a worker) vs in a worker thread, side by side in one process. A store of N × D
 // clustered vectors loses 30 % in one block (which triggers the rebuild); the next block (one insert)
 // is prepared and committed at once, and the time until its commit ran is "block wait". "max stall" is
 // the longest event-loop delay seen meanwhile (monitorEventLoopDelay), "rebuild" the time until the new

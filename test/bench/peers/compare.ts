@@ -6,8 +6,8 @@ import type { Row, SystemName } from './common.ts';
 export const TARGET_RECALLS = [0.95, 0.99] as const;
 
 /**
- * arkivector ÷ peer QPS at equal recall (unfiltered), with the target each ratio is held to: issue 11's
- * for the default engine, issue 23's (≥ 1.5× raw hnswlib-node as npm builds it) for the native one.
+ * arkivector ÷ peer QPS at equal recall (unfiltered), with the target each ratio is held to: the hnswlib-node
+ * store engine's, and for the native one ≥ 1.5× raw hnswlib-node as npm builds it.
  */
 export const RATIO_TARGETS: ReadonlyArray<{ base: SystemName; peer: SystemName; target: number }> = [
   { base: 'arkivector', peer: 'pgvector', target: 3 },

@@ -55,7 +55,7 @@ export function requirePeer<T>(specifier: string): T {
 }
 
 /**
- * The embedded peers (issue 23), each in a folder of its own under {@link PEERS_DIR} with a generated
+ * The embedded peers, each in a folder of its own under {@link PEERS_DIR} with a generated
  * package.json of exact versions, so one peer's dependencies (LanceDB's apache-arrow range) cannot
  * clash with another's and a failed install costs only its own systems. Never in arkivector's package.json.
  */
@@ -134,7 +134,7 @@ function buildUsearch(dir: string): void {
   });
 }
 
-/** A node-gyp build of USearch takes ~3 min on 2 idle cores. */
+/** A node-gyp build of USearch takes minutes. */
 const BUILD_TIMEOUT_MS = 20 * 60_000;
 
 /**
