@@ -21,5 +21,11 @@ const GRAPH_MODULES: Partial<Record<Suite, string>> = {
   filtered: './bench/filteredGraph.ts',
 };
 
-const suite = selectSuite(process.argv.slice(2));
+let suite: Suite;
+try {
+  suite = selectSuite(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(2);
+}
 await import((given('graph') ? GRAPH_MODULES[suite] : undefined) ?? SUITE_MODULES[suite]);
