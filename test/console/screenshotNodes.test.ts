@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger, startGateway } from '../../src/gateway.ts';
-import { demoNodeConfig, guardedNodeConfig, SCREENSHOT_TOKEN } from '../../scripts/screenshotNodes.ts';
+import { demoNodeConfig, guardedNodeConfig, SCREENSHOT_TOKEN } from '../helpers/screenshotNodes.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 
 test('the screenshots: a demo node that keeps nothing, and a guarded node that asks for a token', async () => {
