@@ -105,7 +105,8 @@ async function runModel(args: string[]): Promise<void> {
   });
   const [action, name, ...extra] = positionals;
   if (action !== 'pull' || extra.length > 0) throw new UsageError('usage: arkivector model pull [NAME]');
-  const { ensureModel, MODEL_HUB_DEFAULT, modelCacheRoot, parseLocalModel } = await import('./localEmbedder/index.ts');
+  const { ensureModel, MODEL_HUB_DEFAULT, parseLocalModel } = await import('./embedder/local/index.ts');
+  const { modelCacheRoot } = await import('./config.ts');
   let ref: ReturnType<typeof parseLocalModel>;
   try {
     ref = parseLocalModel(name ?? '');

@@ -11,7 +11,7 @@ import { INDEXER_DEFAULTS, RPC_BUDGET } from '../indexer/defaults.ts';
 import { DEVNET_DEFAULTS } from './devnet/index.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';
 import { KURADB_ENDPOINT_DEFAULT } from './kuradbEndpoint.ts';
-import { type LocalModelRef, MODEL_HUB_DEFAULT, parseLocalModel } from './localEmbedder/catalog.ts';
+import { type LocalModelRef, MODEL_HUB_DEFAULT, parseLocalModel } from './embedder/local/catalog.ts';
 import { withNegativeValues } from './negativeValues.ts';
 import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
 
@@ -144,6 +144,10 @@ export interface ServeConfig {
   localEmbedder?: LocalModelRef;
   /** Where local models are fetched from (--model-hub); `off`: never fetch. */
   modelHub: string;
+  /** The local model cache (`${XDG_CACHE_HOME:-~/.cache}/arkivector/models`). */
+  modelCache: string;
+  /** ARKIVECTOR_EMBEDDER_KEY: sent to the --embedder endpoint as a bearer key (never logged or echoed). */
+  embedderKey?: string;
   tokensFile?: string;
   /** ARKIVECTOR_TOKENS: `scope:secret,…` (parsed by src/http/auth.ts; never echoed). */
   tokensEnv?: string;
@@ -158,6 +162,8 @@ export interface ServeConfig {
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   minBlockTimeoutMs: number;
   privateKeyFile?: string;
+  /** ARKIVECTOR_PRIVATE_KEY: the signer's key, checked at start (never logged or echoed); wins over the file. */
+  privateKey?: string;
   /** Block time of the embedded devnet, in seconds. */
   blockTime: number;
   demo: boolean;
@@ -228,6 +234,12 @@ function withOptionalValues(args: string[]): string[] {
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_DATA_HOME?.startsWith('/') ? env.XDG_DATA_HOME : join(env.HOME || homedir(), '.local', 'share');
   return join(base, 'arkivector');
+}
+
+/** Where local models are kept: `${XDG_CACHE_HOME:-~/.cache}/arkivector/models`. */
+export function modelCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'arkivector', 'models');
 }
 
 /** Parses `serve` arguments and the environment. Throws ConfigError with a message for the user. */
@@ -372,6 +384,8 @@ export function parseServeConfig(
     embedder: embedderUrl && embedderModel ? { url: embedderUrl, model: embedderModel } : undefined,
     localEmbedder,
     modelHub,
+    modelCache: modelCacheRoot(env),
+    embedderKey: env.ARKIVECTOR_EMBEDDER_KEY,
     tokensFile: str('tokens'),
     tokensEnv: env.ARKIVECTOR_TOKENS === '' ? undefined : env.ARKIVECTOR_TOKENS,
     publicRead: get('public-read') === true,
@@ -384,6 +398,7 @@ export function parseServeConfig(
       check(numberFlag('min-block-timeout', 0, 600), str('min-block-timeout') ?? MIN_BLOCK_TIMEOUT_MS_DEFAULT / 1000) *
       1000,
     privateKeyFile: str('private-key-file'),
+    privateKey: env.ARKIVECTOR_PRIVATE_KEY,
     blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? DEVNET_DEFAULTS.blockTime),
     demo: get('no-demo') !== true,
     devnetState:

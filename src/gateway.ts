@@ -24,8 +24,7 @@ import { offlineFirstHead, pastStarting, startChainId, startDeadline, detectOrRe
 import { CHAINS, type ServeConfig } from './config.ts';
 import { seedDemo } from './devnet/demo.ts';
 import { startDevnet, type Devnet } from './devnet/index.ts';
-import { createEmbedder, embedderDimension } from './embedder.ts';
-import { createLocalEmbedder, type FetchProgress } from './localEmbedder/index.ts';
+import { chooseEmbedder } from './embedder/index.ts';
 import { BIN_PATH } from './packageInfo.ts';
 import { type StdioFacts, stdioFacts, stdioServerEntry } from './stdioSnippet.ts';
 import { assertPortFree } from './portCheck.ts';
@@ -112,9 +111,7 @@ export function prettyLine(line: string): string {
 }
 
 async function readPrivateKey(config: ServeConfig): Promise<Hex | undefined> {
-  const raw =
-    process.env.ARKIVECTOR_PRIVATE_KEY ??
-    (config.privateKeyFile ? await readFile(config.privateKeyFile, 'utf8') : undefined);
+  const raw = config.privateKey ?? (config.privateKeyFile ? await readFile(config.privateKeyFile, 'utf8') : undefined);
   if (raw === undefined) return undefined;
   const key = raw.trim();
   if (!/^0x[0-9a-fA-F]{64}$/.test(key)) throw new Error('the signer key must be 0x followed by 64 hex digits');
@@ -242,6 +239,17 @@ export async function startGateway(
     closers.push(() => indexer.stop());
     const watcher = source.watchHeads?.(() => indexer.poke());
     if (watcher) closers.push(async () => watcher.close());
+    const text = chooseEmbedder(
+      {
+        endpoint: config.embedder,
+        apiKey: config.embedderKey,
+        local: config.localEmbedder,
+        modelHub: config.modelHub,
+        modelCache: config.modelCache,
+      },
+      logger,
+    );
+    if (text.close) closers.push(text.close);
     const ctx: ServiceContext = {
       indexer,
       chain: {
@@ -260,16 +268,8 @@ export async function startGateway(
           : undefined,
       writer,
       blockTimestamp: blockTimestamps(source),
-      embedder: textEmbedder(config, logger, closers),
+      embedder: text.embedder,
     };
-    if (ctx.embedder?.kind === 'http') {
-      // Tell the operator now, not at the first text search, whether the embedder answers (and its dimension).
-      const { model } = ctx.embedder;
-      embedderDimension(ctx.embedder).then(
-        (dim) => logger.info({ model, dim }, 'embedder answers'),
-        (error: Error) => logger.warn({ model, error: error.message }, 'embedder does not answer yet'),
-      );
-    }
     if (devnet) {
       // Reads right after start should see the demo data: wait (bounded) for the first sync.
       await indexer.waitForBlock(await source.head(), 30_000);
@@ -290,7 +290,7 @@ export async function startGateway(
         await firstSync;
       });
     }
-    const stdio = stdioFacts(config, rpc, writer !== undefined, Boolean(process.env.ARKIVECTOR_EMBEDDER_KEY));
+    const stdio = stdioFacts(config, rpc, writer !== undefined, Boolean(config.embedderKey));
     let httpUrl: string | undefined;
     if (config.http && access) {
       tokens = access.tokens.length > 0;
@@ -359,69 +359,6 @@ const DRIVERS: Record<
   v1: { source: createArkivV1Source, writer: createArkivV1Writer },
   dbchain: { source: createDbChainSource, writer: createDbChainWriter },
 };
-
-/**
- * The node's embedder: an endpoint (--embedder URL), none (--embedder none), or the local model (the
- * default). A local model already on disk loads now, in the background; one that is not is fetched at the
- * first text call, so a node never reaches the hub unless someone embeds text (with --model-hub off, never).
- */
-function textEmbedder(
-  config: ServeConfig,
-  logger: Logger,
-  closers: (() => Promise<void>)[],
-): ServiceContext['embedder'] {
-  if (config.embedder)
-    return createEmbedder({
-      ...config.embedder,
-      apiKey: process.env.ARKIVECTOR_EMBEDDER_KEY,
-      onRetry: ({ attempt, delayMs, reason }) =>
-        logger.debug({ attempt, delay_ms: Math.round(delayMs), reason }, 'embedder retry'),
-    });
-  if (!config.localEmbedder) return undefined;
-  const embedder = createLocalEmbedder(config.localEmbedder, {
-    hub: config.modelHub,
-    onProgress: fetchProgressLog(logger),
-    onState: (state) => {
-      const fields = { model: embedder.model, source: state.source };
-      if (state.state === 'ready') logger.info({ ...fields, dim: state.dim }, 'local embedder ready');
-      else if (state.state === 'failed') logger.warn({ ...fields, error: state.error }, 'local embedder unavailable');
-      else if (state.state === 'fetching') logger.info(fields, 'local embedder: fetching the model');
-    },
-  });
-  closers.push(() => embedder.close());
-  // With fetching off, a model not on disk fails now (nothing is fetched): the banner, /v1/status and the
-  // log say why text calls fail before one is made, instead of promising a fetch that never happens.
-  if (embedder.onDisk() || config.modelHub === 'off') embedder.ready().catch(() => {});
-  else
-    logger.info(
-      { model: embedder.model, hub: config.modelHub },
-      'local embedder: the model is fetched at the first text call (or ahead of time: arkivector model pull)',
-    );
-  return embedder;
-}
-
-/** Progress of a model fetch on stderr (the log): each file's start and end, and every 10 % between. */
-function fetchProgressLog(logger: Logger): (progress: FetchProgress) => void {
-  let file = '';
-  let shown = -1;
-  return ({ file: current, receivedBytes, totalBytes }) => {
-    if (current !== file) {
-      file = current;
-      shown = -1;
-    }
-    const tenths = totalBytes ? Math.floor((receivedBytes / totalBytes) * 10) : -1;
-    if (tenths === shown) return;
-    shown = tenths;
-    logger.info(
-      {
-        file,
-        received_mb: +(receivedBytes / 1e6).toFixed(1),
-        total_mb: totalBytes ? +(totalBytes / 1e6).toFixed(1) : null,
-      },
-      'model fetch',
-    );
-  };
-}
 
 /**
  * The embedded devnet on its stable port, reloading its state file when there is one. A data directory

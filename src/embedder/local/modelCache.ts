@@ -7,10 +7,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fetch } from 'undici';
-import { redactUrl } from '../redactUrl.ts';
+import { redactUrl } from '../../redactUrl.ts';
 import { type CatalogModel, MODEL_FILES } from './catalog.ts';
 
 /** A fetch with no byte for this long is abandoned. */
@@ -50,11 +49,6 @@ export function redirectTarget(from: string, location: string): string {
 }
 /** Hashes of files the catalog does not pin, written at the first fetch. */
 const RECORDED_HASHES = 'arkivector-hashes.json';
-
-export function modelCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'arkivector', 'models');
-}
 
 export const modelFolder = (root: string, model: CatalogModel): string =>
   join(root, model.repo.replace('/', '--'), model.revision);
