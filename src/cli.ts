@@ -135,7 +135,7 @@ async function runModel(args: string[]): Promise<void> {
 
 async function runServe(args: string[]): Promise<void> {
   const { ConfigError, parseServeConfig } = await import('./config.ts');
-  const { connectionBanner, createLogger, startGateway } = await import('./gateway.ts');
+  const { connectionBanner, createLogger, startGateway } = await import('./node/index.ts');
   let config;
   try {
     config = parseServeConfig(args);

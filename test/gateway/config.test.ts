@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import pino from 'pino';
 import { RPC_BUDGET } from '../../indexer/defaults.ts';
 import { ConfigError, envName, parseServeConfig } from '../../src/config.ts';
-import { prettyLine, startGateway } from '../../src/gateway.ts';
+import { prettyLine, startGateway } from '../../src/node/index.ts';
 
 test('config: ARKIVECTOR_TOKENS is the scope:secret list; the file flag has ARKIVECTOR_TOKENS_FILE', () => {
   const config = parseServeConfig([], { ARKIVECTOR_TOKENS: 'read:abc,write:def' });

@@ -6,8 +6,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import { detectProtocol, type ChainProtocol, type ChainSource, type RpcTransport } from './chain/index.ts';
-import { ChainIndexer } from '../indexer/index.ts';
+import { detectProtocol, type ChainProtocol, type ChainSource, type RpcTransport } from '../chain/index.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 
 /** Where a node with --data-dir remembers which generation `--protocol auto` found. */
 const PROTOCOL_FILE = 'protocol';
