@@ -20,10 +20,12 @@ import { progressReporter } from './progress.ts';
 import { failure, success, type Logger } from './result.ts';
 import { embedderSentence, factsKey, textFacts } from './nodeFacts.ts';
 import { memoryLifetime } from '../src/service/lifetime.ts';
+import { VERSION } from '../src/packageInfo.ts';
 import { TOOLS } from './table.ts';
 
 export const SERVER_NAME = 'arkivector';
-export const SERVER_VERSION = '0.1.0';
+/** The package's version (package.json), as the MCP server names itself. */
+export const SERVER_VERSION = VERSION;
 
 /**
  * The server instructions for this node: the memory flow as far as it works here (a signer to write, an
