@@ -122,6 +122,8 @@ export interface ServeConfig {
   privateKey?: string;
   /** Block time of the embedded devnet, in seconds. */
   blockTime: number;
+  /** Seconds between the followed chain's blocks: the embedded devnet's, the --chain preset's, or the default. */
+  chainBlockTime: number;
   demo: boolean;
   /** Where the embedded devnet keeps its chain (default DATA_DIR/devnet-dbchain.json, or devnet.json for v1); none: forgotten on exit. */
   devnetState?: string;
@@ -312,6 +314,7 @@ export function parseServeConfig(
   const logFormat = str('log-format') ?? (options.stderrIsTty ? 'pretty' : 'json');
   if (logFormat !== 'json' && logFormat !== 'pretty')
     throw new ConfigError(`--log-format must be json or pretty, not ${JSON.stringify(logFormat)}`);
+  const blockTime = check(intFlag('block-time', 1, 3600), str('block-time') ?? DEVNET_DEFAULTS.blockTime);
   return {
     rpc,
     ws: str('ws') ?? preset?.ws,
@@ -355,7 +358,8 @@ export function parseServeConfig(
       1000,
     privateKeyFile: str('private-key-file'),
     privateKey: env.ARKIVECTOR_PRIVATE_KEY,
-    blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? DEVNET_DEFAULTS.blockTime),
+    blockTime,
+    chainBlockTime: rpc === undefined ? blockTime : (preset?.blockTimeSeconds ?? INDEXER_DEFAULTS.blockTimeSeconds),
     demo: get('no-demo') !== true,
     devnetState:
       rpc === undefined

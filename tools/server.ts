@@ -113,8 +113,8 @@ function listing(tool: ToolDefinition, ctx: ServiceContext): Tool {
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
-// The SDK's Server builds a fresh Ajv instance unless given a validator: about 0.6 ms per HTTP request,
-// where a server is built per request. It only validates elicitation answers, which this server never
+// The SDK's Server builds a fresh Ajv instance unless given a validator: a cost paid on every HTTP
+// request, where a server is built per request. It only validates elicitation answers, which this server never
 // asks for, so one instance serves every server of the process.
 let jsonSchemaValidator: AjvJsonSchemaValidator | undefined;
 

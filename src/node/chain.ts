@@ -19,7 +19,6 @@ import {
 } from '../chain/index.ts';
 import { CHAINS, type ServeConfig } from '../config.ts';
 import type { Devnet } from '../devnet/index.ts';
-import { INDEXER_DEFAULTS } from '../../indexer/index.ts';
 import { detectOrRemember, startChainId, startDeadline } from './chainStart.ts';
 import type { Closers } from './closers.ts';
 
@@ -35,8 +34,6 @@ export interface NodeChain {
   source: ChainSource;
   /** The RPC did not answer by the start deadline: the node starts on its snapshot. */
   offline: boolean;
-  /** The block time the follower paces itself to. */
-  blockTimeSeconds: number;
   writer?: ChainWriter;
   callBudget?: CallBudget;
   /** Whether the RPC answered "rate limited" within the last minute. */
@@ -85,7 +82,7 @@ export async function connectChain(
   // One driver per generation: the indexer reads and the signer writes through the same transport.
   const preset = config.chainName === undefined ? undefined : CHAINS[config.chainName];
   // One deadline for the whole first contact: a hanging RPC costs a node with a snapshot 3 block times.
-  const deadline = startDeadline(devnet ? config.blockTime : INDEXER_DEFAULTS.blockTimeSeconds);
+  const deadline = startDeadline(config.chainBlockTime);
   const { protocol, protocolSource } = devnet
     ? { protocol: devnet.protocol, protocolSource: 'devnet' as const }
     : config.protocol !== 'auto'
@@ -109,7 +106,6 @@ export async function connectChain(
     chainId,
     source,
     offline,
-    blockTimeSeconds: devnet ? config.blockTime : (preset?.blockTimeSeconds ?? INDEXER_DEFAULTS.blockTimeSeconds),
     writer,
     callBudget,
     rateLimited: () => Date.now() - rateLimitedAt < RATE_LIMIT_WINDOW_MS,

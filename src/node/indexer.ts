@@ -37,7 +37,7 @@ export async function startIndexer(
     chainId: chain.chainId,
     confirmations: config.confirmations,
     liveLag: config.liveLag,
-    blockTimeSeconds: chain.blockTimeSeconds,
+    blockTimeSeconds: config.chainBlockTime,
     collections: config.collections,
     pinnedOwners: config.collectionOwners,
     startBlock: config.startBlock,

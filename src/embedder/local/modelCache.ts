@@ -16,12 +16,12 @@ import { type CatalogModel, MODEL_FILES } from './catalog.ts';
 export const MODEL_FETCH_IDLE_TIMEOUT_MS = 30_000;
 /**
  * A model's whole fetch (every file) is abandoned past this: a hub dripping a byte now and then never trips
- * the idle timeout. 30 minutes takes the largest model named here (~470 MB) at about 270 KB/s.
+ * the idle timeout. It leaves the largest model named here time to arrive over a slow link.
  */
 export const MODEL_FETCH_DEADLINE_MS = 30 * 60_000;
 /**
  * A model file larger than this is refused (the largest model named here, multilingual-e5-small's ONNX
- * file, is ~470 MB): a hub or mirror sending without end must not fill the disk.
+ * file, is well under it): a hub or mirror sending without end must not fill the disk.
  */
 export const MODEL_FILE_MAX_BYTES = 2 * 1024 ** 3;
 /** Redirects a model file's fetch follows (the hub sends one, to its file store). */
@@ -151,7 +151,7 @@ export async function ensureModel(model: CatalogModel, options: FetchOptions): P
 }
 
 /**
- * Staging folders of fetches whose process is gone (killed mid-fetch: ~91 MB each for the default model),
+ * Staging folders of fetches whose process is gone (killed mid-fetch: a model's worth of files each),
  * and folders moved aside. A live process's staging, this node's or another's on this host, is left alone.
  */
 async function removeDeadStaging(folder: string): Promise<void> {
