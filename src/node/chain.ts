@@ -19,7 +19,8 @@ import {
 } from '../chain/index.ts';
 import { CHAINS, type ServeConfig } from '../config.ts';
 import type { Devnet } from '../devnet/index.ts';
-import { detectOrRemember, startChainId, startDeadline } from './chainStart.ts';
+import { startChainId, startDeadline } from './chainStart.ts';
+import { detectOrRemember } from './protocolMemo.ts';
 import type { Closers } from './closers.ts';
 
 /** How long after the last "rate limited" answer /v1/status still says so. */
