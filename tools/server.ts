@@ -20,10 +20,12 @@ import { progressReporter } from './progress.ts';
 import { failure, success, type Logger } from './result.ts';
 import { embedderSentence, factsKey, textFacts } from './nodeFacts.ts';
 import { memoryLifetime } from '../src/service/lifetime.ts';
+import { VERSION } from '../src/packageInfo.ts';
 import { TOOLS } from './table.ts';
 
 export const SERVER_NAME = 'arkivector';
-export const SERVER_VERSION = '0.1.0';
+/** The package's version (package.json), as the MCP server names itself. */
+export const SERVER_VERSION = VERSION;
 
 /**
  * The server instructions for this node: the memory flow as far as it works here (a signer to write, an
@@ -111,8 +113,8 @@ function listing(tool: ToolDefinition, ctx: ServiceContext): Tool {
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
-// The SDK's Server builds a fresh Ajv instance unless given a validator: about 0.6 ms per HTTP request,
-// where a server is built per request. It only validates elicitation answers, which this server never
+// The SDK's Server builds a fresh Ajv instance unless given a validator: a cost paid on every HTTP
+// request, where a server is built per request. It only validates elicitation answers, which this server never
 // asks for, so one instance serves every server of the process.
 let jsonSchemaValidator: AjvJsonSchemaValidator | undefined;
 

@@ -10,7 +10,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { startDevnet } from '../../src/devnet/index.ts';
 import { childArgs } from './args.ts';
 import { parseServeConfig } from '../../src/config.ts';
-import { createLogger, startGateway } from '../../src/gateway.ts';
+import { createLogger, startGateway } from '../../src/node/index.ts';
 
 /** What a node child reports after a forced GC. */
 export type NodeMemory = { rss: number; heapUsed: number; external: number; arrayBuffers: number; live: number };

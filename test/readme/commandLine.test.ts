@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
+import { createLogger, type Gateway, startGateway } from '../../src/node/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { type EmbedderFixture, hashedEmbedding, startEmbedder } from '../helpers/embedder.ts';

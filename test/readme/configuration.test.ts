@@ -14,7 +14,7 @@ import {
   parseServeConfig,
   type ServeConfig,
 } from '../../src/config.ts';
-import { modelName } from '../../src/localEmbedder/catalog.ts';
+import { modelName } from '../../src/embedder/local/catalog.ts';
 import { defined } from '../helpers/defined.ts';
 import { codeSpans, docSection, tableRows } from '../helpers/readme.ts';
 

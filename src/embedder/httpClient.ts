@@ -1,10 +1,10 @@
 // Client for an OpenAI-compatible embeddings endpoint (--embedder URL --embedder-model NAME): Ollama,
 // LM Studio, llama.cpp server, vLLM, TEI, OpenAI. Inputs go out in batches of at most
-// EMBEDDER_MAX_BATCH; the transport rules (auth, timeout, retries, answer checks) are in embedderHttp.ts.
-// The key, if any, comes from ARKIVECTOR_EMBEDDER_KEY and is never logged.
-import { embedderEndpoint, type EmbedderEndpointOptions } from './embedderHttp.ts';
-import type { Embedder } from './service/context.ts';
-import { EmbedderUnavailableError } from './service/errors.ts';
+// EMBEDDER_MAX_BATCH; the transport rules (auth, timeout, retries, answer checks) are in httpEndpoint.ts.
+// The key, if any (ARKIVECTOR_EMBEDDER_KEY, read by the configuration), is never logged.
+import { embedderEndpoint, type EmbedderEndpointOptions } from './httpEndpoint.ts';
+import type { Embedder } from './types.ts';
+import { EmbedderUnavailableError } from './errors.ts';
 
 export {
   EMBEDDER_BACKOFF_MS,
@@ -12,7 +12,7 @@ export {
   EMBEDDER_MAX_RESPONSE_BYTES,
   EMBEDDER_MAX_RETRY_AFTER_MS,
   EMBEDDER_TIMEOUT_MS,
-} from './embedderHttp.ts';
+} from './httpEndpoint.ts';
 
 /** Most inputs sent in one request: TEI's default `--max-client-batch-size` (OpenAI takes 2048). */
 export const EMBEDDER_MAX_BATCH = 32;
@@ -47,32 +47,26 @@ export function createEmbedder(options: EmbedderOptions): BatchEmbedder {
     }
     return out;
   };
+  const embed = async (text: string): Promise<number[]> => {
+    const [vector] = await embedMany([text]);
+    if (!vector) throw new EmbedderUnavailableError(`the embedder at ${endpoint.safeUrl} answered no embedding`);
+    return vector;
+  };
+  // Found by one probe; a failed probe is forgotten so the next call asks again.
+  let dimension: Promise<number> | undefined;
   return {
     model: options.model,
     kind: 'http',
     embedMany,
-    async embed(text) {
-      const [vector] = await embedMany([text]);
-      if (!vector) throw new EmbedderUnavailableError(`the embedder at ${endpoint.safeUrl} answered no embedding`);
-      return vector;
+    embed,
+    dimension() {
+      if (!dimension) {
+        dimension = embed(EMBEDDER_PROBE_TEXT).then((vector) => vector.length);
+        dimension.catch(() => {
+          dimension = undefined;
+        });
+      }
+      return dimension;
     },
   };
-}
-
-const dimensions = new WeakMap<Embedder, Promise<number>>();
-
-/**
- * The model's dimension, found by embedding EMBEDDER_PROBE_TEXT once per embedder (a failed probe is
- * tried again on the next call). Throws EmbedderUnavailableError when the endpoint cannot answer.
- */
-export function embedderDimension(embedder: Embedder): Promise<number> {
-  let known = dimensions.get(embedder);
-  if (!known) {
-    known = embedder.dimension
-      ? embedder.dimension()
-      : embedder.embed(EMBEDDER_PROBE_TEXT).then((vector) => vector.length);
-    known.catch(() => dimensions.delete(embedder));
-    dimensions.set(embedder, known);
-  }
-  return known;
 }

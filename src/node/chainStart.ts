@@ -1,16 +1,13 @@
 // The first contact of a node with its RPC, bounded by one deadline for a node with a data dir: which
-// generation it speaks (`--protocol auto`), its chain id, and its first head. A node whose data dir remembers
-// the generation and holds a snapshot does not wait past the deadline for an RPC that hangs or errs: it
-// starts on what it remembers and serves the snapshot as `stalled` (README, "Start without the RPC") while the
-// indexer keeps asking. Without either, it waits for the RPC as long as the transport's retries do.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+// generation it speaks (`--protocol auto`, remembered by protocolMemo.ts), its chain id, and its first
+// head. A node whose data dir remembers the generation and holds a snapshot does not wait past the deadline
+// for an RPC that hangs or errs: it starts on what it remembers and serves the snapshot as `stalled` (README,
+// "Start without the RPC") while the indexer keeps asking. Without either, it waits for the RPC as long as
+// the transport's retries do.
 import type { Logger } from 'pino';
-import { detectProtocol, type ChainProtocol, type ChainSource, type RpcTransport } from './chain/index.ts';
-import { ChainIndexer } from '../indexer/index.ts';
+import type { ChainSource } from '../chain/index.ts';
+import { ChainIndexer } from '../../indexer/index.ts';
 
-/** Where a node with --data-dir remembers which generation `--protocol auto` found. */
-const PROTOCOL_FILE = 'protocol';
 /** Block times the first contact waits for the RPC before a node with a snapshot starts on it. */
 export const OFFLINE_START_BLOCK_TIMES = 3;
 
@@ -19,7 +16,7 @@ export const startDeadline = (blockTimeSeconds: number): number =>
   Date.now() + OFFLINE_START_BLOCK_TIMES * blockTimeSeconds * 1000;
 
 /** `promise`'s value, or 'timeout' at `deadline`, or the error it rejected with. */
-async function until<T>(promise: Promise<T>, deadline: number): Promise<T | Error | 'timeout'> {
+export async function until<T>(promise: Promise<T>, deadline: number): Promise<T | Error | 'timeout'> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
@@ -31,34 +28,7 @@ async function until<T>(promise: Promise<T>, deadline: number): Promise<T | Erro
   }
 }
 
-const reasonOf = (answer: Error | 'timeout') => (answer === 'timeout' ? 'no answer' : answer.message);
-
-/**
- * `--protocol auto`: asks the node; with a data dir, remembers the answer, and when the node does not answer
- * by `deadline` (or errs), follows the generation remembered there.
- */
-export async function detectOrRemember(
-  transport: RpcTransport,
-  dataDir: string | undefined,
-  deadline: number,
-  logger: Logger,
-): Promise<{ protocol: ChainProtocol; protocolSource: 'detected' | 'remembered' }> {
-  const file = dataDir ? join(dataDir, PROTOCOL_FILE) : undefined;
-  const remembered = file ? (await readFile(file, 'utf8').catch(() => '')).trim() : '';
-  const detecting = detectProtocol(transport);
-  const answer = remembered === 'v1' || remembered === 'dbchain' ? await until(detecting, deadline) : await detecting;
-  if (typeof answer === 'string' && answer !== 'timeout') {
-    if (file) await mkdir(dirname(file), { recursive: true }).then(() => writeFile(file, `${answer}\n`));
-    return { protocol: answer, protocolSource: 'detected' };
-  }
-  if (remembered !== 'v1' && remembered !== 'dbchain') throw answer;
-  detecting.catch(() => undefined);
-  logger.warn(
-    { protocol: remembered, reason: reasonOf(answer) },
-    'the RPC does not answer: following the generation this data dir last followed',
-  );
-  return { protocol: remembered, protocolSource: 'remembered' };
-}
+export const reasonOf = (answer: Error | 'timeout') => (answer === 'timeout' ? 'no answer' : answer.message);
 
 /**
  * The chain id, from the RPC; a node with a snapshot in `dataDir` does not wait past `deadline` for an RPC

@@ -4,10 +4,10 @@
 // strict check of the answer's shape. Every failure is EmbedderUnavailableError; no secret reaches it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch } from 'undici';
-import { redactUrl } from './redactUrl.ts';
-import { DIM_MAX } from './collections/limits.ts';
-import { EmbedderUnavailableError } from './service/errors.ts';
-import { readBounded } from './readBounded.ts';
+import { redactUrl } from '../redactUrl.ts';
+import { DIM_MAX } from '../collections/limits.ts';
+import { EmbedderUnavailableError } from './errors.ts';
+import { readBounded } from '../readBounded.ts';
 
 /** Seconds one attempt may take before it is abandoned (and retried). */
 export const EMBEDDER_TIMEOUT_MS = 30_000;

@@ -4,20 +4,13 @@
 // Until it is ready every text call answers embedder_unavailable saying what is being fetched or why it
 // failed; the rest of the node never waits for it.
 import { Worker } from 'node:worker_threads';
-import type { Embedder, EmbedderState } from '../service/context.ts';
-import { EmbedderUnavailableError } from '../service/errors.ts';
-import { siblingModule, workerEntry } from '../workerEntry.ts';
+import type { Embedder, EmbedderState } from '../types.ts';
+import { EmbedderUnavailableError } from '../errors.ts';
+import { siblingModule, workerEntry } from '../../workerEntry.ts';
 import { type LocalModelRef, modelName } from './catalog.ts';
 import type { EmbedReply, EmbedWorkerData } from './embedWorker.ts';
 import { describeCause, LOCAL_RETRY_AFTER_MS, type LocalFailureCause, retryDelayMs, waysOut } from './failure.ts';
-import {
-  ensureModel,
-  type FetchProgress,
-  hasModelFiles,
-  ModelFetchError,
-  modelCacheRoot,
-  modelFolder,
-} from './modelCache.ts';
+import { ensureModel, type FetchProgress, hasModelFiles, ModelFetchError, modelFolder } from './modelCache.ts';
 
 export {
   catalogNames,
@@ -27,7 +20,7 @@ export {
   modelName,
   parseLocalModel,
 } from './catalog.ts';
-export { ModelFetchError, ensureModel, type FetchProgress, modelCacheRoot, modelFolder } from './modelCache.ts';
+export { ModelFetchError, ensureModel, type FetchProgress, modelFolder } from './modelCache.ts';
 export { LOCAL_RETRY_AFTER_MS, LOCAL_RETRY_MAX_MS } from './failure.ts';
 
 /** Texts per model run: one padded batch (longer batches pad more and block the worker longer). */
@@ -38,6 +31,7 @@ export const LOCAL_READY_WAIT_MS = 15_000;
 export interface LocalEmbedderOptions {
   /** Hub base URL; `off`: never fetch (a model must be in the cache or given by path). */
   hub: string;
+  /** The model cache's root (the configuration's `modelCache`); a model given by path needs none. */
   cacheRoot?: string;
   idleTimeoutMs?: number;
   /** The whole fetch's deadline (default MODEL_FETCH_DEADLINE_MS). */
@@ -81,7 +75,9 @@ class LocalModelError extends Error {
 }
 
 export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOptions): LocalEmbedder {
-  const root = options.cacheRoot ?? modelCacheRoot();
+  if (ref.kind === 'hub' && options.cacheRoot === undefined)
+    throw new Error(`the local model ${ref.model.repo} needs a model cache folder (cacheRoot)`);
+  const root = options.cacheRoot ?? '';
   const source =
     ref.kind === 'path' ? ref.path : `${ref.model.repo}@${ref.model.revision.slice(0, 12)} from ${options.hub}`;
   const prefixes = ref.kind === 'hub' ? ref.model : ref;

@@ -13,8 +13,8 @@ import {
   validateCollectionDefinition,
   type CollectionDefinitionInput,
 } from '../collections/index.ts';
-import { vectorContent } from '../service/upsert.ts';
-import type { DevnetProtocolName } from './index.ts';
+import { vectorContent } from '../service/index.ts';
+import type { DevnetProtocolName } from '../devnet/index.ts';
 
 const DEMO_TTL_SECONDS = 30 * 24 * 3600;
 /** Definitions outlive the keep-alive horizon, so a fresh demo sends no extension at start. */

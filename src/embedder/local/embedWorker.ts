@@ -1,5 +1,5 @@
-// The local embedder's worker thread: onnxruntime-node's session.run blocks its thread (1.4 s seen for a
-// batch), so tokenising, the model and pooling all run here, off the node's event loop. Tokenised with
+// The local embedder's worker thread: onnxruntime-node's session.run blocks its thread for a whole batch,
+// so tokenising, the model and pooling all run here, off the node's event loop. Tokenised with
 // @huggingface/tokenizers, cut to the model's token limit, padded per batch, mean-pooled over the
 // attention mask and L2-normalised: what transformers.js' feature-extraction pipeline computes
 // (`pooling: 'mean', normalize: true`). Both libraries are optional dependencies, imported here only.

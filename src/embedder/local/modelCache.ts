@@ -7,22 +7,21 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fetch } from 'undici';
-import { redactUrl } from '../redactUrl.ts';
+import { redactUrl } from '../../redactUrl.ts';
 import { type CatalogModel, MODEL_FILES } from './catalog.ts';
 
 /** A fetch with no byte for this long is abandoned. */
 export const MODEL_FETCH_IDLE_TIMEOUT_MS = 30_000;
 /**
  * A model's whole fetch (every file) is abandoned past this: a hub dripping a byte now and then never trips
- * the idle timeout. 30 minutes takes the largest model named here (~470 MB) at about 270 KB/s.
+ * the idle timeout. It leaves the largest model named here time to arrive over a slow link.
  */
 export const MODEL_FETCH_DEADLINE_MS = 30 * 60_000;
 /**
  * A model file larger than this is refused (the largest model named here, multilingual-e5-small's ONNX
- * file, is ~470 MB): a hub or mirror sending without end must not fill the disk.
+ * file, is well under it): a hub or mirror sending without end must not fill the disk.
  */
 export const MODEL_FILE_MAX_BYTES = 2 * 1024 ** 3;
 /** Redirects a model file's fetch follows (the hub sends one, to its file store). */
@@ -50,11 +49,6 @@ export function redirectTarget(from: string, location: string): string {
 }
 /** Hashes of files the catalog does not pin, written at the first fetch. */
 const RECORDED_HASHES = 'arkivector-hashes.json';
-
-export function modelCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'arkivector', 'models');
-}
 
 export const modelFolder = (root: string, model: CatalogModel): string =>
   join(root, model.repo.replace('/', '--'), model.revision);
@@ -157,7 +151,7 @@ export async function ensureModel(model: CatalogModel, options: FetchOptions): P
 }
 
 /**
- * Staging folders of fetches whose process is gone (killed mid-fetch: ~91 MB each for the default model),
+ * Staging folders of fetches whose process is gone (killed mid-fetch: a model's worth of files each),
  * and folders moved aside. A live process's staging, this node's or another's on this host, is left alone.
  */
 async function removeDeadStaging(folder: string): Promise<void> {
