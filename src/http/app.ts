@@ -9,6 +9,7 @@ import type { BuildServerDeps } from '../../tools/server.ts';
 import type { AccessPolicy } from './auth.ts';
 import { jsonObject, withCollection } from './body.ts';
 import { fastSearch, type FastPath } from './fastSearch.ts';
+import { DOCS_ROUTE } from './docs.ts';
 import { createGuard } from './guard.ts';
 import type { Metrics } from './metrics.ts';
 import { clientAddress, clientGone, rejectMalformedEscapes } from './params.ts';
@@ -102,7 +103,11 @@ export function createHttpApp(deps: HttpAppDeps): HttpApp {
     ctx,
     metrics,
     logger,
-    mcp: { ...deps.mcp, observe: deps.mcp.observe ?? metrics.observeTool },
+    mcp: {
+      ...deps.mcp,
+      observe: deps.mcp.observe ?? metrics.observeTool,
+      httpDocs: app.routes.some((r) => r.path === DOCS_ROUTE),
+    },
   };
   for (const definition of ROUTES)
     if (definition.compat === undefined || definition.compat === deps.mcp.compat)

@@ -12,6 +12,7 @@ export function createHttpApp(deps: HttpAppDeps): HttpApp {
   return createApp({ ...deps, mounts: deps.mounts ?? [mountConsole] });
 }
 export type { HttpApp, HttpAppDeps };
+export { docsMount } from './docs.ts';
 export type { HttpLogger, MountDeps, RouteMount } from './types.ts';
 export {
   AccessError,
