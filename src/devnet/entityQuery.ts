@@ -3,7 +3,7 @@
 import { numberToHex, type Hex } from 'viem';
 import { QUERY_PAGE_LIMIT } from '../chain/v1/index.ts';
 import { QuerySyntaxError, compileArkivQuery, parseQuery } from '../query/index.ts';
-import { RpcError } from './chain.ts';
+import { RpcError } from './transactions.ts';
 import { visibleAt, type EntityState, type EntityVersion } from './state.ts';
 
 /**
