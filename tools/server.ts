@@ -33,6 +33,7 @@ export const SERVER_VERSION = VERSION;
  */
 export function instructionsFor(
   ctx: Pick<ServiceContext, 'embedder' | 'writer'> & { chain?: Pick<ServiceContext['chain'], 'protocol'> },
+  httpDocs = false,
 ): string {
   const facts = textFacts(ctx.embedder);
   const writes = ctx.writer !== undefined;
@@ -56,6 +57,7 @@ export function instructionsFor(
     flow,
     ...(writes ? [lifetimeLine(ctx.chain?.protocol)] : []),
     ...INSTRUCTION_RULES,
+    ...(httpDocs ? ['- How to use this node: GET /docs.md (all docs) and /llms.txt (index) on its HTTP address.'] : []),
   ].join('\n');
 }
 
@@ -86,6 +88,8 @@ export interface BuildServerDeps {
   canWrite?: boolean;
   /** Called once per tool call with its outcome and duration (src/http/metrics.ts observeTool). */
   observe?: (tool: string, ok: boolean, seconds: number) => void;
+  /** The node's HTTP listener serves GET /docs.md and /llms.txt (src/http/docs.ts): the instructions say so. */
+  httpDocs?: boolean;
 }
 
 // JSON Schemas are derived once per tool, not per request (HTTP builds a server per request). The
@@ -118,12 +122,12 @@ const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 // asks for, so one instance serves every server of the process.
 let jsonSchemaValidator: AjvJsonSchemaValidator | undefined;
 
-export function buildServer({ ctx, logger, observe, canWrite = true, compat }: BuildServerDeps): Server {
+export function buildServer({ ctx, logger, observe, canWrite = true, compat, httpDocs }: BuildServerDeps): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: true } },
-      instructions: instructionsFor(ctx),
+      instructions: instructionsFor(ctx, httpDocs),
       jsonSchemaValidator: (jsonSchemaValidator ??= new AjvJsonSchemaValidator()),
     },
   );
