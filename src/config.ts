@@ -67,7 +67,7 @@ const OPTIONS = {
 
 export type FlagName = keyof typeof OPTIONS;
 export const FLAG_NAMES = Object.keys(OPTIONS) as FlagName[];
-// ARKIVECTOR_TOKENS is the documented list of `scope:secret` pairs (README, "Access"), so the file flag's
+// ARKIVECTOR_TOKENS is the documented list of `scope:secret` pairs (docs/access.md), so the file flag's
 // twin takes another name: reading the secrets as a path would print them in the "file not found" error.
 const ENV_NAMES: Partial<Record<FlagName, string>> = { tokens: 'ARKIVECTOR_TOKENS_FILE' };
 export const envName = (flag: FlagName) => ENV_NAMES[flag] ?? `ARKIVECTOR_${flag.toUpperCase().replace(/-/g, '_')}`;

@@ -27,7 +27,7 @@ const OAUTH_PATHS =
 /** The answer to a request no route takes: a problem with the same shape as every other error. */
 export function notFoundResponse(method: string, path: string): Response {
   const message = OAUTH_PATHS.test(path)
-    ? `no route ${method} ${path}: this node has no OAuth; it takes static bearer tokens, sent as "Authorization: Bearer <token>" (README, "Access")`
+    ? `no route ${method} ${path}: this node has no OAuth; it takes static bearer tokens, sent as "Authorization: Bearer <token>" (docs/access.md)`
     : `no route ${method} ${path}`;
   return problemResponse(toProblem(new ArkivectorError('not_found', message)), 404);
 }

@@ -7,10 +7,12 @@ import {
   assertSafeExposure,
   createHttpApp,
   createMetrics,
+  docsMount,
   loadAccessPolicy,
   serveHttp,
 } from '../http/index.ts';
 import { defaultRateLimit } from '../http/rateLimit.ts';
+import { mountConsole } from '../console/index.ts';
 import { endpointUrl, writeEndpointFile } from '../kuradbEndpoint.ts';
 import { assertPortFree } from '../portCheck.ts';
 import type { ServiceContext } from '../service/index.ts';
@@ -55,6 +57,7 @@ export async function serveHttpListener(
     mcp: { ctx, logger, observe: metrics.observeTool, compat: config.compat },
     rateLimitPerMinute: config.rateLimitPerMinute ?? defaultRateLimit(access),
     stdio,
+    mounts: [mountConsole, docsMount()],
   });
   const server = await serveHttp({ host: http.host, port: http.port, app });
   closers.push(() => server.close());

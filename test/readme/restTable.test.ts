@@ -4,7 +4,8 @@
 // names exactly the fields the status answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createHttpApp, createMetrics, loadAccessPolicy } from '../../src/http/index.ts';
+import { createHttpApp, docsMount, createMetrics, loadAccessPolicy } from '../../src/http/index.ts';
+import { mountConsole } from '../../src/console/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { codeSpans, docSection, tableRows } from '../helpers/readme.ts';
 import { createEntityAs } from '../helpers/generations.ts';
@@ -40,7 +41,7 @@ const ROWS: Row[] = tableRows(docSection('rest.md', 'REST API'), 'route').flatMa
 );
 
 /** A concrete path for a route template: the suite's collection and entity. */
-const concrete = (path: string) => path.replace('{c}', 'notes').replace('{ref}', 'cat');
+const concrete = (path: string) => path.replace('{c}', 'notes').replace('{ref}', 'cat').replace('{page}', 'rest.md');
 
 describe('README: the REST API table', () => {
   let chain: Chain;
@@ -79,6 +80,7 @@ describe('README: the REST API table', () => {
       metrics: createMetrics(chain.ctx),
       logger,
       mcp: { ctx: chain.ctx, logger, compat: 'kuradb' },
+      mounts: [mountConsole, docsMount()],
     });
     const served = app.routes
       .filter((r) => r.method !== 'ALL')
