@@ -22,12 +22,6 @@ import {
 /** The longest the README may be: a newcomer reads it in ten minutes, the rest lives in docs/. */
 const README_MAX_LINES = 450;
 
-/**
- * Pages the README links that another part of the project writes (docs/benchmarks.md comes from the bench
- * suite's results); until it is there, a link to it is not a broken link.
- */
-const WRITTEN_ELSEWHERE = new Set(['docs/benchmarks.md']);
-
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 const slug = (heading: string) =>
   heading
@@ -68,7 +62,6 @@ test('every relative link of the README and docs/ names a file that exists, and 
     for (const target of links(doc(file))) {
       const [path = '', anchor] = target.split('#');
       const resolved = path === '' ? file : normalize(join(dirname(file), decodeURIComponent(path)));
-      if (WRITTEN_ELSEWHERE.has(resolved) && !existsSync(resolved)) continue;
       assert.ok(existsSync(resolved), `${file} links ${target}: ${resolved} does not exist`);
       if (anchor === undefined || !resolved.endsWith('.md')) continue;
       assert.ok(
@@ -83,7 +76,6 @@ test('the README links every page of docs/', () => {
   const linked = new Set(links(README).map((target) => target.split('#')[0]));
   for (const page of readdirSync('docs').filter((name) => name.endsWith('.md')))
     assert.ok(linked.has(`docs/${page}`), `the README does not link docs/${page}`);
-  for (const page of WRITTEN_ELSEWHERE) assert.ok(linked.has(page), `the README does not link ${page}`);
 });
 
 test('every table of the README and docs/ has exactly one delimiter row, under its header row', () => {
