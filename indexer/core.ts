@@ -2,7 +2,7 @@
 // state and its clocks), and the one commit through which anything it applies becomes visible.
 import type { EventEmitter } from 'node:events';
 import type { Hex } from 'viem';
-import type { ChainSource, SourceBlock } from '../src/chain/index.ts';
+import type { ChainSource, PageOptions, SourceBlock } from '../src/chain/index.ts';
 import { DEFINITIONS_MAX, DEFINITIONS_PER_CREATOR_MAX } from '../src/collections/index.ts';
 import type { IndexedStore } from '../src/engine/index.ts';
 import type { CollectionFilter } from './applyOps.ts';
@@ -51,7 +51,7 @@ export class IndexerCore<S extends IndexedStore = IndexedStore> implements Pacin
   readonly progress: ProgressSink;
   readonly wanted: CollectionFilter;
   readonly pacer: Pacer;
-  readonly paged;
+  readonly paged: PageOptions;
   resolver!: CollectionResolver<S>;
   table!: TrackedEntities;
   asOf: number | undefined;

@@ -8,52 +8,10 @@ import type { IndexedStore, StoreFactory } from '../src/engine/index.ts';
 import type { DefinitionCap, DefinitionRefusal } from './admissionRounds.ts';
 import { DefinitionResolver, type ResolvedDefinition } from './definitionResolver.ts';
 import type { TrackedEntities, TrackedEntity } from './trackedEntities.ts';
+import { OwnerHistory, publish, type CollectionState, type PublishedCollection } from './published.ts';
 import { VectorResolver, type Candidate, type Fetched, type FlushAt, type Reread } from './vectorResolver.ts';
 
-export interface CollectionStats {
-  live_entities: number;
-  rejected: number;
-  shadowed: number;
-}
-
-/** A collection as readers see it at the last applied block. */
-export interface PublishedCollection<S extends IndexedStore = IndexedStore> {
-  readonly name: string;
-  readonly definition: CollectionDefinition;
-  readonly definitionKey: Hex;
-  /** Block in which the definition entity was created. */
-  readonly definitionCreatedAtBlock: number;
-  /** Block at which the definition entity expires unless someone extends it. */
-  readonly definitionExpiresAt: bigint;
-  readonly owner: Address;
-  readonly store: S;
-  /** Other live definitions of the same name, ignored. */
-  readonly conflicts: readonly Hex[];
-  readonly stats: CollectionStats;
-  /**
-   * Set when this node saw the name pass from one owner to another (a lapsed definition replaced by
-   * another owner's, or a ChangeOwner of the definition): the owner before and the block of the change.
-   */
-  readonly ownerChange?: { readonly previousOwner: Address; readonly atBlock: number };
-  /**
-   * Block in which the entity now stored for `id` was last created or updated (undefined unless it is
-   * `key`). Answers for the last commit: call it in the same synchronous step as reading the store.
-   */
-  lastModifiedAt(id: string, key: string): number | undefined;
-}
-
-interface CollectionState<S extends IndexedStore> {
-  name: string;
-  definitionEntity: TrackedEntity;
-  definition: CollectionDefinition;
-  conflicts: Hex[];
-  store: S;
-  /** id -> the entity currently in the store */
-  winners: Map<string, TrackedEntity>;
-  perId: Map<string, { rejected: number; shadowed: number }>;
-  rejected: number;
-  shadowed: number;
-}
+export type { CollectionStats, PublishedCollection } from './published.ts';
 
 export interface ResolverLogger {
   warn(fields: Record<string, unknown>, message: string): void;
@@ -105,11 +63,12 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
   readonly #dirtyIds = new Map<string, Set<string>>();
   readonly #reported = new Set<string>();
   /** name -> the last owner published, and the recorded change of owner if one was seen. */
-  readonly #owners = new Map<string, { owner: Address; change?: { previousOwner: Address; atBlock: number } }>();
+  readonly #owners: OwnerHistory;
   #published: ReadonlyMap<string, PublishedCollection<S>> = new Map();
 
   constructor(options: ResolverOptions<S>) {
     this.#options = options;
+    this.#owners = new OwnerHistory(options.logger);
     const reportOnce = (key: string, fields: Record<string, unknown>, message: string) =>
       this.#reportOnce(key, fields, message);
     this.#definitions = new DefinitionResolver({
@@ -386,43 +345,7 @@ export class CollectionResolver<S extends IndexedStore = IndexedStore> {
     }
   }
 
-  /** Remembers who owns each name, so that a name passing to another owner is recorded and logged. */
-  #ownerChange(name: string, owner: Address, block: number) {
-    const seen = this.#owners.get(name);
-    if (seen && seen.owner !== owner) {
-      const change = { previousOwner: seen.owner, atBlock: block };
-      this.#owners.set(name, { owner, change });
-      this.#options.logger?.warn(
-        { collection: name, previous_owner: seen.owner, owner, block },
-        'collection name passed to another owner',
-      );
-      return change;
-    }
-    if (!seen) this.#owners.set(name, { owner });
-    return seen?.change;
-  }
-
   #publish(block: number): void {
-    this.#published = new Map(
-      [...this.#states].map(([name, s]) => [
-        name,
-        {
-          ownerChange: this.#ownerChange(name, s.definitionEntity.owner, block),
-          name,
-          definition: s.definition,
-          definitionKey: s.definitionEntity.key,
-          definitionCreatedAtBlock: Number(s.definitionEntity.sequence >> 32n),
-          definitionExpiresAt: s.definitionEntity.expiresAt,
-          owner: s.definitionEntity.owner,
-          store: s.store,
-          conflicts: s.conflicts,
-          stats: { live_entities: s.winners.size, rejected: s.rejected, shadowed: s.shadowed },
-          lastModifiedAt: (id: string, key: string) => {
-            const winner = s.winners.get(id);
-            return winner?.key === key ? winner.lastModifiedAtBlock : undefined;
-          },
-        },
-      ]),
-    );
+    this.#published = publish(this.#states, this.#owners, block);
   }
 }
