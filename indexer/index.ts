@@ -18,4 +18,5 @@ export {
   type BootstrapPaging,
   type ProgressSink,
 } from './progress.ts';
-export type { CollectionStats, DefinitionRefusal, PublishedCollection } from './resolver.ts';
+export type { DefinitionRefusal } from './admissionRounds.ts';
+export type { CollectionStats, PublishedCollection } from './published.ts';

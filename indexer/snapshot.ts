@@ -170,7 +170,7 @@ export async function writeSnapshot(
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Streams the file through sha256 (a 100 MB vector file is never held whole). */
+/** Streams the file through sha256 (a large vector file is never held whole). */
 async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);

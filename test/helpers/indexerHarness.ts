@@ -6,7 +6,7 @@ import { createDbChainSource, createHttpTransport, type RpcTransport } from '../
 import type { Devnet, DevnetProtocolName } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
-import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
+import { ChainIndexer, type IndexerOptions } from './indexerV1.ts';
 import { startTestDevnet } from './devnet.ts';
 
 export interface IndexerHarness {

@@ -1,7 +1,7 @@
 // The indexers of one devnet suite: built with the engine's stores and a short block time, stopped together
 // by `stopAll`, and `synced` starts one and waits (bounded) until it reflects a block.
 import assert from 'node:assert/strict';
-import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
+import { ChainIndexer, type IndexerOptions } from './indexerV1.ts';
 import type { RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';

@@ -19,7 +19,7 @@ import {
   type Metrics,
 } from '../../src/http/index.ts';
 import type { ServiceContext } from '../../src/service/index.ts';
-import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
+import { ChainIndexer, type IndexerOptions } from '../helpers/indexerV1.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { createEntityAs } from '../helpers/generations.ts';
 import { definitionArgs, stateReached, vectorArgs as writeVector } from '../helpers/writes.ts';

@@ -16,7 +16,7 @@ import {
 import { encodeCollectionEntity, encodeVectorEntity } from '../../src/collections/index.ts';
 import type { Devnet, DevnetProtocolName } from '../../src/devnet/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
-import { ChainIndexer } from '../../indexer/index.ts';
+import { ChainIndexer } from '../helpers/indexerV1.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { openDefinition } from '../helpers/writes.ts';

@@ -12,7 +12,7 @@ import { encodeCollectionEntity, encodeVectorEntity, type CollectionDefinition }
 import { ARKIV_ADDRESS, emptyStorageOps, encodeStorageTransaction, type StorageOps } from '../../src/chain/v1/index.ts';
 import { createDbChainSource, createHttpTransport, type CreateOp, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet, DevnetProtocolName } from '../../src/devnet/index.ts';
-import { ChainIndexer } from '../../indexer/index.ts';
+import { ChainIndexer } from '../helpers/indexerV1.ts';
 import { publicClient, rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
 import { mulberry32 } from '../helpers/generators.ts';

@@ -13,7 +13,7 @@ import {
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import { QUERY_PAGE_MAX_BYTES } from '../../src/devnet/entityQuery.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer } from '../../indexer/index.ts';
+import { ChainIndexer } from '../helpers/indexerV1.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';

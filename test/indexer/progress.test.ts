@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer, logProgress, type ProgressSink, ttyProgress } from '../../indexer/index.ts';
+import { ChainIndexer, logProgress, type ProgressSink, ttyProgress } from '../helpers/indexerV1.ts';
 import { createLogger } from '../../src/node/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { defined } from '../helpers/defined.ts';

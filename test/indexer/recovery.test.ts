@@ -11,7 +11,7 @@ import type { Address, Hex } from 'viem';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer, type IndexerOptions, type SyncState } from '../../indexer/index.ts';
+import { ChainIndexer, type IndexerOptions, type SyncState } from '../helpers/indexerV1.ts';
 import type { StoreFactory } from '../../src/engine/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';

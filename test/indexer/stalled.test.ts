@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { ChainIndexer } from '../../indexer/index.ts';
+import { ChainIndexer } from '../helpers/indexerV1.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { stateReached } from '../helpers/writes.ts';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { createArkivV1Writer, createHttpTransport } from '../../src/chain/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { createCollection, listCollections, upsert, type ServiceContext } from '../../src/service/index.ts';
-import { ChainIndexer } from '../../indexer/index.ts';
+import { ChainIndexer } from '../helpers/indexerV1.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { stateReached } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';

@@ -11,7 +11,7 @@ import type { Devnet } from '../../src/devnet/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { createHttpApp, createMetrics, loadAccessPolicy } from '../../src/http/index.ts';
 import { createCollection, type ServiceContext } from '../../src/service/index.ts';
-import { ChainIndexer, type IndexerOptions } from '../../indexer/index.ts';
+import { ChainIndexer, type IndexerOptions } from '../helpers/indexerV1.ts';
 import { rpcResult, startTestDevnet } from '../helpers/devnet.ts';
 import { defined } from '../helpers/defined.ts';
 import { attributes, sendStorageTx } from '../helpers/rawWriter.ts';

@@ -8,7 +8,7 @@ import { createHttpTransport } from '../../src/chain/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { status } from '../../src/service/index.ts';
 import { STATUS_RECALL_MAX } from '../../src/service/limits.ts';
-import { ChainIndexer } from '../../indexer/index.ts';
+import { ChainIndexer } from '../helpers/indexerV1.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { definitionArgs, openDefinition, vectorArgs } from '../helpers/writes.ts';
 

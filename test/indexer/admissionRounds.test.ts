@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { Address, Hex } from 'viem';
-import { admitDefinitions, refusalOfNext, type Contender } from '../../indexer/definitionAdmission.ts';
+import { admitDefinitions, refusalOfNext, type Contender } from '../../indexer/admissionRounds.ts';
 
 const creator = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as Address;
 const key = (i: number) => `0x${i.toString(16).padStart(64, '0')}` as Hex;
