@@ -171,19 +171,8 @@ export class CollectionStore {
       get graph() {
         return t.graph;
       },
-      exact: {
-        get chunks() {
-          return t.vectors.chunks;
-        },
-        get live() {
-          return t.vectors.live;
-        },
-        get invNorms() {
-          return t.vectors.invNorms;
-        },
-        get slotCount() {
-          return t.slotCount;
-        },
+      get slotCount() {
+        return t.slotCount;
       },
       get labelSlot() {
         return t.labelSlot;
@@ -439,7 +428,6 @@ export class CollectionStore {
   async #slotsPinned(params: SearchParams): Promise<PlannedResult | undefined> {
     const t = this.#t;
     const graph = t.graph;
-    if (graph.searchAsync === undefined) return this.#searchSlots(params);
     // A buffer of its own: the plan reads it again after the thread answered, and the store's buffer
     // serves the queries made meanwhile.
     const q = this.#queryVector(params.vector, true);
@@ -454,7 +442,7 @@ export class CollectionStore {
     const ef = effectiveEf(this.#def, fetch, t.live, params.efSearch);
     const call = k >= 1 ? unfilteredFirstCall(this.#ctx, q.length, fetch, ef, cond) : undefined;
     if (call === undefined) return this.#searchSlots(params, q, cond);
-    const first = await (call.exact ? graph.exactAsync?.(q, fetch) : graph.searchAsync(q, fetch, call.width));
+    const first = await (call.exact ? graph.exactAsync(q, fetch) : graph.searchAsync(q, fetch, call.width));
     if (!unchanged()) return undefined;
     return this.#searchSlots(params, q, cond, first);
   }

@@ -17,7 +17,7 @@ export type {
 } from './collectionStore.ts';
 export { engineStores, engineStoresWith } from './storeFactory.ts';
 export { stopGraphRebuilds } from './rebuildThread.ts';
-export { ENGINE_ENV, selectedEngine } from './hnsw/engine.ts';
+export { ENGINE_ENV, engineSettingWarning, selectedEngine } from './hnsw/engine.ts';
 export { nativeAddon } from './hnsw/nativeAddon.ts';
 export { REBUILD_RETRY_MS, REBUILD_WORKER_ATTEMPTS } from './rebuild.ts';
 export type { RebuildLogger, RebuildOptions, RebuildPhase } from './rebuild.ts';

@@ -54,7 +54,6 @@ import {
 } from './filter/plan.ts';
 import { buildPredicate, type RowSource } from './filter/predicate.ts';
 import type { Cond } from './filter/types.ts';
-import { type ExactSource, exactTopK } from './exact.ts';
 import type { Graph, GraphFilter, GraphHits } from './hnsw/graph.ts';
 import { exactThreshold, HNSW_MAX_WIDEN_EF, widthGrowth } from './hnsw/params.ts';
 import type { MetricOps } from './metrics.ts';
@@ -68,7 +67,8 @@ export type PlannerContext = IndexSource &
   AllowedMemo & {
     ops: MetricOps;
     graph: Graph;
-    exact: ExactSource;
+    /** Slots in use or reserved (the bitsets' size). */
+    slotCount: number;
     /** hnswlib label → slot; −1 for labels not visible (deleted, or inserted by an uncommitted block). */
     labelSlot: Int32Array;
     /** slot → label (−1 for a free slot). */
@@ -134,43 +134,14 @@ function allowedBits(
   return once(src.bitsMemo, cond, () => enumerateBits(cond, src, predicate, slotCount));
 }
 
-/** Rescue rule of step 6: filter calls ≥ passing × this → recompute exactly. */
-const RESCUE_CALLS_PER_ALLOWED = 0.5;
 /**
- * Step 6: filter calls × selectivity / ef above this marks an allowed set away from the query
- * (random filters measure 1–3; ARCHITECTURE.md §10.4's far case: 49).
- */
-const FAR_SPREAD = 5;
-/** Step 6: such a set is rescanned exactly up to this many times the exact threshold, else ef widens. */
-const FAR_RESCUE_FACTOR = 8;
-/** Step 2: relative cost of one filtered graph step vs one scanned vector, and the floor of the rule. */
-const GRAPH_STEP_COST = 2;
-const FILTERED_EXACT_MIN = 1000;
-/**
- * Step 2: enumerate an AND whose bound is at most this many times the exact threshold. Its branches meet
- * through bitsets (filter/plan.ts), about 1 ms for `cluster < 2 && bucket < 80` at 1M (bound 80,000, 10,000
- * pass): at 4 that set went through the post-filter and the walk's landing test first, at 0.22× unfiltered;
- * enumerated at once it is scanned at 0.51× (1M × 128, 2026-12-02).
+ * Enumerate an AND whose bound is at most this many times the exact limit: its branches meet through
+ * bitsets (filter/plan.ts), and its true count is often far below the bound, so the exact scan it then
+ * takes costs less than the post-filter and the walk's landing test it would otherwise go through.
  */
 const AND_ENUMERATE_FACTOR = 16;
-/** Step 4: allowed hits the probe expects from a spread set; below a quarter of that (i.e. none), it is far. */
-const PROBE_EXPECTED_HITS = 4;
-const PROBE_FAR_SHARE = 0.25;
-/** Step 4: the probe's size (k = ef), clamped: small sets would otherwise need hundreds of neighbours. */
-const PROBE_MIN = 16;
-const PROBE_MAX = 64;
-/** Step 4: spread verdicts in a row after which a filter is probed only every PROBE_EVERY-th query. */
-const PROBE_TRUST_RUN = 8;
-const PROBE_EVERY = 8;
-
-/** Step 3: filter after an unfiltered search when at least this share of the records passes… */
-const POST_FILTER_MIN_SHARE = 0.05;
-/** …oversampled so that this many times k neighbours should pass… */
+/** The post-filter oversamples so that this many times k of its neighbours should pass. */
 const POST_OVERSAMPLE = 2;
-/** …as long as that takes no more neighbours than this (else the filtered walk is cheaper). */
-const POST_FILTER_MAX = 1000;
-/** Step 5: the walk's width is ef × share × this, between 2k and ef. */
-const WALK_EF_SHARE_SCALE = 2;
 
 /**
  * ACORN plan: a set away from the query is scanned exactly up to this many times the scan's threshold
@@ -202,29 +173,6 @@ const ACORN_NEAR_SCALE = 2.5;
  */
 export function postFilterWidth(ef: number, oversample: number, live: number): number {
   return Math.max(ef, Math.ceil(ef + oversample * (1 - 1 / widthGrowth(live))));
-}
-
-/** Per compiled filter: probes in a row that found it spread, and queries since its last probe. */
-type ProbeMemo = { spread: number; skipped: number };
-const probeMemo = new WeakMap<Cond, ProbeMemo>();
-
-function memoOf(cond: Cond): ProbeMemo {
-  let memo = probeMemo.get(cond);
-  if (memo === undefined) {
-    memo = { spread: 0, skipped: 0 };
-    probeMemo.set(cond, memo);
-  }
-  return memo;
-}
-
-/** Whether this query probes; counts the skipped ones. */
-function dueForProbe(memo: ProbeMemo): boolean {
-  if (memo.spread >= PROBE_TRUST_RUN && memo.skipped < PROBE_EVERY - 1) {
-    memo.skipped++;
-    return false;
-  }
-  memo.skipped = 0;
-  return true;
 }
 
 function toSlots(ctx: PlannerContext, labels: number[], distances: number[], mode: SearchMode): PlannedResult {
@@ -324,10 +272,8 @@ export function unfilteredFirstCall(
   ef: number,
   cond: Cond | undefined,
 ): FirstCall | undefined {
-  const graph = ctx.graph;
   if ((cond !== undefined && cond.t !== 'all') || ctx.pending || ctx.liveCount === 0) return undefined;
-  if (graph.searchAsync === undefined) return undefined;
-  if (ctx.liveCount <= exactThreshold(dim)) return graph.exact === undefined ? undefined : { exact: true };
+  if (ctx.liveCount <= exactThreshold(dim)) return { exact: true };
   return { exact: false, width: Math.max(ef, k) };
 }
 
@@ -338,27 +284,21 @@ function exact(
   k: number,
   first?: GraphHits,
 ): PlannedResult {
-  // A graph that scans its own vectors (the native engine: binary16 in SIMD, and the store keeps no other
-  // copy) does it, over the allowed slots' labels, or the committed ones while a block is staged.
-  const graph = ctx.graph;
-  if (graph.exact !== undefined) {
-    let candidates: Uint32Array | undefined;
-    if (allowed === undefined && ctx.pending) {
-      // A staged block's labels are in the graph: scan the committed slots' labels only.
-      const labels: number[] = [];
-      const slotLabel = ctx.slotLabel;
-      ctx.forEachLive((s) => labels.push(slotLabel[s]!));
-      candidates = Uint32Array.from(labels);
-    } else if (allowed !== undefined) {
-      candidates = new Uint32Array(allowed.length);
-      const slotLabel = ctx.slotLabel;
-      for (let i = 0; i < allowed.length; i++) candidates[i] = slotLabel[allowed[i]!]!;
-    }
-    const hits = first ?? graph.exact(query, k, candidates);
-    return toSlots(ctx, hits.labels, hits.distances, 'exact');
+  // The graph scans its own vectors (binary16 in SIMD; the store keeps no other copy), over the allowed
+  // slots' labels, or the committed ones while a block is staged.
+  let candidates: Uint32Array | undefined;
+  const slotLabel = ctx.slotLabel;
+  if (allowed === undefined && ctx.pending) {
+    // A staged block's labels are in the graph: scan the committed slots' labels only.
+    const labels: number[] = [];
+    ctx.forEachLive((s) => labels.push(slotLabel[s]!));
+    candidates = Uint32Array.from(labels);
+  } else if (allowed !== undefined) {
+    candidates = new Uint32Array(allowed.length);
+    for (let i = 0; i < allowed.length; i++) candidates[i] = slotLabel[allowed[i]!]!;
   }
-  const res = exactTopK(ctx.ops, query, ctx.exact, allowed, k);
-  return { slots: res.slots, distances: res.distances, mode: 'exact' };
+  const hits = first ?? ctx.graph.exact(query, k, candidates);
+  return toSlots(ctx, hits.labels, hits.distances, 'exact');
 }
 
 /**
@@ -399,97 +339,7 @@ export function plannedSearch(
     return exact(ctx, query, undefined, k);
   }
 
-  if (ctx.graph.filteredWalk === 'acorn') return acornPlan(ctx, query, k, ef, cond);
-  const predicate = buildPredicate(cond, ctx.rows);
-  const est = estimate(cond, ctx);
-  // The filtered graph search scores ~ef × n / passing candidates, the scan passing ones: the scan
-  // is cheaper below passing ≈ √(c · ef · n) (c ≈ 2: a graph step costs about twice a scanned vector).
-  const threshold = Math.min(
-    exactThreshold(query.length),
-    Math.max(FILTERED_EXACT_MIN, Math.sqrt(GRAPH_STEP_COST * ef * n)),
-  );
-  if (est === 0) return { slots: [], distances: [], mode: 'exact' };
-
-  let allowed = enumerateSmall(ctx, cond, predicate, est, threshold);
-  if (allowed !== undefined && allowed.length <= threshold) return exact(ctx, query, allowed, k);
-  const passing = allowed?.length ?? est;
-  const labelSlot = ctx.labelSlot;
-  const rescueMax = threshold * FAR_RESCUE_FACTOR;
-
-  const want = Math.min(k, passing);
-  const share = passing / n;
-
-  // Step 3: a broad set (a twentieth of the records or more) is searched without the filter,
-  // oversampled so that ~POST_OVERSAMPLE × k of the neighbours should pass, and the answer is
-  // filtered afterwards. The graph walk then costs what an unfiltered search costs, with no call
-  // into JS per visited node. Still `hnsw`: the graph answered, the filter only picked its results.
-  // This also serves as the probe: nothing passing means the set lies away from the query.
-  const oversample = Math.ceil((POST_OVERSAMPLE * k) / share);
-  let probed = false;
-  if (share >= POST_FILTER_MIN_SHARE && oversample <= POST_FILTER_MAX) {
-    const post = postFiltered(ctx, query, k, oversample, Math.max(ef, oversample), predicate);
-    if (post.slots.length >= want) return post;
-    if (post.slots.length === 0 && passing <= rescueMax) {
-      allowed ??= allowedSlots(cond, ctx, predicate);
-      return exact(ctx, query, allowed, k);
-    }
-    probed = true;
-  }
-
-  const memo = passing <= rescueMax ? memoOf(cond) : undefined;
-  if (!probed && memo !== undefined && dueForProbe(memo)) {
-    const probe = Math.min(PROBE_MAX, Math.max(PROBE_MIN, Math.ceil((PROBE_EXPECTED_HITS * n) / passing)));
-    // Unfiltered, so cheap wherever the allowed set is; labels of a staged block simply do not count.
-    const hits = ctx.graph.search(query, probe, probe);
-    let pass = 0;
-    for (const label of hits.labels) {
-      const s = label < labelSlot.length ? labelSlot[label]! : -1;
-      if (s >= 0 && predicate(s)) pass++;
-    }
-    if (pass < Math.max(1, Math.floor(((probe * passing) / n) * PROBE_FAR_SHARE))) {
-      memo.spread = 0;
-      allowed ??= allowedSlots(cond, ctx, predicate);
-      return exact(ctx, query, allowed, k);
-    }
-    memo.spread++;
-  }
-
-  let bits: Uint8Array | undefined;
-  const filter: GraphFilter = {
-    labelSlot,
-    allowed: {
-      predicate,
-      // For an engine that takes the allowed set whole: enumerated once per query.
-      bits: () => {
-        allowed ??= allowedSlots(cond, ctx, predicate);
-        bits ??= slotBits(allowed, ctx.exact.slotCount);
-        return bits;
-      },
-      count: passing,
-    },
-  };
-  // hnswlib's filtered walk stops once it holds `ef` passing nodes, so its work grows like
-  // ef / share: a width scaled down by the share (never below twice k) visits about as many nodes as
-  // an unfiltered search of width ef, at nearly the same recall (ARCHITECTURE.md §10.4).
-  const walkEf = Math.min(ef, Math.max(2 * k, Math.ceil(ef * share * WALK_EF_SHARE_SCALE)));
-  for (let width = walkEf; ; width = Math.min(width * 4, HNSW_MAX_WIDEN_EF)) {
-    const hits = ctx.graph.search(query, k, Math.max(width, k), filter);
-    const calls = hits.checks;
-    if (calls >= passing * RESCUE_CALLS_PER_ALLOWED) break;
-    // Filter calls per result slot, normalised by selectivity: ~1–3 when the allowed set is spread
-    // like the data, far more when the graph had to travel to reach it.
-    const far = (calls * passing) / (n * Math.max(width, k)) > FAR_SPREAD;
-    if (far && memo !== undefined) memo.spread = 0;
-    if (far && passing <= rescueMax) break;
-    const res = toSlots(ctx, hits.labels, hits.distances, 'hnsw');
-    // `passing` is an upper bound when not enumerated; hnswlib walks the whole reachable graph
-    // before returning fewer than ef matches, so a short answer at the widest ef is the truth…
-    if (res.slots.length >= want && (!far || width >= HNSW_MAX_WIDEN_EF)) return res;
-    if (width >= HNSW_MAX_WIDEN_EF) break;
-  }
-  // …except when the graph is disconnected around deleted nodes: the exact scan settles it.
-  allowed ??= allowedSlots(cond, ctx, predicate);
-  return exact(ctx, query, allowed, k);
+  return acornPlan(ctx, query, k, ef, cond);
 }
 
 /**
@@ -526,9 +376,9 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   const allowedBitset = (): Uint8Array => {
     if (bits !== undefined) return bits;
     if (allowed !== undefined) {
-      bits = slotBits(allowed, ctx.exact.slotCount);
+      bits = slotBits(allowed, ctx.slotCount);
     } else {
-      const made = allowedBits(cond, ctx, predicate, ctx.exact.slotCount);
+      const made = allowedBits(cond, ctx, predicate, ctx.slotCount);
       bits = made.bits;
       bitCount = made.count;
     }
@@ -537,7 +387,6 @@ function acornPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: numb
   const filter: GraphFilter = {
     labelSlot,
     allowed: {
-      predicate,
       // Enumerated once per query, as a bitset the walk takes whole (straight from the indexes: the
       // ordered list is made only if the exact scan is needed after all).
       bits: allowedBitset,
@@ -617,7 +466,6 @@ export async function plannedOnThreads<T>(
 ): Promise<T | undefined> {
   const graph = ctx.graph;
   const { searchAsync, exactAsync, filteredAsync } = graph;
-  if (searchAsync === undefined || exactAsync === undefined || filteredAsync === undefined) return plan(ctx);
   /** Each call answered so far: what it was (checked on each run) and its answer. */
   const made: { call: string; hits: GraphHits }[] = [];
   let at = 0;

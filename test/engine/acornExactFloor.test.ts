@@ -2,8 +2,8 @@
 // enough that scanning it costs less than any walk is scanned exactly whatever the width (recall 1 against
 // an exact scan), and a set far above that floor is still walked.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
-import { CollectionStore, ENGINE_ENV, METRIC_OPS } from '../../src/engine/index.ts';
+import { describe, test } from 'node:test';
+import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts';
 import { clustered, definition, makeRecord, mulberry32 } from './helpers.ts';
 
 const DIM = 48;
@@ -12,12 +12,6 @@ const N = 20_000;
 const NARROW = [4, 6, 8, 9];
 
 describe('planner with the native engine: small sets at a small width', async () => {
-  const before = process.env[ENGINE_ENV];
-  process.env[ENGINE_ENV] = 'native';
-  after(() => {
-    if (before === undefined) delete process.env[ENGINE_ENV];
-    else process.env[ENGINE_ENV] = before;
-  });
   const data = clustered(N, DIM, 51);
   const rand = mulberry32(52);
   const bucket = Array.from({ length: N }, () => Math.floor(rand() * N));

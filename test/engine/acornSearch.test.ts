@@ -6,9 +6,9 @@
 // unfiltered walk's recall at the same width. Store with the native engine: never under-filled, only
 // passing records, and `search_mode` honest (an `exact` answer is the exact answer).
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { CollectionStore, ENGINE_ENV, METRIC_OPS } from '../../src/engine/index.ts';
+import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts';
 import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
 import { clustered, definition, makeRecord, mulberry32 } from './helpers.ts';
 
@@ -90,7 +90,7 @@ describe('ACORN-style filtered walk of the native graph (property)', () => {
             }
           const hits = graph.search(q, k, Math.max(EF, k), {
             labelSlot,
-            allowed: { predicate: (slot) => s.allows(slot), bits: () => bits, count: passing },
+            allowed: { bits: () => bits, count: passing },
           });
           assert.equal(hits.labels.length, Math.min(k, passing), `${s.name}, k ${k}: under-filled`);
           assert.equal(new Set(hits.labels).size, hits.labels.length, 'distinct');
@@ -200,12 +200,6 @@ describe('ACORN-style filtered walk of the native graph (property)', () => {
 });
 
 describe('planner with the native engine: never under-filled, search_mode honest (property)', async () => {
-  const before = process.env[ENGINE_ENV];
-  process.env[ENGINE_ENV] = 'native';
-  after(() => {
-    if (before === undefined) delete process.env[ENGINE_ENV];
-    else process.env[ENGINE_ENV] = before;
-  });
   const records = vectors.map((v, i) => makeRecord(i, v, { bucket: bucket[i]!, cluster: cluster[i]!, n: i }));
   const store = new CollectionStore('acorn', definition(DIM, { bucket: 'i32', cluster: 'i32', n: 'i32' }));
   await store.apply({ remove: [], upsert: records });
@@ -280,12 +274,6 @@ describe('planner with the native engine: never under-filled, search_mode honest
 });
 
 describe('planner with the native engine: a set away from the query', async () => {
-  const before = process.env[ENGINE_ENV];
-  process.env[ENGINE_ENV] = 'native';
-  after(() => {
-    if (before === undefined) delete process.env[ENGINE_ENV];
-    else process.env[ENGINE_ENV] = before;
-  });
   // README "Native engine": a set the descent does not land in is scanned exactly up to 16 × the scan's
   // limit (ACORN_FAR_EXACT_FACTOR). At efSearch 4 (ef 10) the limit is its floor, 2,000 records, so a
   // set of 14 of 16 clusters (~17,500 of 20,000: between 8 × and 16 × the limit) is scanned, not walked.

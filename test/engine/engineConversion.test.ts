@@ -1,30 +1,24 @@
-// The native engine is the default: a store snapshot that the hnswlib-node engine wrote (format 3, with
-// its binary16 slab halfvec.bin) loads into a native store by building the graph from those vectors
+// A store snapshot the retired hnswlib-node engine wrote (format 3: its graph, with the binary16 vectors
+// beside it in halfvec.bin) loads into a native store by building the graph from those vectors
 // (src/engine/snapshotConversion.ts), so an upgraded node re-reads nothing from the chain. The converted
-// store answers as the old one did, holds the same binary16 values, keeps taking blocks, and its next
-// snapshot is a native one. The other way (ARKIVECTOR_ENGINE=hnswlib-node), a native snapshot converts back
-// from the vectors read out of its graph.
+// store answers as the store the snapshot was taken of, holds the same binary16 values, keeps taking
+// blocks, and its next snapshot is a native one. The old snapshots are made from a native store's with
+// hnswlib-node itself (test/helpers/engineEnv.ts).
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { InvalidArgumentError } from '../../src/collections/index.ts';
 import { CollectionStore, type SearchAnswer } from '../../src/engine/index.ts';
-import { ENGINE_ENV } from '../../src/engine/hnsw/engine.ts';
 import { GRAPH_VECTORS_SNAPSHOT_FORMAT, STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
+import { toOldEngineStore } from '../helpers/engineEnv.ts';
 import { clustered, definition, makeRecord } from './helpers.ts';
 
 const DIM = 24;
 const def = definition(DIM, { n: 'i32' });
 const records = clustered(400, DIM, 4).vectors.map((v, i) => makeRecord(i, v, { n: i }));
-const engineBefore = process.env[ENGINE_ENV];
 let dir = '';
-
-function restoreEngine() {
-  if (engineBefore === undefined) delete process.env[ENGINE_ENV];
-  else process.env[ENGINE_ENV] = engineBefore;
-}
 
 /** Plain and filtered searches from a few records' vectors, and every record's vector read back. */
 function answers(store: CollectionStore) {
@@ -58,30 +52,27 @@ function assertSameAnswers(actual: ReturnType<typeof answers>, expected: ReturnT
   }
 }
 
-/** A store of the hnswlib-node engine, churned so that slots are reused and labels are not slots, saved. */
-async function savedHnswlibNode(name: string): Promise<{ path: string; store: CollectionStore }> {
-  process.env[ENGINE_ENV] = 'hnswlib-node';
-  try {
-    const store = new CollectionStore('test', def);
-    await store.apply({ remove: [], upsert: records });
-    await store.apply({
-      remove: [records[3]!.key, records[40]!.key],
-      upsert: [makeRecord(5, records[200]!.vector, { n: 5 }), makeRecord(400, records[7]!.vector, { n: 400 })],
-    });
-    assert.equal(store.graphStats.engine, 'hnswlib-node');
-    const path = join(dir, name);
-    await store.save(path);
-    return { path, store };
-  } finally {
-    restoreEngine();
-  }
+/**
+ * A store churned so that slots are reused and labels are not slots, saved as the hnswlib-node engine
+ * would have saved it.
+ */
+async function savedHnswlibNode(name: string, named = true): Promise<{ path: string; store: CollectionStore }> {
+  const store = new CollectionStore('test', def);
+  await store.apply({ remove: [], upsert: records });
+  await store.apply({
+    remove: [records[3]!.key, records[40]!.key],
+    upsert: [makeRecord(5, records[200]!.vector, { n: 5 }), makeRecord(400, records[7]!.vector, { n: 400 })],
+  });
+  const path = join(dir, name);
+  await store.save(path);
+  await toOldEngineStore(path, def, { named });
+  return { path, store };
 }
 
 describe('hnswlib-node snapshots loaded by a native node', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'arkivector-convert-'));
   });
-  afterEach(restoreEngine);
   after(async () => {
     await rm(dir, { recursive: true, force: true });
   });
@@ -91,11 +82,11 @@ describe('hnswlib-node snapshots loaded by a native node', () => {
     const manifest = JSON.parse(await readFile(join(path, 'store.json'), 'utf8'));
     assert.equal(manifest.format, STORE_SNAPSHOT_FORMAT);
     assert.equal(manifest.engine, 'hnswlib-node');
-    delete process.env[ENGINE_ENV];
     const logged: string[] = [];
     const logger = { info: (_: unknown, message: string) => logged.push(message), warn: () => undefined };
     const back = await CollectionStore.load(path, 'test', def, { rebuild: { logger } });
     assert.equal(back.graphStats.engine, 'native');
+    assert.equal(back.converted, true);
     assert.equal(back.graphStats.elementCount, old.size);
     assert.equal(back.graphStats.deleted, 0);
     assert.equal(back.size, old.size);
@@ -118,41 +109,29 @@ describe('hnswlib-node snapshots loaded by a native node', () => {
   });
 
   test('a snapshot from before engines were recorded (no engine in its manifest) converts too', async () => {
-    const { path, store: old } = await savedHnswlibNode('unnamed');
-    const manifest = JSON.parse(await readFile(join(path, 'store.json'), 'utf8'));
-    delete manifest.engine;
-    await writeFile(join(path, 'store.json'), JSON.stringify(manifest));
+    const { path, store: old } = await savedHnswlibNode('unnamed', false);
+    assert.equal(JSON.parse(await readFile(join(path, 'store.json'), 'utf8')).engine, undefined);
     const back = await CollectionStore.load(path, 'test', def);
     assert.equal(back.graphStats.engine, 'native');
     assertSameAnswers(answers(back), answers(old));
   });
 
-  test('ARKIVECTOR_ENGINE=hnswlib-node loads its own snapshot as it is, and converts a native one back', async () => {
-    const { path, store: old } = await savedHnswlibNode('kept');
-    process.env[ENGINE_ENV] = 'hnswlib-node';
-    const kept = await CollectionStore.load(path, 'test', def);
-    assert.equal(kept.graphStats.engine, 'hnswlib-node');
-    assert.deepEqual(answers(kept), answers(old));
-    // A native store with churn (labels are not slots), saved as format 4: no vectors beside the graph.
-    delete process.env[ENGINE_ENV];
+  test('a format-3 snapshot of the native engine loads its graph as it is; an unknown engine is refused', async () => {
     const native = new CollectionStore('test', def);
     await native.apply({ remove: [], upsert: records });
     await native.apply({ remove: [records[9]!.key], upsert: [makeRecord(8, records[300]!.vector, { n: 8 })] });
-    await native.save(join(dir, 'native'));
-    process.env[ENGINE_ENV] = 'hnswlib-node';
-    const back = await CollectionStore.load(join(dir, 'native'), 'test', def);
-    assert.equal(back.graphStats.engine, 'hnswlib-node');
-    assert.equal(back.graphStats.elementCount, native.size);
+    const path = join(dir, 'native');
+    await native.save(path);
+    const manifest = JSON.parse(await readFile(join(path, 'store.json'), 'utf8'));
+    assert.deepEqual([manifest.format, manifest.engine], [GRAPH_VECTORS_SNAPSHOT_FORMAT, 'native']);
+    await writeFile(join(path, 'store.json'), JSON.stringify({ ...manifest, format: STORE_SNAPSHOT_FORMAT }));
+    const back = await CollectionStore.load(path, 'test', def);
+    assert.equal(back.converted, false);
     assertSameAnswers(answers(back), answers(native));
-    await back.save(join(dir, 'native-back'));
-    const written = JSON.parse(await readFile(join(dir, 'native-back', 'store.json'), 'utf8'));
-    assert.deepEqual([written.format, written.engine], [STORE_SNAPSHOT_FORMAT, 'hnswlib-node']);
-    assertSameAnswers(answers(await CollectionStore.load(join(dir, 'native-back'), 'test', def)), answers(native));
     // A manifest naming an engine nobody has is refused, not guessed.
-    const manifest = JSON.parse(await readFile(join(dir, 'native', 'store.json'), 'utf8'));
-    await writeFile(join(dir, 'native', 'store.json'), JSON.stringify({ ...manifest, engine: 'faiss' }));
+    await writeFile(join(path, 'store.json'), JSON.stringify({ ...manifest, engine: 'faiss' }));
     await assert.rejects(
-      CollectionStore.load(join(dir, 'native'), 'test', def),
+      CollectionStore.load(path, 'test', def),
       (error: Error) => error instanceof InvalidArgumentError && /unknown graph engine faiss/.test(error.message),
     );
   });

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import hnswlib from 'hnswlib-node';
 import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../src/collections/index.ts';
-import { HnswGraph } from '../../src/engine/hnsw/graph.ts';
 import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
 import { NATIVE_KERNELS, nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
 import { METRIC_OPS, type MetricOps } from '../../src/engine/metrics.ts';
@@ -181,7 +181,7 @@ describe('native addon', () => {
             labelSlot,
             // The set's size, as the planner passes it: the walk samples its entry points by it (with no
             // size it assumes every element passes, and may miss all of a set of one or two).
-            allowed: { predicate: () => true, bits: () => bits, count: passing },
+            allowed: { bits: () => bits, count: passing },
           });
           assert.equal(hits.labels.length, Math.min(k, allowedCount));
           for (const l of hits.labels) assert.ok(allowed.has(l), `label ${l} not allowed`);
@@ -196,13 +196,13 @@ describe('native addon', () => {
     const q = queries[0]!;
     const none = cosine.search(q, 10, 50, {
       labelSlot: identity,
-      allowed: { predicate: () => false, bits: () => new Uint8Array(N / 8) },
+      allowed: { bits: () => new Uint8Array(N / 8) },
     });
     assert.deepEqual(none.labels, []);
     const short = cosine.search(q, 10, 50, { labelSlot: identity.subarray(0, 100) });
     assert.ok(short.labels.every((l) => l < 100));
     const bits = new Uint8Array(2).fill(0xff); // slots 0 … 15 only
-    const few = cosine.search(q, 30, 50, { labelSlot: identity, allowed: { predicate: () => true, bits: () => bits } });
+    const few = cosine.search(q, 30, 50, { labelSlot: identity, allowed: { bits: () => bits } });
     assert.equal(few.labels.length, 16);
     assert.ok(few.labels.every((l) => l < 16));
   });
@@ -234,9 +234,10 @@ describe('native addon', () => {
       // A file of another dim, metric's m, or of the other engine is refused.
       await assert.rejects(HalfGraph.read(METRIC_OPS.l2, DIM + 1, PARAMS, path), /does not match/);
       await assert.rejects(HalfGraph.read(METRIC_OPS.l2, DIM, { m: 8, efConstruction: 64 }, path), /does not match/);
-      const other = HnswGraph.create(METRIC_OPS.l2, DIM, PARAMS, 16);
-      other.add(data[0]!, 0);
-      await other.write(join(dir, 'float.bin'));
+      const other = new hnswlib.HierarchicalNSW('l2', DIM);
+      other.initIndex(16, PARAMS.m, PARAMS.efConstruction, 100);
+      other.addPoint(Array.from(data[0]!), 0);
+      await other.writeIndex(join(dir, 'float.bin'));
       await assert.rejects(
         HalfGraph.read(METRIC_OPS.l2, DIM, PARAMS, join(dir, 'float.bin')),
         /does not match|damaged/,

@@ -1,9 +1,8 @@
-// Snapshots of native stores (the default engine): the store keeps no slab beside the graph, so its
-// snapshot (format 4) holds each vector once, inside hnsw.bin. A format-3 snapshot of a native store (what the
-// previous version wrote, with halfvec.bin beside the graph) still loads; a node of the other engine converts
-// it; a format-4 snapshot is refused cleanly when its manifest claims another engine, when it names a future
-// format, when its graph file is cut short, and when 4 KiB of it are zeroed: an InvalidArgumentError or an
-// Error, never a crash, so the node rebuilds from the chain.
+// Store snapshots: the store keeps no slab beside the graph, so its snapshot (format 4) holds each vector
+// once, inside hnsw.bin. A format-3 snapshot of a native store (what an earlier version wrote, with
+// halfvec.bin beside the graph) still loads; a format-4 snapshot is refused cleanly when its manifest claims
+// another engine, when it names a future format, when its graph file is cut short, and when 4 KiB of it are
+// zeroed: an InvalidArgumentError or an Error, never a crash, so the node rebuilds from the chain.
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +10,6 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { InvalidArgumentError } from '../../src/collections/index.ts';
 import { CollectionStore } from '../../src/engine/index.ts';
-import { ENGINE_ENV } from '../../src/engine/hnsw/engine.ts';
 import { GRAPH_VECTORS_SNAPSHOT_FORMAT, STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
 import { rewriteFormat } from '../helpers/snapshotFiles.ts';
 import { clustered, definition, makeRecord } from './helpers.ts';
@@ -19,7 +17,6 @@ import { clustered, definition, makeRecord } from './helpers.ts';
 const DIM = 24;
 const def = definition(DIM, { n: 'i32' });
 const records = clustered(400, DIM, 4).vectors.map((v, i) => makeRecord(i, v, { n: i }));
-const engineBefore = process.env[ENGINE_ENV];
 let dir = '';
 
 /** What a store answers: a few searches (plain and filtered) and every vector read back. */
@@ -44,12 +41,9 @@ async function savedNative(name: string): Promise<{ path: string; store: Collect
 
 describe('native store snapshots', () => {
   before(async () => {
-    process.env[ENGINE_ENV] = 'native';
     dir = await mkdtemp(join(tmpdir(), 'arkivector-native-snap-'));
   });
   after(async () => {
-    if (engineBefore === undefined) delete process.env[ENGINE_ENV];
-    else process.env[ENGINE_ENV] = engineBefore;
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -76,14 +70,10 @@ describe('native store snapshots', () => {
 
   test('a format-4 snapshot is refused cleanly: as another engine’s, as a future format', async () => {
     const { path } = await savedNative('refused');
-    // The other engine converts it from the vectors in its graph (engineConversion.test.ts).
-    process.env[ENGINE_ENV] = 'hnswlib-node';
-    assert.equal((await CollectionStore.load(path, 'test', def)).graphStats.engine, 'hnswlib-node');
-    // A manifest claiming the default engine for a file with no vectors beside the graph.
+    // A manifest claiming the retired engine for a file with no vectors beside the graph.
     const manifest = JSON.parse(await readFile(join(path, 'store.json'), 'utf8'));
     await writeFile(join(path, 'store.json'), JSON.stringify({ ...manifest, engine: 'hnswlib-node' }));
     await assert.rejects(CollectionStore.load(path, 'test', def), /damaged/);
-    process.env[ENGINE_ENV] = 'native';
     await writeFile(
       join(path, 'store.json'),
       JSON.stringify({ ...manifest, format: GRAPH_VECTORS_SNAPSHOT_FORMAT + 1 }),
