@@ -40,7 +40,7 @@ import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../src/engine/exa
 import { selectedEngine } from '../src/engine/hnsw/engine.ts';
 import { nativeAddon } from '../src/engine/hnsw/nativeAddon.ts';
 import { CollectionStore, EF_SEARCH_SCALE, effectiveEf, METRIC_OPS } from '../src/engine/index.ts';
-import { ENUMERATIONS_KEPT } from '../src/engine/planner.ts';
+import { ENUMERATIONS_KEPT } from '../src/engine/plan/enumerations.ts';
 import { clustered, mulberry32 } from './generators.ts';
 import { benchDefinition, benchRecord } from './benchRecord.ts';
 

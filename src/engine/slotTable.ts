@@ -11,10 +11,13 @@
 import type { CollectionDefinition } from '../collections/index.ts';
 import { grownLength } from './arrayGrowth.ts';
 import { AttributeColumns } from './attributeColumns.ts';
+import { buildPredicate } from './filter/predicate.ts';
+import type { Cond } from './filter/types.ts';
 import type { Graph } from './hnsw/graph.ts';
 import { HalfGraph } from './hnsw/halfGraph.ts';
 import { KeywordIndex } from './keyword.ts';
 import type { MetricOps } from './metrics.ts';
+import type { AllowedMemo, PlannerContext } from './plan/types.ts';
 import type { StoredRecord } from './recordView.ts';
 import { SlotHash } from './slotHash.ts';
 import { VectorSlab } from './vectorSlab.ts';
@@ -64,7 +67,7 @@ export class SlotTable {
 
   /** Live slots by record id (the ids are read back from `records`: the table holds no strings). */
   readonly byId = new SlotHash((slot) => this.records[slot]!.id);
-  /** Made when first used: an empty collection holds no MiniSearch (~3 KiB). */
+  /** Made when first used: an empty collection holds no MiniSearch. */
   #keyword: KeywordIndex | undefined;
   /** The last expiry placed: the records of a block mostly share one, and a BigInt costs ~24 bytes each. */
   #expiry = 0n;
@@ -160,5 +163,51 @@ export class SlotTable {
     this.vectors.live[slot] = 0;
     this.freeSlots.push(slot);
     this.live--;
+  }
+
+  /** Whether a slot holds a live record passing `cond` (every live record without one). */
+  acceptor(cond: Cond | undefined): (slot: number) => boolean {
+    const predicate = cond === undefined ? undefined : buildPredicate(cond, this.columns);
+    const recs = this.records;
+    return predicate === undefined ? (s) => recs[s] !== undefined : (s) => recs[s] !== undefined && predicate(s);
+  }
+
+  /**
+   * What the planner reads of this table, read live through getters (so a plan sees the graph a rebuild
+   * swapped in), with the store's enumeration memo.
+   */
+  plannerContext(memo: () => Required<AllowedMemo>): PlannerContext {
+    const t = this;
+    return {
+      get allowedMemo() {
+        return memo().allowedMemo;
+      },
+      get bitsMemo() {
+        return memo().bitsMemo;
+      },
+      get graph() {
+        return t.graph;
+      },
+      get labelSlot() {
+        return t.labelSlot;
+      },
+      get slotLabel() {
+        return t.slotLabel;
+      },
+      get slotCount() {
+        return t.slotCount;
+      },
+      get pending() {
+        return t.pending;
+      },
+      rows: t.columns,
+      get liveCount() {
+        return t.live;
+      },
+      index: (field) => t.columns.index(field),
+      forEachLive: (fn: (slot: number) => void) => {
+        for (let s = 0; s < t.slotCount; s++) if (t.records[s] !== undefined) fn(s);
+      },
+    };
   }
 }

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { AttributeValue } from '../../src/collections/index.ts';
 import { CollectionStore } from '../../src/engine/index.ts';
-import { ENUMERATIONS_KEPT } from '../../src/engine/planner.ts';
+import { ENUMERATIONS_KEPT } from '../../src/engine/plan/enumerations.ts';
 import { definition, makeRecord, mulberry32 } from './helpers.ts';
 
 const DIM = 4;

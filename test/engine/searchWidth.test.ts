@@ -15,7 +15,7 @@ import {
   widthGrowth,
 } from '../../src/engine/hnsw/params.ts';
 import { METRIC_OPS } from '../../src/engine/index.ts';
-import { postFilterWidth } from '../../src/engine/planner.ts';
+import { postFilterWidth } from '../../src/engine/plan/postFilter.ts';
 import { clustered, definition } from './helpers.ts';
 
 const withEfSearch = (efSearch: number) => {

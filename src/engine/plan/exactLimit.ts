@@ -1,7 +1,7 @@
-// Where the native engine's planner (planner.ts, acornPlan) scans the allowed set exactly instead of
-// walking the graph: up to as many allowed records as scanning costs no more than the walk. Both costs
-// are counted in scanned records (one distance over a vector read in memory order, README "Native
-// engine"). The choice depends only on the allowed count and the width, so replicas choose alike.
+// Where the filtered plan (filtered.ts) scans the allowed set exactly instead of walking the graph: up to
+// as many allowed records as scanning costs no more than the walk. Both costs are counted in scanned
+// records (one distance over a vector read in memory order). The choice depends only on the allowed count
+// and the width, so replicas choose alike.
 
 /**
  * What one unit of the walk's width costs, in scanned records: the walk's work grows with its width, and
