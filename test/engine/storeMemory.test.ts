@@ -1,4 +1,4 @@
-// Tests of how a collection store sizes what it keeps per vector (issue 23 item 1): the graph's capacity
+// Tests of how a collection store sizes what it keeps per vector: the graph's capacity
 // past its elements (hnswlib touches a mutex, a level and a visited mark per element of capacity), the
 // per-slot typed arrays, and string columns of values most records lack. Each bound fails under the
 // previous policy (graph ×1.5, arrays ×2, an undefined written for every slot), or with the id and key

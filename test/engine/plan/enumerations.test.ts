@@ -1,5 +1,5 @@
 // A store keeps the planner's enumeration of a filter for as long as nothing it holds changes, so a
-// filter repeated query after query (or counted, then searched) is enumerated once (planner.ts
+// filter repeated query after query (or counted, then searched) is enumerated once (plan/enumerations.ts
 // AllowedMemo). These tests repeat the same filters, counted and searched, across blocks, staged blocks
 // rolled back or still open, removals, slot reuse and a definition update, and check
 // every answer against the filter evaluated on the records the store holds at that moment: a memo kept
@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { AttributeValue } from '../../src/collections/index.ts';
-import { CollectionStore } from '../../src/engine/index.ts';
-import { ENUMERATIONS_KEPT } from '../../src/engine/plan/enumerations.ts';
-import { definition, makeRecord, mulberry32 } from './helpers.ts';
+import type { AttributeValue } from '../../../src/collections/index.ts';
+import { CollectionStore } from '../../../src/engine/index.ts';
+import { ENUMERATIONS_KEPT } from '../../../src/engine/plan/enumerations.ts';
+import { definition, makeRecord, mulberry32 } from '../helpers.ts';
 
 const DIM = 4;
 type Attrs = { band: number; topic: string };

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { AttributeIndex, compareKeys } from '../../src/engine/filter/attributeIndex.ts';
-import { allowedBits, allowedSlots, type IndexSource } from '../../src/engine/filter/plan.ts';
-import { buildPredicate, type Column, type RowSource } from '../../src/engine/filter/predicate.ts';
-import type { CompareOp, Cond, Field, Key, Leaf } from '../../src/engine/filter/types.ts';
-import { globMatch } from '../../src/query/index.ts';
+import { AttributeIndex, compareKeys } from '../../../src/engine/filter/attributeIndex.ts';
+import { allowedBits, allowedSlots, type IndexSource } from '../../../src/engine/filter/plan.ts';
+import { buildPredicate, type Column, type RowSource } from '../../../src/engine/filter/predicate.ts';
+import type { CompareOp, Cond, Field, Key, Leaf } from '../../../src/engine/filter/types.ts';
+import { globMatch } from '../../../src/query/index.ts';
 
 const FIELDS = {
   // A few values, each a fair share.

@@ -1,5 +1,5 @@
 // The native engine's ACORN-style filtered walk (native/src/filteredSearch.h, through HalfGraph.search
-// with an allowed bitset), and the planner around it (src/engine/planner.ts with a native store).
+// with an allowed bitset), and the planner around it (src/engine/plan/ with a native store).
 // Graph alone, for random, clustered, empty and one-element allowed sets and random k: answers hold only
 // allowed labels, distinct, nearest first, with their true distances; never fewer than min(k, allowed);
 // over all runs, recall@k against an exact scan of the allowed set is no more than 0.05 below the
@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts';
-import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
-import { clustered, definition, makeRecord, mulberry32 } from './helpers.ts';
+import { CollectionStore, METRIC_OPS } from '../../../src/engine/index.ts';
+import { HalfGraph } from '../../../src/engine/hnsw/halfGraph.ts';
+import { clustered, definition, makeRecord, mulberry32 } from '../helpers.ts';
 
 const DIM = 32;
 const N = 6000;

@@ -1,4 +1,4 @@
-// Property test of the planner's graph strategies for filtered search (src/engine/planner.ts): the
+// Property test of the planner's graph strategies for filtered search (src/engine/plan/): the
 // oversampled unfiltered search filtered afterwards (broad sets) and the filtered walk at a width
 // scaled by the share that passes. For random filters (random, clustered and far sets, AND / OR) and
 // random k, every answer holds exactly min(k, passing) results, only passing records, nearest first
@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts';
-import { clustered, definition, makeRecord, mulberry32 } from './helpers.ts';
+import { CollectionStore, METRIC_OPS } from '../../../src/engine/index.ts';
+import { clustered, definition, makeRecord, mulberry32 } from '../helpers.ts';
 
 // dim 128: exact threshold 6000 < 8000 records, so broad filters (> ~1265 passing at ef 100) take the graph.
 const DIM = 128;

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../src/collections/index.ts';
-import { nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
+import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../../src/collections/index.ts';
+import { nativeAddon } from '../../../src/engine/hnsw/nativeAddon.ts';
 
 /** 8 lanes × 8, and 3 more for the scalar tail. */
 const DIM = 67;

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { AttributeIndex, compareKeys, prefixRange } from '../../src/engine/filter/attributeIndex.ts';
-import type { Key } from '../../src/engine/filter/types.ts';
+import { AttributeIndex, compareKeys, prefixRange } from '../../../src/engine/filter/attributeIndex.ts';
+import type { Key } from '../../../src/engine/filter/types.ts';
 
 /** What AttributeColumns does to a slot: give it a key (replacing its old one), or clear it. */
 type Op = { slot: number; key: Key | undefined };

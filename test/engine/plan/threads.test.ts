@@ -1,4 +1,4 @@
-// Filtered searches on threads (issue 23 item 5): the addon's filteredAsync answers what the synchronous
+// Filtered searches on threads: the addon's filteredAsync answers what the synchronous
 // filtered walk answers, while changes to the graph wait for it; and a store's searchPinned /
 // hybridSearchPinned with a filter answer exactly what `search` / `hybridSearch` answered when called
 // (every graph call of the plan on a thread: the walk, the post-filter's walk, the exact scan over the
@@ -6,11 +6,10 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { CollectionStore } from '../../src/engine/index.ts';
-import { ENGINE_ENV } from '../../src/engine/hnsw/engine.ts';
-import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
-import { METRIC_OPS } from '../../src/engine/metrics.ts';
-import { clustered, definition, makeRecord, mulberry32 } from './helpers.ts';
+import { CollectionStore } from '../../../src/engine/index.ts';
+import { HalfGraph } from '../../../src/engine/hnsw/halfGraph.ts';
+import { METRIC_OPS } from '../../../src/engine/metrics.ts';
+import { clustered, definition, makeRecord, mulberry32 } from '../helpers.ts';
 
 const PARAMS = { m: 8, efConstruction: 32 };
 
@@ -112,17 +111,10 @@ describe('native filtered searches on threads', () => {
   });
 });
 
-/** A store of the native engine, whatever the environment says. */
+/** A store with a small graph. */
 function nativeStore(name: string, dim: number) {
-  const before = process.env[ENGINE_ENV];
-  process.env[ENGINE_ENV] = 'native';
-  try {
-    const def = definition(dim, { band: 'uint', topic: 'str' });
-    return new CollectionStore(name, { ...def, index: { m: 8, ef_construction: 32, ef_search: 10 } });
-  } finally {
-    if (before === undefined) delete process.env[ENGINE_ENV];
-    else process.env[ENGINE_ENV] = before;
-  }
+  const def = definition(dim, { band: 'uint', topic: 'str' });
+  return new CollectionStore(name, { ...def, index: { m: 8, ef_construction: 32, ef_search: 10 } });
 }
 
 /** Counts the calls made to HalfGraph's methods on threads (the real methods run). */

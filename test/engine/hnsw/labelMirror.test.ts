@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../src/collections/index.ts';
-import { type HalfIndex, nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
-import { mulberry32 } from './helpers.ts';
+import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../../src/collections/index.ts';
+import { type HalfIndex, nativeAddon } from '../../../src/engine/hnsw/nativeAddon.ts';
+import { mulberry32 } from '../helpers.ts';
 
 const DIM = 8;
 const K = 10;

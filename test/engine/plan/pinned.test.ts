@@ -1,15 +1,14 @@
-// Searches on threads (issue 23 item 5): the addon's searchAsync / exactAsync answer what the synchronous
+// Searches on threads: the addon's searchAsync / exactAsync answer what the synchronous
 // search and exact scan answer, while changes to the graph wait for the searches in flight; and a store's
 // searchPinned answers exactly what `search` answered when it was called, or undefined when a block
 // changed the store meanwhile (the caller then asks again at a fresh view).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { CollectionStore } from '../../src/engine/index.ts';
-import { ENGINE_ENV } from '../../src/engine/hnsw/engine.ts';
-import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
-import { METRIC_OPS } from '../../src/engine/metrics.ts';
-import { clustered, definition, makeRecord } from './helpers.ts';
+import { CollectionStore } from '../../../src/engine/index.ts';
+import { HalfGraph } from '../../../src/engine/hnsw/halfGraph.ts';
+import { METRIC_OPS } from '../../../src/engine/metrics.ts';
+import { clustered, definition, makeRecord } from '../helpers.ts';
 
 const PARAMS = { m: 8, efConstruction: 32 };
 
@@ -90,20 +89,13 @@ describe('native searches on threads', () => {
   });
 });
 
-/** A store of the native engine, whatever the environment says. */
+/** A store with a small graph. */
 function nativeStore(name: string, dim: number, options: ConstructorParameters<typeof CollectionStore>[2] = {}) {
-  const before = process.env[ENGINE_ENV];
-  process.env[ENGINE_ENV] = 'native';
-  try {
-    return new CollectionStore(
-      name,
-      { ...definition(dim), index: { m: 8, ef_construction: 32, ef_search: 40 } },
-      options,
-    );
-  } finally {
-    if (before === undefined) delete process.env[ENGINE_ENV];
-    else process.env[ENGINE_ENV] = before;
-  }
+  return new CollectionStore(
+    name,
+    { ...definition(dim), index: { m: 8, ef_construction: 32, ef_search: 40 } },
+    options,
+  );
 }
 
 describe('store searches pinned to the moment they were asked', () => {

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
-import { METRIC_OPS, type MetricOps } from '../../src/engine/metrics.ts';
-import { clustered, mulberry32 } from './helpers.ts';
+import { HalfGraph } from '../../../src/engine/hnsw/halfGraph.ts';
+import { METRIC_OPS, type MetricOps } from '../../../src/engine/metrics.ts';
+import { clustered, mulberry32 } from '../helpers.ts';
 
 const PARAMS = { m: 8, efConstruction: 48 };
 const DIM = 40;

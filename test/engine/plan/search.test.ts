@@ -1,12 +1,12 @@
-// Tests src/engine/planner.ts, exact.ts, hnsw/ and metrics.ts through CollectionStore.search: recall of
+// Tests src/engine/plan/, hnsw/ and metrics.ts through CollectionStore.search: recall of
 // the graph against exact ground truth, the planner's choice (search_mode) for narrow and broad
 // filters, never under-filling k (also when the allowed set lies far from the query, where the probe
 // sends it to the exact scan), and pgvector's distance/score definitions for every metric.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { VectorRecord } from '../../src/collections/index.ts';
-import { CollectionStore, exactThreshold, METRIC_OPS } from '../../src/engine/index.ts';
-import { clustered, definition, makeRecord } from './helpers.ts';
+import type { VectorRecord } from '../../../src/collections/index.ts';
+import { CollectionStore, exactThreshold, METRIC_OPS } from '../../../src/engine/index.ts';
+import { clustered, definition, makeRecord } from '../helpers.ts';
 
 function exactTop(
   records: VectorRecord[],

@@ -5,18 +5,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { HNSW_MAX_EF_SEARCH } from '../../src/collections/index.ts';
-import { createGraph, selectedEngine } from '../../src/engine/hnsw/engine.ts';
+import { HNSW_MAX_EF_SEARCH } from '../../../src/collections/index.ts';
+import { HalfGraph } from '../../../src/engine/hnsw/halfGraph.ts';
 import {
   EF_SEARCH_SCALE,
   effectiveEf,
   HNSW_MAX_WIDEN_EF,
   WIDTH_GROWTH_FROM,
   widthGrowth,
-} from '../../src/engine/hnsw/params.ts';
-import { METRIC_OPS } from '../../src/engine/index.ts';
-import { postFilterWidth } from '../../src/engine/plan/postFilter.ts';
-import { clustered, definition } from './helpers.ts';
+} from '../../../src/engine/hnsw/params.ts';
+import { METRIC_OPS } from '../../../src/engine/index.ts';
+import { postFilterWidth } from '../../../src/engine/plan/postFilter.ts';
+import { clustered, definition } from '../helpers.ts';
 
 const withEfSearch = (efSearch: number) => {
   const def = definition(16);
@@ -63,7 +63,7 @@ describe('search width', () => {
     const width = 15;
     const grown = Math.round(width * widthGrowth(8 * WIDTH_GROWTH_FROM));
     const recallAt = (n: number, widths: number[]): number[] => {
-      const graph = createGraph(selectedEngine(), METRIC_OPS.cosine, dim, { m: 8, efConstruction: 32 }, n);
+      const graph = HalfGraph.create(METRIC_OPS.cosine, dim, { m: 8, efConstruction: 32 }, n);
       for (let i = 0; i < n; i++) graph.add(base[i]!, i);
       const distance = METRIC_OPS.cosine.distance;
       const truth = queries.map((q) => {

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../src/collections/index.ts';
-import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
-import { nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
-import { METRIC_OPS } from '../../src/engine/metrics.ts';
+import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../../src/collections/index.ts';
+import { HalfGraph } from '../../../src/engine/hnsw/halfGraph.ts';
+import { nativeAddon } from '../../../src/engine/hnsw/nativeAddon.ts';
+import { METRIC_OPS } from '../../../src/engine/metrics.ts';
 
 const PARAMS = { m: 8, efConstruction: 32 };
 const DIM = 6;

@@ -1,12 +1,12 @@
-// Answers every node agrees on (issue 8, item 10): two stores holding the same records, reached through
+// Answers every node agrees on: two stores holding the same records, reached through
 // different histories (insertion order, records that came and went, so different slots and a different
 // keyword index history), give identical exact, keyword and hybrid answers, scores included, with many
 // exact ties (duplicate vectors, duplicate documents) and ties straddling the k-th place.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { CollectionStore } from '../../src/engine/index.ts';
-import { definition, keyOf, makeRecord, mulberry32 } from './helpers.ts';
+import { CollectionStore } from '../../../src/engine/index.ts';
+import { definition, keyOf, makeRecord, mulberry32 } from '../helpers.ts';
 
 const DIM = 4;
 const POOL = [

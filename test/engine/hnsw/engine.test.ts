@@ -6,10 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import { CollectionStore } from '../../src/engine/index.ts';
-import { ENGINE_ENV, engineSettingWarning, selectedEngine } from '../../src/engine/hnsw/engine.ts';
-import { addonPath } from '../../src/engine/hnsw/nativeAddon.ts';
-import { clustered, definition, makeRecord } from './helpers.ts';
+import { CollectionStore } from '../../../src/engine/index.ts';
+import { ENGINE_ENV, engineSettingWarning, selectedEngine } from '../../../src/engine/hnsw/engine.ts';
+import { addonPath } from '../../../src/engine/hnsw/nativeAddon.ts';
+import { clustered, definition, makeRecord } from '../helpers.ts';
 
 const before = process.env[ENGINE_ENV];
 

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import hnswlib from 'hnswlib-node';
-import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../src/collections/index.ts';
-import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
-import { NATIVE_KERNELS, nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
-import { METRIC_OPS, type MetricOps } from '../../src/engine/metrics.ts';
-import { clustered, mulberry32 } from './helpers.ts';
+import { floatToHalfBits, HALF_TO_FLOAT32 } from '../../../src/collections/index.ts';
+import { HalfGraph } from '../../../src/engine/hnsw/halfGraph.ts';
+import { NATIVE_KERNELS, nativeAddon } from '../../../src/engine/hnsw/nativeAddon.ts';
+import { METRIC_OPS, type MetricOps } from '../../../src/engine/metrics.ts';
+import { clustered, mulberry32 } from '../helpers.ts';
 
 const PARAMS = { m: 16, efConstruction: 64 };
 const DIM = 48;

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { AttributeValue, VectorRecord } from '../../src/collections/index.ts';
-import { CollectionStore, compileJsonFilter, compileWhere, InvalidFilterError } from '../../src/engine/index.ts';
-import { globMatch } from '../../src/query/index.ts';
-import { definition, makeRecord, mulberry32 } from './helpers.ts';
+import type { AttributeValue, VectorRecord } from '../../../src/collections/index.ts';
+import { CollectionStore, compileJsonFilter, compileWhere, InvalidFilterError } from '../../../src/engine/index.ts';
+import { globMatch } from '../../../src/query/index.ts';
+import { definition, makeRecord, mulberry32 } from '../helpers.ts';
 
 const ATTRS = { s: 'str', i: 'i32', u: 'uint', f: 'f32', b: 'bool' } as const;
 const S_VALUES = ['a', 'b', 'ab', 'ba', '', 'é', 'x/y', 'B'];

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { FILTER_KEY_MAX, filterCacheKey } from '../../src/engine/filter/cacheKey.ts';
+import { FILTER_KEY_MAX, filterCacheKey } from '../../../src/engine/filter/cacheKey.ts';
 
 describe('filterCacheKey', () => {
   test('property: a key spells its request exactly (JSON.parse gives back the where and the filter)', () => {

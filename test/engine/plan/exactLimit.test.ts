@@ -1,10 +1,10 @@
-// The native engine's planner (src/engine/planner.ts, acornPlan) at a small per-request width: a set small
+// The native engine's planner (src/engine/plan/filtered.ts) at a small per-request width: a set small
 // enough that scanning it costs less than any walk is scanned exactly whatever the width (recall 1 against
 // an exact scan), and a set far above that floor is still walked.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts';
-import { clustered, definition, makeRecord, mulberry32 } from './helpers.ts';
+import { CollectionStore, METRIC_OPS } from '../../../src/engine/index.ts';
+import { clustered, definition, makeRecord, mulberry32 } from '../helpers.ts';
 
 const DIM = 48;
 const N = 20_000;
