@@ -3,7 +3,7 @@
 // small allowed sets are answered by it, and every plan falls back to it rather than under-fill.
 
 import { toSlots } from './slots.ts';
-import type { Plan, PlannedResult, PlannerContext } from './types.ts';
+import type { GraphCall, Plan, PlannedResult, PlannerContext } from './types.ts';
 
 /**
  * The exact k nearest among the allowed slots, or among every live record.
@@ -15,6 +15,20 @@ export function* exactScan(
   allowed: Int32Array | undefined,
   k: number,
 ): Plan<PlannedResult> {
+  const hits = yield exactCall(ctx, query, allowed, k);
+  return toSlots(ctx, hits.labels, hits.distances, 'exact');
+}
+
+/**
+ * The graph call of an exact scan (what `exactScan` yields; plans yield it themselves, one generator
+ * fewer on the hot path, and map its hits with toSlots as `exact`).
+ */
+export function exactCall(
+  ctx: PlannerContext,
+  query: Float32Array,
+  allowed: Int32Array | undefined,
+  k: number,
+): GraphCall {
   let candidates: Uint32Array | undefined;
   const slotLabel = ctx.slotLabel;
   if (allowed !== undefined) {
@@ -26,6 +40,5 @@ export function* exactScan(
     ctx.forEachLive((s) => labels.push(slotLabel[s]!));
     candidates = Uint32Array.from(labels);
   }
-  const hits = yield { kind: 'exact', query, k, candidates };
-  return toSlots(ctx, hits.labels, hits.distances, 'exact');
+  return { kind: 'exact', query, k, candidates };
 }

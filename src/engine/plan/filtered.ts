@@ -12,9 +12,10 @@ import { estimate } from '../filter/plan.ts';
 import { buildPredicate } from '../filter/predicate.ts';
 import type { Cond } from '../filter/types.ts';
 import { AllowedSet } from './enumerations.ts';
-import { exactScan } from './exact.ts';
+import { exactCall } from './exact.ts';
 import { acornExactLimit } from './exactLimit.ts';
 import { POST_OVERSAMPLE, postFiltered } from './postFilter.ts';
+import { toSlots } from './slots.ts';
 import type { Plan, PlannedResult, PlannerContext } from './types.ts';
 import { filteredWalk } from './walk.ts';
 
@@ -33,13 +34,17 @@ export function* filteredPlan(
   cond: Cond,
 ): Plan<PlannedResult> {
   const n = ctx.liveCount;
+  if (n === 0) return { slots: [], distances: [], mode: 'exact' };
   const allowed = new AllowedSet(ctx, cond, buildPredicate(cond, ctx.rows));
   const est = estimate(cond, ctx);
   if (est === 0) return { slots: [], distances: [], mode: 'exact' };
   const limit = acornExactLimit(ef);
   if (est <= limit || (cond.t === 'and' && est <= limit * AND_ENUMERATE_FACTOR)) {
     const slots = allowed.slots();
-    if (slots.length <= limit) return yield* exactScan(ctx, query, slots, k);
+    if (slots.length <= limit) {
+      const hits = yield exactCall(ctx, query, slots, k);
+      return toSlots(ctx, hits.labels, hits.distances, 'exact');
+    }
   }
   const passing = allowed.enumerated ? allowed.slots().length : est;
 
@@ -51,5 +56,6 @@ export function* filteredPlan(
 
   const res = yield* filteredWalk(ctx, query, k, ef, allowed, passing, limit);
   if (res.slots.length >= Math.min(k, allowed.count())) return res;
-  return yield* exactScan(ctx, query, allowed.slots(), k);
+  const hits = yield exactCall(ctx, query, allowed.slots(), k);
+  return toSlots(ctx, hits.labels, hits.distances, 'exact');
 }

@@ -18,16 +18,16 @@ import { unfilteredPlan } from './unfiltered.ts';
  * @returns the plan: slots and pgvector distances, nearest first, and the mode used
  * @example runHere(ctx, plannedSearch(ctx, q, 10, 100, compileWhere('stars > 3', attrs)))
  */
-export function* plannedSearch(
+export function plannedSearch(
   ctx: PlannerContext,
   query: Float32Array,
   k: number,
   ef: number,
   cond: Cond | undefined,
 ): Plan<PlannedResult> {
-  if (ctx.liveCount === 0) return { slots: [], distances: [], mode: 'exact' };
-  if (cond === undefined || cond.t === 'all') return yield* unfilteredPlan(ctx, query, k, ef);
-  return yield* filteredPlan(ctx, query, k, ef, cond);
+  return cond === undefined || cond.t === 'all'
+    ? unfilteredPlan(ctx, query, k, ef)
+    : filteredPlan(ctx, query, k, ef, cond);
 }
 
 /** The exact k nearest live records: the reference the recall estimate compares the planned search with. */

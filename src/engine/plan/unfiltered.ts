@@ -3,13 +3,17 @@
 // while the walk returns fewer than min(k, live) visible records, then scanned.
 
 import { exactThreshold, HNSW_MAX_WIDEN_EF } from '../hnsw/params.ts';
-import { exactScan } from './exact.ts';
+import { exactCall } from './exact.ts';
 import { toSlots } from './slots.ts';
 import type { Plan, PlannedResult, PlannerContext } from './types.ts';
 
 export function* unfilteredPlan(ctx: PlannerContext, query: Float32Array, k: number, ef: number): Plan<PlannedResult> {
   const n = ctx.liveCount;
-  if (n <= exactThreshold(query.length)) return yield* exactScan(ctx, query, undefined, k);
+  if (n === 0) return { slots: [], distances: [], mode: 'exact' };
+  if (n <= exactThreshold(query.length)) {
+    const hits = yield exactCall(ctx, query, undefined, k);
+    return toSlots(ctx, hits.labels, hits.distances, 'exact');
+  }
   // Only while a block is half-applied does the graph hold labels to hide; otherwise no filter.
   const filter = ctx.pending ? { labelSlot: ctx.labelSlot } : undefined;
   const want = Math.min(k, n);
@@ -19,5 +23,6 @@ export function* unfilteredPlan(ctx: PlannerContext, query: Float32Array, k: num
     if (res.slots.length >= want) return res;
     if (width >= HNSW_MAX_WIDEN_EF) break;
   }
-  return yield* exactScan(ctx, query, undefined, k);
+  const hits = yield exactCall(ctx, query, undefined, k);
+  return toSlots(ctx, hits.labels, hits.distances, 'exact');
 }
