@@ -52,7 +52,7 @@ contents="$(tar -tzf "$tarball")"
 # rebuildWorker.js is started by path (new Worker), never imported: make sure the package has it.
 for file in package/bin/arkivector.js package/dist/src/cli.js package/dist/src/console/public/index.html \
   package/dist/src/console/public/app.js package/dist/src/engine/rebuildWorker.js \
-  package/dist/src/localEmbedder/embedWorker.js package/LICENSE \
+  package/dist/src/embedder/local/embedWorker.js package/LICENSE \
   package/CHANGELOG.md package/README.md; do
   grep -qx "$file" <<<"$contents" || fail "$file is missing from the package"
 done

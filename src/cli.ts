@@ -1,18 +1,8 @@
 // The `arkivector` command line: `serve` runs the gateway (MCP + REST) following a chain or the embedded
 // devnet; `devnet` runs the local Arkiv node alone.
-import { parseArgs } from 'node:util';
 import { infoRequest, versionLine } from './cliInfo.ts';
 import { CLIENT_COMMANDS, helpFor, runClientCommand, USAGE } from './commands/index.ts';
-import { withNegativeValues } from './negativeValues.ts';
 // The node's modules are imported by `serve` and `devnet` when they run, so the client commands start fast.
-
-function integerFlag(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(value)}`);
-  return n;
-}
 
 /** A usage mistake; `command` names the command whose help to print (else the top-level usage). */
 class UsageError extends Error {
@@ -40,36 +30,27 @@ async function runNodeCommand(command: 'serve' | 'devnet', args: string[]): Prom
   }
 }
 
+/** The configuration `parse` reads; a ConfigError is a usage mistake. */
+async function configOf<T>(parse: (config: typeof import('./config.ts')) => T): Promise<T> {
+  const config = await import('./config.ts');
+  try {
+    return parse(config);
+  } catch (error) {
+    if (error instanceof config.ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 async function runDevnet(args: string[]): Promise<void> {
-  const { DEVNET_DEFAULTS, DEVNET_PROTOCOLS, startDevnet } = await import('./devnet/index.ts');
-  const options = {
-    protocol: { type: 'string', default: process.env.ARKIVECTOR_PROTOCOL ?? DEVNET_DEFAULTS.protocol },
-    host: { type: 'string', default: process.env.ARKIVECTOR_HOST ?? DEVNET_DEFAULTS.host },
-    port: { type: 'string', default: process.env.ARKIVECTOR_PORT },
-    'chain-id': { type: 'string', default: process.env.ARKIVECTOR_CHAIN_ID },
-    'block-time': { type: 'string', default: process.env.ARKIVECTOR_BLOCK_TIME },
-    state: { type: 'string', default: process.env.ARKIVECTOR_STATE },
-  } as const;
-  const { values } = parseArgs({ args: withNegativeValues(args, options), options, strict: true });
-  const protocol = DEVNET_PROTOCOLS.find((p) => p === values.protocol);
-  if (!protocol)
-    throw new UsageError(
-      `--protocol must be one of ${DEVNET_PROTOCOLS.join(', ')}, not ${JSON.stringify(values.protocol)}`,
-    );
+  const config = await configOf((c) => c.parseDevnetConfig(args));
+  const { startDevnet } = await import('./devnet/index.ts');
   const started = Date.now();
   // One process per chain file: two devnets appending to it rewrite each other's blocks.
   const { lockData } = await import('./dataLock.ts');
-  const lock = values.state === undefined ? undefined : await lockData({ file: values.state }, '--state FILE');
-  const devnet = await startDevnet({
-    protocol,
-    host: values.host,
-    port: integerFlag(values.port, 'port', DEVNET_DEFAULTS.port, 0, 65535),
-    chainId: integerFlag(values['chain-id'], 'chain-id', DEVNET_DEFAULTS.chainId, 1, 2 ** 48),
-    blockTime: integerFlag(values['block-time'], 'block-time', DEVNET_DEFAULTS.blockTime, 0, 3600),
-    stateFile: values.state,
-  });
+  const lock = config.stateFile === undefined ? undefined : await lockData({ file: config.stateFile }, '--state FILE');
+  const devnet = await startDevnet(config);
   const lines = [
-    protocol === 'dbchain'
+    config.protocol === 'dbchain'
       ? 'arkivector devnet: an Arkiv DB-chain JSON-RPC node for development (registry 0x4400000000000000000000000000000000000044)'
       : 'arkivector devnet: an Arkiv v1-compatible JSON-RPC node for development',
     '',
@@ -82,7 +63,7 @@ async function runDevnet(args: string[]): Promise<void> {
     ...devnet.accounts.map((a, i) => `(${i}) ${a.privateKey}`),
     '',
     `Chain id:   ${devnet.chainId}`,
-    `Head block: ${devnet.headNumber}${values.state ? ` (state file ${values.state})` : ''}`,
+    `Head block: ${devnet.headNumber}${config.stateFile ? ` (state file ${config.stateFile})` : ''}`,
     `Listening:  ${devnet.url} (WebSocket ${devnet.wsUrl}) after ${Date.now() - started} ms`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -97,15 +78,10 @@ async function runDevnet(args: string[]): Promise<void> {
 
 /** `arkivector model pull [NAME]`: the model's folder on stdout, progress on stderr. */
 async function runModel(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { 'model-hub': { type: 'string', default: process.env.ARKIVECTOR_MODEL_HUB } },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { positionals, modelHub: hub, modelCache } = await configOf((c) => c.parseModelPullConfig(args));
   const [action, name, ...extra] = positionals;
   if (action !== 'pull' || extra.length > 0) throw new UsageError('usage: arkivector model pull [NAME]');
-  const { ensureModel, MODEL_HUB_DEFAULT, modelCacheRoot, parseLocalModel } = await import('./localEmbedder/index.ts');
+  const { ensureModel, parseLocalModel } = await import('./embedder/local/index.ts');
   let ref: ReturnType<typeof parseLocalModel>;
   try {
     ref = parseLocalModel(name ?? '');
@@ -113,12 +89,11 @@ async function runModel(args: string[]): Promise<void> {
     throw new UsageError((error as Error).message);
   }
   if (ref.kind === 'path') throw new UsageError(`${ref.path} is a folder: it is used as it is, nothing to pull`);
-  const hub = values['model-hub'] ?? MODEL_HUB_DEFAULT;
   if (hub === 'off') throw new UsageError('--model-hub off: fetching is off');
   let lastFile = '';
   let lastShown = 0;
   const folder = await ensureModel(ref.model, {
-    root: modelCacheRoot(),
+    root: modelCache,
     hub,
     onProgress({ file, receivedBytes, totalBytes }) {
       const now = Date.now();
@@ -133,15 +108,8 @@ async function runModel(args: string[]): Promise<void> {
 }
 
 async function runServe(args: string[]): Promise<void> {
-  const { ConfigError, parseServeConfig } = await import('./config.ts');
-  const { connectionBanner, createLogger, startGateway } = await import('./gateway.ts');
-  let config;
-  try {
-    config = parseServeConfig(args);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+  const config = await configOf((c) => c.parseServeConfig(args));
+  const { connectionBanner, createLogger, startGateway } = await import('./node/index.ts');
   const logger = createLogger(config.logLevel, config.logFormat);
   const gateway = await startGateway(config, logger);
   // stdout belongs to MCP in stdio mode; the banner goes to stderr there.

@@ -1,68 +1,24 @@
 // Configuration of `arkivector serve`: every flag of the README's "Configuration" with its
-// ARKIVECTOR_<FLAG> environment twin, parsed and validated once. Flags win over the environment.
+// ARKIVECTOR_<FLAG> environment twin, parsed and validated once; and those of `arkivector devnet` and
+// `arkivector model pull`. Flags win over the environment.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { braga, kaolin, localhost } from '@arkiv-network/sdk/chains';
 import { z } from 'zod';
 // Not the indexer's index: every command parses its configuration, and the client commands must not
 // load the indexer (and the engine's native addon) to learn three defaults.
 import { INDEXER_DEFAULTS, RPC_BUDGET } from '../indexer/defaults.ts';
-import { DEVNET_DEFAULTS } from './devnet/index.ts';
+import { CHAINS, PROTOCOLS, type Protocol } from './chainPresets.ts';
+import { DEVNET_DEFAULTS, DEVNET_PROTOCOLS, type DevnetProtocolName } from './devnet/index.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';
 import { KURADB_ENDPOINT_DEFAULT } from './kuradbEndpoint.ts';
-import { type LocalModelRef, MODEL_HUB_DEFAULT, parseLocalModel } from './localEmbedder/catalog.ts';
+import { type LocalModelRef, MODEL_HUB_DEFAULT, parseLocalModel } from './embedder/local/catalog.ts';
 import { withNegativeValues } from './negativeValues.ts';
 import { MIN_BLOCK_TIMEOUT_MS_DEFAULT } from './service/limits.ts';
 
-/** The two generations a node can follow (DESIGN.md §3); `auto` detects it from the node. */
-export const PROTOCOLS = ['v1', 'dbchain', 'auto'] as const;
-export type Protocol = Exclude<(typeof PROTOCOLS)[number], 'auto'>;
-
-export interface ChainPreset {
-  id: number;
-  rpc: string;
-  ws?: string;
-  protocol: Protocol;
-  blockTimeSeconds: number;
-  /** A public endpoint that limits callers without a key (calls an hour per IP): `--rpc-budget` defaults on. */
-  anonymousCallsPerHour?: number;
-  /** When the network was retired: it no longer answers. */
-  retired?: string;
-}
-
-/**
- * `--chain NAME`. Tiramisu is the live DB-chain network (reference/arkiv-node.md §7); the v1 public
- * networks are retired and kept so old configurations fail with a clear cause, not a wrong default.
- */
-export const CHAINS: Readonly<Record<string, ChainPreset>> = {
-  tiramisu: {
-    id: 7738577,
-    rpc: 'https://rpc.tiramisu.db-chain.testnet.arkiv.network',
-    ws: 'wss://rpc.tiramisu.db-chain.testnet.arkiv.network',
-    protocol: 'dbchain',
-    blockTimeSeconds: 2,
-    anonymousCallsPerHour: 50,
-  },
-  braga: v1Preset(braga, '2026-08-12'),
-  kaolin: v1Preset(kaolin, '2026-05-15'),
-  localhost: v1Preset(localhost),
-};
-
-function v1Preset(
-  chain: { id: number; rpcUrls: { default: { http: readonly string[]; webSocket?: readonly string[] } } },
-  retired?: string,
-): ChainPreset {
-  return {
-    id: chain.id,
-    rpc: chain.rpcUrls.default.http[0] ?? '',
-    ws: chain.rpcUrls.default.webSocket?.[0],
-    protocol: 'v1',
-    blockTimeSeconds: 2,
-    ...(retired ? { retired } : {}),
-  };
-}
+export { CHAINS, type ChainPreset, PROTOCOLS, type Protocol } from './chainPresets.ts';
 export { HTTP_DEFAULT };
+export { clientEnv, type ClientEnv, DEFAULT_GATEWAY_URL } from './clientConfig.ts';
 /** The embedded devnet's state file inside --data-dir. */
 export const DEVNET_STATE_FILE = 'devnet.json';
 /** One chain file per generation: a kept v1 chain (from before the DB-chain default) is not refused. */
@@ -111,7 +67,7 @@ const OPTIONS = {
 
 export type FlagName = keyof typeof OPTIONS;
 export const FLAG_NAMES = Object.keys(OPTIONS) as FlagName[];
-// ARKIVECTOR_TOKENS is the documented list of `scope:secret` pairs (README, "Access"), so the file flag's
+// ARKIVECTOR_TOKENS is the documented list of `scope:secret` pairs (docs/access.md), so the file flag's
 // twin takes another name: reading the secrets as a path would print them in the "file not found" error.
 const ENV_NAMES: Partial<Record<FlagName, string>> = { tokens: 'ARKIVECTOR_TOKENS_FILE' };
 export const envName = (flag: FlagName) => ENV_NAMES[flag] ?? `ARKIVECTOR_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -144,6 +100,10 @@ export interface ServeConfig {
   localEmbedder?: LocalModelRef;
   /** Where local models are fetched from (--model-hub); `off`: never fetch. */
   modelHub: string;
+  /** The local model cache (`${XDG_CACHE_HOME:-~/.cache}/arkivector/models`). */
+  modelCache: string;
+  /** ARKIVECTOR_EMBEDDER_KEY: sent to the --embedder endpoint as a bearer key (never logged or echoed). */
+  embedderKey?: string;
   tokensFile?: string;
   /** ARKIVECTOR_TOKENS: `scope:secret,…` (parsed by src/http/auth.ts; never echoed). */
   tokensEnv?: string;
@@ -158,8 +118,12 @@ export interface ServeConfig {
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   minBlockTimeoutMs: number;
   privateKeyFile?: string;
+  /** ARKIVECTOR_PRIVATE_KEY: the signer's key, checked at start (never logged or echoed); wins over the file. */
+  privateKey?: string;
   /** Block time of the embedded devnet, in seconds. */
   blockTime: number;
+  /** Seconds between the followed chain's blocks: the embedded devnet's, the --chain preset's, or the default. */
+  chainBlockTime: number;
   demo: boolean;
   /** Where the embedded devnet keeps its chain (default DATA_DIR/devnet-dbchain.json, or devnet.json for v1); none: forgotten on exit. */
   devnetState?: string;
@@ -228,6 +192,12 @@ function withOptionalValues(args: string[]): string[] {
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_DATA_HOME?.startsWith('/') ? env.XDG_DATA_HOME : join(env.HOME || homedir(), '.local', 'share');
   return join(base, 'arkivector');
+}
+
+/** Where local models are kept: `${XDG_CACHE_HOME:-~/.cache}/arkivector/models`. */
+export function modelCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'arkivector', 'models');
 }
 
 /** Parses `serve` arguments and the environment. Throws ConfigError with a message for the user. */
@@ -344,6 +314,7 @@ export function parseServeConfig(
   const logFormat = str('log-format') ?? (options.stderrIsTty ? 'pretty' : 'json');
   if (logFormat !== 'json' && logFormat !== 'pretty')
     throw new ConfigError(`--log-format must be json or pretty, not ${JSON.stringify(logFormat)}`);
+  const blockTime = check(intFlag('block-time', 1, 3600), str('block-time') ?? DEVNET_DEFAULTS.blockTime);
   return {
     rpc,
     ws: str('ws') ?? preset?.ws,
@@ -372,6 +343,8 @@ export function parseServeConfig(
     embedder: embedderUrl && embedderModel ? { url: embedderUrl, model: embedderModel } : undefined,
     localEmbedder,
     modelHub,
+    modelCache: modelCacheRoot(env),
+    embedderKey: env.ARKIVECTOR_EMBEDDER_KEY,
     tokensFile: str('tokens'),
     tokensEnv: env.ARKIVECTOR_TOKENS === '' ? undefined : env.ARKIVECTOR_TOKENS,
     publicRead: get('public-read') === true,
@@ -384,7 +357,9 @@ export function parseServeConfig(
       check(numberFlag('min-block-timeout', 0, 600), str('min-block-timeout') ?? MIN_BLOCK_TIMEOUT_MS_DEFAULT / 1000) *
       1000,
     privateKeyFile: str('private-key-file'),
-    blockTime: check(intFlag('block-time', 1, 3600), str('block-time') ?? DEVNET_DEFAULTS.blockTime),
+    privateKey: env.ARKIVECTOR_PRIVATE_KEY,
+    blockTime,
+    chainBlockTime: rpc === undefined ? blockTime : (preset?.blockTimeSeconds ?? INDEXER_DEFAULTS.blockTimeSeconds),
     demo: get('no-demo') !== true,
     devnetState:
       rpc === undefined
@@ -395,5 +370,86 @@ export function parseServeConfig(
         ? join(dataDir, DEVNET_STATE_FILES.v1)
         : undefined,
     devnetPort: check(intFlag('devnet-port', 0, 65535), devnetPort ?? DEVNET_DEFAULTS.port),
+  };
+}
+
+/** `arkivector devnet`'s flags; each reads its ARKIVECTOR_<FLAG> twin when not given (an empty one too). */
+const DEVNET_OPTIONS = {
+  protocol: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'chain-id': { type: 'string' },
+  'block-time': { type: 'string' },
+  state: { type: 'string' },
+} as const;
+
+export type DevnetFlagName = keyof typeof DEVNET_OPTIONS;
+export const devnetEnvName = (flag: DevnetFlagName) => `ARKIVECTOR_${flag.toUpperCase().replace(/-/g, '_')}`;
+
+export interface DevnetConfig {
+  protocol: DevnetProtocolName;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  chainId: number;
+  blockTime: number;
+  /** --state FILE: the chain kept across restarts. */
+  stateFile?: string;
+}
+
+function integerFlag(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** Parses `devnet` arguments and the environment. Throws ConfigError with a message for the user. */
+export function parseDevnetConfig(args: string[], env: NodeJS.ProcessEnv = process.env): DevnetConfig {
+  let values: Partial<Record<DevnetFlagName, string>>;
+  try {
+    ({ values } = parseArgs({ args: withNegativeValues(args, DEVNET_OPTIONS), options: DEVNET_OPTIONS, strict: true }));
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const get = (flag: DevnetFlagName): string | undefined => values[flag] ?? env[devnetEnvName(flag)];
+  const protocolName = get('protocol') ?? DEVNET_DEFAULTS.protocol;
+  const protocol = DEVNET_PROTOCOLS.find((p) => p === protocolName);
+  if (!protocol)
+    throw new ConfigError(
+      `--protocol must be one of ${DEVNET_PROTOCOLS.join(', ')}, not ${JSON.stringify(protocolName)}`,
+    );
+  return {
+    protocol,
+    host: get('host') ?? DEVNET_DEFAULTS.host,
+    port: integerFlag(get('port'), 'port', DEVNET_DEFAULTS.port, 0, 65535),
+    chainId: integerFlag(get('chain-id'), 'chain-id', DEVNET_DEFAULTS.chainId, 1, 2 ** 48),
+    blockTime: integerFlag(get('block-time'), 'block-time', DEVNET_DEFAULTS.blockTime, 0, 3600),
+    stateFile: get('state'),
+  };
+}
+
+export interface ModelPullConfig {
+  /** The words after `model`: `pull` and the model's name. */
+  positionals: string[];
+  /** --model-hub (ARKIVECTOR_MODEL_HUB); `off`: fetching is off. */
+  modelHub: string;
+  modelCache: string;
+}
+
+/** Parses `model` arguments and the environment. Throws ConfigError with a message for the user. */
+export function parseModelPullConfig(args: string[], env: NodeJS.ProcessEnv = process.env): ModelPullConfig {
+  const options = { 'model-hub': { type: 'string' } } as const;
+  let parsed: { values: { 'model-hub'?: string }; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return {
+    positionals: parsed.positionals,
+    modelHub: parsed.values['model-hub'] ?? env.ARKIVECTOR_MODEL_HUB ?? MODEL_HUB_DEFAULT,
+    modelCache: modelCacheRoot(env),
   };
 }

@@ -6,7 +6,7 @@ import {
   type LocalModelRef,
   MODEL_HUB_DEFAULT,
   parseLocalModel,
-} from './localEmbedder/catalog.ts';
+} from './embedder/local/catalog.ts';
 import type { ServeConfig } from './config.ts';
 import { redactUrl } from './redactUrl.ts';
 

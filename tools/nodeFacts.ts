@@ -1,7 +1,7 @@
 // What this node can do with text, said once for every surface that tells an agent or an operator (MCP
 // instructions, tool descriptions, the banner): which embedder (local model, endpoint, or none), so which
 // search modes answer and whether text writes work. Generated from the node's context, never hard-coded.
-import type { Embedder } from '../src/service/context.ts';
+import type { Embedder } from '../src/embedder/index.ts';
 
 export interface TextFacts {
   /** undefined: no embedder (--embedder none). */

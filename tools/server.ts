@@ -20,10 +20,12 @@ import { progressReporter } from './progress.ts';
 import { failure, success, type Logger } from './result.ts';
 import { embedderSentence, factsKey, textFacts } from './nodeFacts.ts';
 import { memoryLifetime } from '../src/service/lifetime.ts';
+import { VERSION } from '../src/packageInfo.ts';
 import { TOOLS } from './table.ts';
 
 export const SERVER_NAME = 'arkivector';
-export const SERVER_VERSION = '0.1.0';
+/** The package's version (package.json), as the MCP server names itself. */
+export const SERVER_VERSION = VERSION;
 
 /**
  * The server instructions for this node: the memory flow as far as it works here (a signer to write, an
@@ -31,6 +33,7 @@ export const SERVER_VERSION = '0.1.0';
  */
 export function instructionsFor(
   ctx: Pick<ServiceContext, 'embedder' | 'writer'> & { chain?: Pick<ServiceContext['chain'], 'protocol'> },
+  httpDocs = false,
 ): string {
   const facts = textFacts(ctx.embedder);
   const writes = ctx.writer !== undefined;
@@ -54,6 +57,7 @@ export function instructionsFor(
     flow,
     ...(writes ? [lifetimeLine(ctx.chain?.protocol)] : []),
     ...INSTRUCTION_RULES,
+    ...(httpDocs ? ['- How to use this node: GET /docs.md (all docs) and /llms.txt (index) on its HTTP address.'] : []),
   ].join('\n');
 }
 
@@ -84,6 +88,8 @@ export interface BuildServerDeps {
   canWrite?: boolean;
   /** Called once per tool call with its outcome and duration (src/http/metrics.ts observeTool). */
   observe?: (tool: string, ok: boolean, seconds: number) => void;
+  /** The node's HTTP listener serves GET /docs.md and /llms.txt (src/http/docs.ts): the instructions say so. */
+  httpDocs?: boolean;
 }
 
 // JSON Schemas are derived once per tool, not per request (HTTP builds a server per request). The
@@ -111,17 +117,17 @@ function listing(tool: ToolDefinition, ctx: ServiceContext): Tool {
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
-// The SDK's Server builds a fresh Ajv instance unless given a validator: about 0.6 ms per HTTP request,
-// where a server is built per request. It only validates elicitation answers, which this server never
+// The SDK's Server builds a fresh Ajv instance unless given a validator: a cost paid on every HTTP
+// request, where a server is built per request. It only validates elicitation answers, which this server never
 // asks for, so one instance serves every server of the process.
 let jsonSchemaValidator: AjvJsonSchemaValidator | undefined;
 
-export function buildServer({ ctx, logger, observe, canWrite = true, compat }: BuildServerDeps): Server {
+export function buildServer({ ctx, logger, observe, canWrite = true, compat, httpDocs }: BuildServerDeps): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: true } },
-      instructions: instructionsFor(ctx),
+      instructions: instructionsFor(ctx, httpDocs),
       jsonSchemaValidator: (jsonSchemaValidator ??= new AjvJsonSchemaValidator()),
     },
   );

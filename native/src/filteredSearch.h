@@ -1,4 +1,4 @@
-// The filtered walk of the native engine (issue 23 item 3), ACORN-style (Patel et al., SIGMOD 2024,
+// The filtered walk of the native engine, ACORN-style (Patel et al., SIGMOD 2024,
 // "ACORN-1" on an unmodified HNSW graph): the walk moves only through allowed elements, reaching past a
 // neighbour that is not allowed to that neighbour's own neighbours (two hops), and starts from allowed
 // entry points. hnswlib's own filtered walk (searchKnn with a functor) moves through every element and
@@ -11,7 +11,7 @@
 // whole index (so an allowed set in another region of the space is entered from inside itself), whose
 // best few first climb to their local best unless the descent landed among allowed elements.
 //
-// Included by addon.cc after SlotFilter and HalfSpace; reaches the graph only through hnswlib's accessors.
+// Included by searches.h; reaches the graph only through hnswlib's accessors.
 
 #pragma once
 
@@ -54,7 +54,7 @@ inline void prefetchData(const Hnsw& h, tableint id, size_t bytes) {
 /**
  * Where the descent lands among allowed elements, the width is ef × (the share of allowed elements around
  * the landing) × scale, between minEf and ef: a sparse set around the query is walked as a small graph,
- * where a narrow beam finds its nearest (a random 10 % set: recall 0.99 at a quarter of the width), while
+ * where a narrow beam finds its nearest at a fraction of the width, while
  * a dense one is walked like the whole graph and needs the whole width. scale 0: always ef.
  */
 struct Near {
@@ -314,19 +314,15 @@ void liveIds(size_t n, size_t count, IdOf idOf, std::vector<tableint>& ids) {
     for (uint64_t bits = seen[w]; bits != 0; bits &= bits - 1) ids.push_back((tableint)(w * 64 + __builtin_ctzll(bits)));
 }
 
-/** How many elements ahead the exact scan prefetches (measured: 2, 4 and 8 alike at 50k × 384). */
+/** How many elements ahead the exact scan prefetches (a few suffice: more or fewer change little). */
 constexpr size_t SCAN_AHEAD = 4;
 
 /**
  * An allowed set holding at least this share (in percent) of the ids between its first and last is
- * scanned whole over that span: every element's distance, the allowed ones kept. On this machine, reading
- * memory in order with gaps costs more than reading all of it. Measured at 100k × 384, both ways in one
- * process, alternating, over random sets:
- * - 30 % of the ids: 3.0–3.2 ms allowed-only, 3.8 ms spanned;
- * - 40 %: 4.1–4.5 ms allowed-only, 3.6–3.8 ms spanned;
- * - 50 %: 5.5 ms allowed-only, 3.7–4.0 ms spanned;
- * - 99 %: 56 ns per vector allowed-only (the software prefetch then only gets in the hardware's way), 37–41
- *   spanned, what the scan of every element costs.
+ * scanned whole over that span: every element's distance, the allowed ones kept. Past about a third of the
+ * ids, reading memory in order with gaps costs more than reading all of it (the software prefetch then
+ * only gets in the hardware's way); below, the allowed-only scan is cheaper. The threshold was measured
+ * both ways in one process over random sets (docs/benchmarks.md).
  */
 constexpr size_t SPAN_SCAN_MIN_PERCENT = 35;
 
@@ -334,7 +330,7 @@ constexpr size_t SPAN_SCAN_MIN_PERCENT = 35;
  * Adds the k nearest of `ids` (internal ids, sorted ascending: memory order) by `distance` to `top`, a
  * max-heap of (distance, label) holding at most k, ties by label. A sparse set is read element by element,
  * each vector prefetched a few elements ahead: the scan then streams instead of waiting on a cache miss per
- * element (2× faster at 50k × 384, README "Native engine"); a dense one is read whole over its span (see
+ * element; a dense one is read whole over its span (see
  * SPAN_SCAN_MIN_PERCENT). Labels come from `labelOf` (the addon's mirror, not the element: one cache line
  * fewer per element).
  */

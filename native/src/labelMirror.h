@@ -3,7 +3,7 @@
 // keeps the label of an element inside the element (a cache miss away for a random id, and its deleted
 // mark on another cache line) and the reverse in an unordered_map behind a mutex: the filtered walk
 // tests thousands of elements per query, and the exact scan of an allowed set looks up every allowed
-// label (issue 23 item 3). Here both are one read of an array of uint32.
+// label. Here both are one read of an array of uint32.
 //
 // arkivector assigns labels densely (0, 1, 2, … and compacted by every rebuild), so the label → id
 // array is about as long as the graph; a label far above that (another user of the addon) turns the

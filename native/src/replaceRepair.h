@@ -1,18 +1,17 @@
 // In-place replacement of a deleted element with old-neighbourhood repair (ARCHITECTURE.md §10.7). With
 // allowReplaceDeleted, hnswlib's addPoint reuses a deleted element's slot through updatePoint, which links
-// the new vector where it now lies and re-prunes the list of every former out-neighbour by its heuristic
-// over the element's two-hop neighbourhood: lists that were not over full lose half their links, and the
-// elements that linked *to* the old vector keep a link to a vector that may now lie anywhere. Measured on
-// 9,500 × 64 clustered vectors with 2,000 replaced by uniform ones: recall@10 0.956 against 0.990 for a
-// fresh build (ef 20). Here instead, before the slot is reused, each in-neighbour's link to the element
-// becomes a link to the nearest of the element's former neighbours it lacks (degree and other links
-// kept: the link that went through the element now goes around it), and then hnswlib links the new
-// vector without re-pruning the old neighbours (updatePoint with probability 0): 0.984 on that case
-// (test/engine/nativeRepair.test.ts).
+// the new vector where it now lies and re-prunes the list of every former out-neighbour by its heuristic over
+// the element's two-hop neighbourhood: lists that were not over full lose half their links, and the elements
+// that linked *to* the old vector keep a link to a vector that may now lie anywhere, and recall falls well
+// below a fresh build's once many elements are replaced. Here instead, before the slot is reused, each
+// in-neighbour's link to the element becomes a link to the nearest of the element's former neighbours it
+// lacks (degree and other links kept: the link that went through the element now goes around it), and then
+// hnswlib links the new vector without re-pruning the old neighbours (updatePoint with probability 0), which
+// keeps recall close to a fresh build's (test/engine/nativeRepair.test.ts; figures in docs/benchmarks.md).
 //
-// In-neighbours are looked for among the element's neighbours and their neighbours (HNSW links are
-// mostly mutual, so nearly every in-neighbour is within two hops); a full scan would cost O(n·m) per
-// replacement. Runs on the writer's thread, like every other write of this index.
+// In-neighbours are looked for among the element's neighbours and their neighbours (HNSW links are mostly
+// mutual, so nearly every in-neighbour is within two hops); a full scan would cost O(n·m) per replacement.
+// Runs on the writer's thread, like every other write of this index.
 #pragma once
 
 #include <algorithm>

@@ -1,12 +1,11 @@
-// The unfiltered walk of level 0 (issue 23 item 2: the fixed cost of a cheap query, 20k × 128): hnswlib's
-// searchBaseLayerST without a filter or stop condition, step for step (the same distances, pushes and pops
-// in the same order, so the same answer), with two changes in how memory is read. The unvisited
-// neighbours of the node being expanded are gathered first, so that prefetches go to the elements whose
-// distance is computed next (hnswlib prefetches the next neighbour whether visited or not), and each
-// prefetch covers the element's whole vector (hnswlib's covers its first cache line: 64 of the 260 bytes
-// of a binary16 vector of 128 dimensions, 772 at 384).
+// The unfiltered walk of level 0 (the fixed cost of a cheap query): hnswlib's searchBaseLayerST without a
+// filter or stop condition, step for step (the same distances, pushes and pops in the same order, so the same
+// answer), with two changes in how memory is read. The unvisited neighbours of the node being expanded are
+// gathered first, so that prefetches go to the elements whose distance is computed next (hnswlib prefetches
+// the next neighbour whether visited or not), and each prefetch covers the element's whole vector (hnswlib's
+// covers its first cache line, a fraction of a binary16 vector of a hundred dimensions or more).
 //
-// Included by addon.cc after filteredSearch.h (whose descent it shares); reaches the graph only through
+// Included by searches.h after filteredSearch.h (whose descent it shares); reaches the graph only through
 // hnswlib's members, as filteredSearch.h does.
 
 #pragma once

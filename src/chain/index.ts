@@ -58,7 +58,6 @@ export { createArkivV1Source, type ArkivV1SourceOptions } from './v1/source.ts';
 export {
   V1_UNTIL_DELETED_BTL,
   createArkivV1Writer,
-  createArkivV1Writer as createChainWriter,
   type ArkivV1WriterOptions,
 } from './v1/writer.ts';
 export { createDbChainSource, dbChainQuery, type DbChainSourceOptions } from './dbchain/source.ts';

@@ -147,7 +147,7 @@ export function createHttpTransport(options: TransportOptions): RpcTransport {
     if (quiet > 0) await delay(quiet);
     // A timer of our own, cleared when the answer is read: an AbortSignal.timeout() lives on for the whole
     // timeout after its request ended, holding the request's fetch state (a write daemon polling receipts
-    // kept thousands of them; issue 24, item 20).
+    // kept thousands of them).
     const timeout = new AbortController();
     const timer = setTimeout(
       () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),

@@ -3,7 +3,7 @@
 // the mapping of failures to them.
 import { parseArgs } from 'node:util';
 import { GatewayProblemError, GatewayUnreachableError, RestClient } from '../client/restClient.ts';
-import { HTTP_DEFAULT } from '../httpDefault.ts';
+import { clientEnv, DEFAULT_GATEWAY_URL } from '../clientConfig.ts';
 import { withNegativeValues } from '../negativeValues.ts';
 
 /** Exit codes of the client commands (README "Command line"). */
@@ -17,8 +17,7 @@ export const EXIT = {
   unreachable: 3,
 } as const;
 
-/** Where the gateway of `npm start` listens. */
-export const DEFAULT_GATEWAY_URL = `http://${HTTP_DEFAULT}`;
+export { DEFAULT_GATEWAY_URL };
 
 export interface FlagSpec {
   type: 'string' | 'boolean';
@@ -99,8 +98,8 @@ export function parseCommand(spec: CommandSpec, args: string[], env: NodeJS.Proc
   let client: RestClient;
   try {
     client = new RestClient({
-      url: (values.url as string | undefined) ?? (env.ARKIVECTOR_URL || DEFAULT_GATEWAY_URL),
-      token: env.ARKIVECTOR_TOKEN || undefined,
+      url: (values.url as string | undefined) ?? clientEnv(env).url,
+      token: clientEnv(env).token,
     });
   } catch (error) {
     throw new UsageError((error as Error).message);

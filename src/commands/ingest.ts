@@ -6,7 +6,8 @@ import { IngestSetupError, ingestOnce, type IngestOptions, prepareCollection } f
 import type { PassSummary } from '../ingest/sync.ts';
 import { WalkError } from '../ingest/walk.ts';
 import { mcpDeleter } from '../ingest/mcpDeleter.ts';
-import { type CommandSpec, DEFAULT_GATEWAY_URL, type Io, runCommand, UsageError } from './command.ts';
+import { clientEnv } from '../clientConfig.ts';
+import { type CommandSpec, type Io, runCommand, UsageError } from './command.ts';
 
 export const ingestSpec: CommandSpec = {
   name: 'ingest',
@@ -56,10 +57,7 @@ export function runIngest(args: string[], io: Io): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const printer = progressPrinter(io.stderr as NodeJS.WritableStream & { isTTY?: boolean });
-    const deleter = mcpDeleter(
-      (values.url as string | undefined) ?? (io.env.ARKIVECTOR_URL || DEFAULT_GATEWAY_URL),
-      io.env.ARKIVECTOR_TOKEN || undefined,
-    );
+    const deleter = mcpDeleter((values.url as string | undefined) ?? clientEnv(io.env).url, clientEnv(io.env).token);
     const options: IngestOptions = {
       client,
       deleter,

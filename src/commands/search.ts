@@ -1,4 +1,5 @@
 // `arkivector search`: nearest neighbours by text or vector, with filters, from a running gateway.
+import { clientEnv } from '../clientConfig.ts';
 import { SEARCH_K_MAX, SEARCH_K_MIN } from '../service/limits.ts';
 import { type CommandSpec, EXIT, type Io, parseInteger, parseVector, runCommand, UsageError } from './command.ts';
 import { describeReport, exitOf } from './verify.ts';
@@ -57,7 +58,7 @@ export function runSearch(args: string[], io: Io): Promise<number> {
     const [collection, text, ...extra] = positionals;
     if (collection === undefined || extra.length) throw new UsageError('search takes COLLECTION and optionally TEXT');
     if (text === undefined && values.vector === undefined) throw new UsageError('search needs TEXT or --vector');
-    const rpc = (values.rpc as string | undefined) ?? (io.env.ARKIVECTOR_RPC || undefined);
+    const rpc = (values.rpc as string | undefined) ?? clientEnv(io.env).rpc;
     if (values.verify && !rpc) throw new UsageError('--verify needs --rpc URL (the chain to check against)');
     if (values.rpc !== undefined && !values.verify) throw new UsageError('--rpc is the RPC of --verify');
     let filter: unknown;

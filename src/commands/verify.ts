@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { VerifyReport } from '../verify/index.ts';
 import { VERIFY_COMPLETE_MAX, VERIFY_COMPLETE_MAX_RAISED } from '../verify/limits.ts';
+import { clientEnv } from '../clientConfig.ts';
 import type { Io } from './command.ts';
 
 /** Exit codes of `verify` (and of `search --verify`): a verdict, or a usage error. */
@@ -93,7 +94,7 @@ export async function runVerify(args: string[], io: Io): Promise<number> {
       io.stdout.write(`${VERIFY_HELP}\n`);
       return VERIFY_EXIT.verified;
     }
-    const rpc = values.rpc ?? (io.env.ARKIVECTOR_RPC || undefined);
+    const rpc = values.rpc ?? clientEnv(io.env).rpc;
     if (!rpc) throw new VerifyUsageError('--rpc URL is required (the chain to check against)');
     if (!values.collection) throw new VerifyUsageError('--collection NAME is required');
     if (!values.answer) throw new VerifyUsageError('--answer FILE is required');

@@ -2,8 +2,9 @@
 // guarded JSON document describing how this node is reached. The console holds no privilege of its own:
 // its script calls the REST API with whatever token the user typed, and the API keeps enforcing access.
 import { readFileSync } from 'node:fs';
-import type { Context, Env, Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { AccessPolicy, Grant, Scope } from '../http/auth.ts';
+import type { HttpEnv } from '../http/types.ts';
 import { INSTALL_COMMANDS, VERSION } from '../packageInfo.ts';
 import type { ServiceContext } from '../service/index.ts';
 import { type StdioFacts, type StdioServerEntry, stdioServerEntry } from '../stdioSnippet.ts';
@@ -76,30 +77,24 @@ export interface ConsoleDeps {
   guard: (c: Context, scope: Scope) => Grant;
 }
 
-// Hono's generics make an app with more variables unassignable to one with fewer; the console only
-// needs to label its routes for the metrics middleware.
-type RouteLabel = (c: Context, route: string) => void;
-const labelRoute: RouteLabel = (c, route) => (c as unknown as { set(k: string, v: string): void }).set('route', route);
-
 /**
- * Serves the console at `/` (and its files under `/console/`) on the node's app.
+ * Serves the console at `/` (and its files under `/console/`) on the node's app: a mount of createHttpApp.
  * @param app the node's Hono app (createHttpApp)
  * @param deps the access policy the API enforces, and the service context
- * @example mountConsole(app, { access, ctx, guard })
+ * @example createHttpApp({ ...deps, mounts: [mountConsole] })
  */
-export function mountConsole<E extends Env>(app: Hono<E>, deps: ConsoleDeps): void {
+export function mountConsole(app: Hono<HttpEnv>, deps: ConsoleDeps): void {
   const files = loadFiles();
-  const serve = (c: Context, name: FileName) => {
+  const serve = (c: Context<HttpEnv>, name: FileName) => {
     const file = files[name];
     return c.body(file.body as Uint8Array<ArrayBuffer>, 200, { 'content-type': file.type, ...SECURITY_HEADERS });
   };
-  const typed = app as unknown as Hono;
-  typed.get('/', (c) => {
-    labelRoute(c, '/');
+  app.get('/', (c) => {
+    c.set('route', '/');
     return serve(c, 'index.html');
   });
-  typed.get('/console/node.json', (c) => {
-    labelRoute(c, '/console/node.json');
+  app.get('/console/node.json', (c) => {
+    c.set('route', '/console/node.json');
     // Security: the same check as the REST reads, so the console learns nothing the API would refuse.
     deps.guard(c, 'read');
     const stdio = stdioServerEntry(
@@ -118,10 +113,10 @@ export function mountConsole<E extends Env>(app: Hono<E>, deps: ConsoleDeps): vo
     };
     return c.json(info, 200, SECURITY_HEADERS);
   });
-  typed.get('/console/:file', (c, next) => {
+  app.get('/console/:file', (c, next) => {
     const name = c.req.param('file');
     if (!Object.hasOwn(FILES, name)) return next();
-    labelRoute(c, '/console/:file');
+    c.set('route', '/console/:file');
     return serve(c, name as FileName);
   });
 }

@@ -1,7 +1,7 @@
 // JSON-RPC renderings of the devnet's blocks, transactions, receipts and logs, in the shapes geth returns
 // (quantities as 0x hex, addresses and hashes lowercase).
 import { numberToHex, zeroAddress, zeroHash, type Hex } from 'viem';
-import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type ChainBlock, type ChainLog, type ChainTx } from './chain.ts';
+import { BASE_FEE_PER_GAS, BLOCK_GAS_LIMIT, type ChainBlock, type ChainLog, type ChainTx } from './transactions.ts';
 
 const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
 const EMPTY_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';

@@ -1,7 +1,7 @@
 // The devnet's public entry point: start an Arkiv node in-process (tests, `arkivector serve`) or from the CLI
 // (`arkivector devnet`), speaking either generation: Arkiv v1 (op-geth) or the DB-chain (reth registry).
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.ts';
-import type { ChainBlock } from './chain.ts';
+import type { ChainBlock } from './transactions.ts';
 import { DbChainProtocol } from './dbchain/rpc.ts';
 import { DevnetNode, type ReorgResult } from './node.ts';
 import { serveDevnet, type DevnetServer } from './server.ts';

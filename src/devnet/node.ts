@@ -9,23 +9,22 @@ import {
   decodeStorageTransaction,
   validateStorageOps,
 } from '../chain/v1/index.ts';
+import { DevnetChain } from './chain.ts';
 import {
   BASE_FEE_PER_GAS,
-  DevnetChain,
   PRIORITY_FEE_PER_GAS,
   RpcError,
   decodeRawTransaction,
   intrinsicGas,
   type ChainBlock,
-  type ChainLog,
   type ChainTx,
   type RegistryExecutor,
-} from './chain.ts';
+} from './transactions.ts';
 import { compileQueryText, queryPage, readQueryOptions } from './entityQuery.ts';
 import { StateFileError, StateJournal, readStateFile, type SavedState } from './stateFile.ts';
 import { formatBlock, formatLog, formatReceipt, formatTransaction } from './format.ts';
+import { LogFilters, MAX_LOG_RANGE, logsInRange, readBlockTag, readHexArg, readLogCriteria } from './logs.ts';
 
-export const MAX_LOG_RANGE = 1000;
 /** arkiv_query waits this long for a future atBlock before failing, like the node's store. */
 const AT_BLOCK_WAIT_MS = 3000;
 
@@ -54,23 +53,6 @@ export interface DevnetProtocol {
 }
 export const UNHANDLED: unique symbol = Symbol('unhandled');
 
-export interface LogCriteria {
-  addresses?: Address[];
-  topics: (Hex[] | null)[];
-}
-
-interface LogFilter {
-  kind: 'logs';
-  criteria: LogCriteria;
-  nextBlock: number;
-  toBlock?: number;
-  removed: ChainLog[];
-}
-interface BlockFilter {
-  kind: 'blocks';
-  nextBlock: number;
-}
-
 export interface ReorgResult {
   commonAncestor: number;
   oldHead: number;
@@ -85,63 +67,12 @@ export interface DevnetEvents {
 
 type Params = unknown[];
 
-function readBlockTag(value: unknown, head: number): number {
-  if (
-    value === undefined ||
-    value === null ||
-    value === 'latest' ||
-    value === 'pending' ||
-    value === 'safe' ||
-    value === 'finalized'
-  ) {
-    return head;
-  }
-  if (value === 'earliest') return 0;
-  if (typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value)) return Number(BigInt(value));
-  if (typeof value === 'object' && value !== null && 'blockNumber' in value) {
-    return readBlockTag((value as { blockNumber: unknown }).blockNumber, head);
-  }
-  throw new RpcError(-32602, `invalid block number or tag: ${JSON.stringify(value)}`);
-}
-
-function readHexArg(value: unknown, name: string): Hex {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value))
-    throw new RpcError(-32602, `invalid argument: ${name} must be 0x hex`);
-  return value.toLowerCase() as Hex;
-}
-
-export function readLogCriteria(raw: unknown): LogCriteria {
-  const filter = (raw ?? {}) as { address?: unknown; topics?: unknown };
-  const addresses =
-    filter.address === undefined || filter.address === null
-      ? undefined
-      : (Array.isArray(filter.address) ? filter.address : [filter.address]).map(
-          (a) => readHexArg(a, 'address') as Address,
-        );
-  const topics = Array.isArray(filter.topics)
-    ? filter.topics.map((t) =>
-        t === null || t === undefined ? null : (Array.isArray(t) ? t : [t]).map((x) => readHexArg(x, 'topic')),
-      )
-    : [];
-  return { addresses, topics };
-}
-
-export function logMatches(log: ChainLog, criteria: LogCriteria): boolean {
-  if (criteria.addresses && !criteria.addresses.includes(log.address)) return false;
-  return criteria.topics.every((alternatives, i) => {
-    if (alternatives === null || alternatives.length === 0) return true;
-    const topic = log.topics[i];
-    return topic !== undefined && alternatives.includes(topic);
-  });
-}
-
 export class DevnetNode extends EventEmitter<DevnetEvents> {
   readonly chain: DevnetChain;
   automine = true;
   readonly #options: DevnetNodeOptions;
   #pending: ChainTx[] = [];
-  #filters = new Map<string, LogFilter | BlockFilter>();
-  #nextFilterId = 1;
+  readonly #filters: LogFilters;
   #nextSalt = 1;
   #timer?: NodeJS.Timeout;
   /** The --state journal; every block is appended (fsynced) before an answer that depends on it. */
@@ -151,6 +82,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     super();
     this.#options = options;
     this.chain = chain;
+    this.#filters = new LogFilters(chain);
   }
 
   /**
@@ -240,19 +172,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     const removed = this.chain.blocks.slice(commonAncestor + 1);
     const dropped = this.chain.truncate(commonAncestor);
     this.#pending = [];
-    for (const filter of this.#filters.values()) {
-      if (filter.nextBlock > commonAncestor + 1) {
-        if (filter.kind === 'logs') {
-          filter.removed.push(
-            ...removed
-              .filter((b) => b.number < filter.nextBlock)
-              .flatMap((b) => b.receipts.flatMap((r) => r.logs))
-              .filter((log) => logMatches(log, filter.criteria)),
-          );
-        }
-        filter.nextBlock = commonAncestor + 1;
-      }
-    }
+    this.#filters.reorged(removed, commonAncestor);
     this.emit('reorg', { removed, commonAncestor });
     let replayed = 0;
     const mineReplacement = (transactions: ChainTx[]) => {
@@ -326,16 +246,6 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
     return this.chain.blocks.find((b) => b.hash === wanted);
   }
 
-  #logsInRange(from: number, to: number, criteria: LogCriteria): ChainLog[] {
-    const logs: ChainLog[] = [];
-    for (let n = Math.max(from, 0); n <= Math.min(to, this.chain.head.number); n++) {
-      for (const receipt of this.chain.block(n).receipts) {
-        for (const log of receipt.logs) if (logMatches(log, criteria)) logs.push(log);
-      }
-    }
-    return logs;
-  }
-
   #pendingNonce(address: Address): bigint {
     return this.#pending.reduce((n, tx) => (tx.from === address ? n + 1n : n), this.chain.nonceOf(address));
   }
@@ -400,27 +310,6 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
       };
       this.on('block', onBlock);
     });
-  }
-
-  #filterChanges(id: unknown, consume: boolean): unknown[] {
-    const filter = this.#filters.get(String(id));
-    if (!filter) throw new RpcError(-32000, 'filter not found');
-    const head = this.chain.head.number;
-    if (filter.kind === 'blocks') {
-      const hashes = this.chain.blocks.slice(filter.nextBlock, head + 1).map((b) => b.hash);
-      if (consume) filter.nextBlock = head + 1;
-      return hashes;
-    }
-    const to = Math.min(head, filter.toBlock ?? head);
-    const logs = [
-      ...filter.removed.map((log) => formatLog(log, true)),
-      ...this.#logsInRange(filter.nextBlock, to, filter.criteria).map((log) => formatLog(log)),
-    ];
-    if (consume) {
-      filter.removed = [];
-      filter.nextBlock = Math.max(filter.nextBlock, to + 1);
-    }
-    return logs;
   }
 
   /** Answers one JSON-RPC call; throws RpcError for protocol-level failures. */
@@ -519,7 +408,7 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
         if (raw.blockHash !== undefined) {
           const block = this.#blockByHash(raw.blockHash);
           if (!block) throw new RpcError(-32000, 'unknown block');
-          return this.#logsInRange(block.number, block.number, criteria).map((log) => formatLog(log));
+          return logsInRange(chain, block.number, block.number, criteria).map((log) => formatLog(log));
         }
         const from = readBlockTag(raw.fromBlock, head) ?? head;
         const to = readBlockTag(raw.toBlock, head) ?? head;
@@ -529,34 +418,18 @@ export class DevnetNode extends EventEmitter<DevnetEvents> {
             `block range too large: ${to - from + 1} blocks requested, at most ${MAX_LOG_RANGE} allowed`,
           );
         }
-        return this.#logsInRange(from, to, criteria).map((log) => formatLog(log));
+        return logsInRange(chain, from, to, criteria).map((log) => formatLog(log));
       }
-      case 'eth_newFilter': {
-        const raw = (params[0] ?? {}) as { fromBlock?: unknown; toBlock?: unknown };
-        const id = numberToHex(this.#nextFilterId++);
-        const from =
-          raw.fromBlock === undefined || raw.fromBlock === 'latest' ? head + 1 : readBlockTag(raw.fromBlock, head);
-        const to = raw.toBlock === undefined || raw.toBlock === 'latest' ? undefined : readBlockTag(raw.toBlock, head);
-        this.#filters.set(id, {
-          kind: 'logs',
-          criteria: readLogCriteria(params[0]),
-          nextBlock: from,
-          toBlock: to,
-          removed: [],
-        });
-        return id;
-      }
-      case 'eth_newBlockFilter': {
-        const id = numberToHex(this.#nextFilterId++);
-        this.#filters.set(id, { kind: 'blocks', nextBlock: head + 1 });
-        return id;
-      }
+      case 'eth_newFilter':
+        return this.#filters.newLogFilter(params[0]);
+      case 'eth_newBlockFilter':
+        return this.#filters.newBlockFilter();
       case 'eth_getFilterChanges':
-        return this.#filterChanges(params[0], true);
+        return this.#filters.changes(params[0], true);
       case 'eth_getFilterLogs':
-        return this.#filterChanges(params[0], false);
+        return this.#filters.changes(params[0], false);
       case 'eth_uninstallFilter':
-        return this.#filters.delete(String(params[0]));
+        return this.#filters.uninstall(params[0]);
       case 'arkiv_query':
         return this.#query(params);
       case 'arkiv_getEntityCount':

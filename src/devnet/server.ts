@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { numberToHex } from 'viem';
 import { HTTP_KEEP_ALIVE_TIMEOUT_MS } from '../httpDefault.ts';
-import { RpcError, type ChainBlock } from './chain.ts';
+import { RpcError, type ChainBlock } from './transactions.ts';
 import { formatBlock, formatLog } from './format.ts';
-import { logMatches, readLogCriteria, type DevnetNode, type LogCriteria } from './node.ts';
+import { logMatches, readLogCriteria, type LogCriteria } from './logs.ts';
+import type { DevnetNode } from './node.ts';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 

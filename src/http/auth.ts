@@ -1,4 +1,4 @@
-// Access control of the HTTP surface (README, "Access"): bearer tokens with `read`/`write` scopes, public
+// Access control of the HTTP surface (docs/access.md): bearer tokens with `read`/`write` scopes, public
 // reads, and the trust-local mode of a loopback bind without tokens. createHttpApp calls `authorize` on
 // every guarded route; `arkivector serve` calls `loadAccessPolicy` and `assertSafeExposure` before it listens.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -307,7 +307,7 @@ export function authorize(policy: AccessPolicy, request: AccessRequest, scope: S
   }
   // Security: --public-read opens reads only; writes still need a token or local trust.
   if (scope === 'read' && policy.publicRead) return { principal: 'anonymous', scopes: READ_ONLY };
-  // Security: --public-read turns local trust off for writes (README, "Access"), and a proxied request is
+  // Security: --public-read turns local trust off for writes (docs/access.md), and a proxied request is
   // never local: behind a reverse proxy on loopback every remote caller would otherwise get every scope.
   const localTrust = policy.loopback && policy.tokens.length === 0 && !(scope === 'write' && policy.publicRead);
   if (localTrust && request.forwarded === true)

@@ -1,8 +1,8 @@
 // The REST search route (`POST /v1/collections/:c/search`) answered straight from Node's request and
-// response, without building the web Request, Hono context and Response around them: a quarter of the
-// main thread's work per search (README, "Native engine"). It takes only plain requests, each header
-// the route reads present at most once with a plain value, a Content-Length and a plain path, and then
-// answers exactly as the Hono route would, through the same guard, limiter, service call and error
+// response, without building the web Request, Hono context and Response around them: work the main
+// thread would otherwise do for every search (docs/benchmarks.md). It takes only plain requests, each
+// header the route reads present at most once with a plain value, a Content-Length and a plain path, and
+// then answers exactly as the Hono route would, through the same guard, limiter, service call and error
 // renderer (app.ts passes them in); any other request goes to the Hono app unchanged.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { COLLECTION_NAME_REGEX } from '../collections/index.ts';
@@ -12,9 +12,6 @@ import type { HttpSample } from './metrics.ts';
 
 /** Answers the request and returns true, or returns false without touching it (the app answers). */
 export type FastPath = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
-
-/** The fast path of each app createHttpApp built; serveHttp looks its app up here. */
-export const fastPaths = new WeakMap<object, FastPath>();
 
 const SEARCH_PATH = /^\/v1\/collections\/([^/?#%\\]+)\/search$/;
 /** The headers the route reads (access, then the body's length); each must come at most once. */
@@ -51,7 +48,7 @@ export interface FastSearchDeps {
 
 /**
  * The fast path of the search route.
- * @example fastPaths.set(app, fastSearch({ route, answer, errorResponse, observe: metrics.observeHttp }))
+ * @example const fastPath = fastSearch({ route, answer, errorResponse, observe: metrics.observeHttp })
  */
 export function fastSearch(deps: FastSearchDeps): FastPath {
   return (incoming, outgoing) => {

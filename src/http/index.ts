@@ -1,6 +1,8 @@
-// Public surface of src/http/ (REST, MCP streamable HTTP, access, metrics): `arkivector serve`
-// (src/gateway.ts) and the HTTP tests import from here only.
-export { createHttpApp, type HttpAppDeps, type HttpLogger } from './app.ts';
+// Public surface of src/http/ (REST, MCP streamable HTTP, access, metrics, the docs): the node's assembly
+// (src/node/) and the HTTP tests import from here only.
+export { createHttpApp, type HttpApp, type HttpAppDeps } from './app.ts';
+export { docsMount } from './docs.ts';
+export type { HttpLogger, MountDeps, RouteMount } from './types.ts';
 export {
   AccessError,
   assertSafeExposure,

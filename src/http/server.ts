@@ -19,7 +19,7 @@ import {
 } from '../httpDefault.ts';
 import { answerClientErrors } from './clientErrors.ts';
 import { guardConnections } from './connectionGuard.ts';
-import { fastPaths } from './fastSearch.ts';
+import type { FastPath } from './fastSearch.ts';
 
 export interface HttpServer {
   /** Base URL, e.g. `http://127.0.0.1:8787` or `http://[::1]:8787`. */
@@ -40,7 +40,7 @@ export async function serveHttp(options: {
   host: string;
   port: number;
   // biome-ignore lint/suspicious/noExplicitAny: any Hono app, whatever its bindings
-  app: Pick<Hono<any>, 'fetch'>;
+  app: Pick<Hono<any>, 'fetch'> & { fastPath?: FastPath };
   /** Tests shrink the limits; the node uses the documented defaults (src/httpDefault.ts). */
   maxConnections?: number;
   headersTimeoutMs?: number;
@@ -53,7 +53,7 @@ export async function serveHttp(options: {
   const hostname =
     options.host.startsWith('[') && options.host.endsWith(']') ? options.host.slice(1, -1) : options.host;
   // The app's fast path (the search route, fastSearch.ts) sees each request first.
-  const fast = fastPaths.get(options.app);
+  const fast = options.app.fastPath;
   const server = serve({
     fetch: options.app.fetch,
     ...(fast && {

@@ -19,7 +19,7 @@ export interface RemoteChunk {
 /** Most range queries one source listing may take; sources without chunk 0 beyond this are not found. */
 const MAX_SOURCE_QUERIES = 10_000;
 
-// biome-ignore lint/suspicious/noExplicitAny: the REST answers of the README's "REST API"
+// biome-ignore lint/suspicious/noExplicitAny: the REST answers of docs/rest.md
 type Json = any;
 
 export class RemoteCollection {

@@ -11,7 +11,6 @@ import {
 } from '../collections/index.ts';
 import { emptyBatch } from '../chain/index.ts';
 import { defined } from '../defined.ts';
-import { embedderDimension } from '../embedder.ts';
 import type { ServiceContext } from './context.ts';
 import { CONFIGURE_EMBEDDER, ConflictError, InvalidArgumentError } from './errors.ts';
 import { createCollectionSchema, type CreateCollectionResult } from './schemas.ts';
@@ -98,7 +97,7 @@ async function withEmbedder(
   // recorded as given, without fetching a model to check it (a text write of another width is refused then).
   if (input.dim !== undefined && embedder.kind === 'local' && embedder.knownDimension?.() === undefined)
     return { ...input, dim: input.dim, embedder: { model: embedder.model, dim: input.dim } };
-  const dim = await embedderDimension(embedder);
+  const dim = await embedder.dimension();
   if (input.dim !== undefined && input.dim !== dim) return { ...input, dim: input.dim };
   return { ...input, dim, embedder: { ...given, model: embedder.model, dim } };
 }

@@ -1,6 +1,8 @@
 // Errors raised by the service operations (one class per code of the README's "Errors" they can raise).
 import { ArkivectorError } from '../errors.ts';
 
+export { EmbedderUnavailableError } from '../embedder/errors.ts';
+
 export class CollectionNotFoundError extends ArkivectorError {
   override name = 'CollectionNotFoundError';
   constructor(collection: string) {
@@ -56,14 +58,6 @@ export class EmbedderMismatchError extends ArkivectorError {
         meta: { collection, expected, configured },
       },
     );
-  }
-}
-
-export class EmbedderUnavailableError extends ArkivectorError {
-  override name = 'EmbedderUnavailableError';
-  /** `upstream_status`: the embedder's HTTP status, when it answered at all. */
-  constructor(message: string, meta: { upstream_status?: number } = {}) {
-    super('embedder_unavailable', message, { meta });
   }
 }
 

@@ -21,7 +21,7 @@ export {
   type SearchRagResult,
 } from './searchRag.ts';
 export { status, type StatusResult } from './status.ts';
-export { upsert, type UpsertResult } from './upsert.ts';
+export { upsert, type UpsertResult, vectorContent } from './upsert.ts';
 export { verify, verifyArgs, verifyResultShape } from './verify.ts';
 export type { ProgressReporter, WaitMode, WriteStep } from './submit.ts';
 export type { Embedder, IndexerView, ReadableStore, ServiceContext } from './context.ts';

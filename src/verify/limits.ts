@@ -1,4 +1,4 @@
-// The verifier's bounds, declared once (README "Verifying an answer").
+// The verifier's bounds, declared once (docs/verify.md).
 
 /**
  * Vector entities a collection may hold at the answer's block for the verifier to read them all and check

@@ -2,7 +2,7 @@
 // first): waitLive against real nodes over a devnet, one live and one whose indexer reports stalled.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { waitLive } from '../../scripts/e2e/serve.ts';
+import { waitLive } from '../helpers/serveProcess.ts';
 import { type Chain, startChain } from '../http/fixture.ts';
 
 let chain: Chain;

@@ -11,8 +11,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { type CollectionDefinition, halfBitsToFloat } from '../../src/collections/index.ts';
 import { CollectionStore } from '../../src/engine/index.ts';
-import { benchRecord } from '../../scripts/benchRecord.ts';
-import { mulberry32 } from '../../scripts/generators.ts';
+import { benchRecord } from '../helpers/benchRecord.ts';
+import { mulberry32 } from '../helpers/generators.ts';
 import {
   type Dataset,
   type Job,
@@ -25,8 +25,8 @@ import {
   sweep,
   sweepRows,
   writeDataset,
-} from '../../scripts/peers/common.ts';
-import { compare, compareAll, formatFull, labelOf, qpsAtRecall } from '../../scripts/peers/compare.ts';
+} from './peers/common.ts';
+import { compare, compareAll, formatFull, labelOf, qpsAtRecall } from './peers/compare.ts';
 import {
   allowedIds,
   buckets,
@@ -35,10 +35,10 @@ import {
   FILTER_CASES,
   firstAllowed,
   parseFilterCases,
-} from '../../scripts/peers/filters.ts';
-import { FOLDER_OF, PEER_FOLDERS, type PeerFolder, peerManifest } from '../../scripts/peers/install.ts';
-import { withSearchL } from '../../scripts/peers/libsql.ts';
-import { binaryCopy, vectorLiteral } from '../../scripts/peers/pgvector.ts';
+} from './peers/filters.ts';
+import { FOLDER_OF, PEER_FOLDERS, type PeerFolder, peerManifest } from './peers/install.ts';
+import { withSearchL } from './peers/libsql.ts';
+import { binaryCopy, vectorLiteral } from './peers/pgvector.ts';
 import { fencedBlocks, readmeSection, shellCommands } from '../helpers/readme.ts';
 
 function row(system: Row['system'], ef: number, recall: number, qps: number): Row {

@@ -24,7 +24,6 @@ test('src/chain exports', () => {
     'createArkivV1Source',
     'createArkivV1Writer',
     'createCallBudget',
-    'createChainWriter',
     'createDbChainSource',
     'createDbChainWriter',
     'createHttpTransport',

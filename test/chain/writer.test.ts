@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import {
   ChainUnreachableError,
-  createChainWriter,
+  createArkivV1Writer,
   createHttpTransport,
   emptyBatch as emptyStorageOps,
 } from '../../src/chain/index.ts';
@@ -36,7 +36,7 @@ after(async () => {
 });
 
 test('writer: an RPC URL with credentials signs, sends and follows the receipt through Basic auth', async () => {
-  const writer = createChainWriter({
+  const writer = createArkivV1Writer({
     rpcUrl: proxyUrl,
     chainId: devnet.chainId,
     privateKey: defined(devnet.accounts[0], 'dev account 0').privateKey,
@@ -70,7 +70,7 @@ test('writer: a send whose answer is lost after the node took it is one transact
   });
   try {
     const account = defined(devnet.accounts[1], 'dev account 1');
-    const writer = createChainWriter({
+    const writer = createArkivV1Writer({
       rpcUrl: lossy.url,
       chainId: devnet.chainId,
       privateKey: account.privateKey,
@@ -110,7 +110,7 @@ test('writer: a mined send whose every answer was lost (the transport gave up) i
   });
   try {
     const account = defined(devnet.accounts[2], 'dev account 2');
-    const writer = createChainWriter({ rpcUrl: lossy.url, chainId: devnet.chainId, privateKey: account.privateKey });
+    const writer = createArkivV1Writer({ rpcUrl: lossy.url, chainId: devnet.chainId, privateKey: account.privateKey });
     const nonceOf = async () =>
       Number(await rpcResult<string>(devnet, 'eth_getTransactionCount', [account.address, 'latest']));
     const before = await nonceOf();
@@ -156,7 +156,7 @@ for (const [i, [method, answer]] of (
     });
     try {
       const account = defined(devnet.accounts[3 + i], 'a dev account of its own');
-      const writer = createChainWriter({
+      const writer = createArkivV1Writer({
         rpcUrl: stuck.url,
         chainId: devnet.chainId,
         privateKey: account.privateKey,

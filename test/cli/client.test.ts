@@ -18,7 +18,7 @@ import { putSpec } from '../../src/commands/put.ts';
 import { searchSpec } from '../../src/commands/search.ts';
 import { FLAG_NAMES, parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
+import { createLogger, type Gateway, startGateway } from '../../src/node/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { NOTES } from '../http/fixture.ts';
 import { definitionArgs } from '../helpers/writes.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { infoRequest } from '../../src/cliInfo.ts';
 import { parseServeConfig } from '../../src/config.ts';
-import { connectionBanner, createLogger, startGateway } from '../../src/gateway.ts';
+import { connectionBanner, createLogger, startGateway } from '../../src/node/index.ts';
 import { hashSecret } from '../../src/http/index.ts';
 import { VERSION } from '../../src/packageInfo.ts';
 import { defined } from '../helpers/defined.ts';

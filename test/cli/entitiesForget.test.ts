@@ -15,7 +15,7 @@ import { forgetSpec } from '../../src/commands/forget.ts';
 import { helpFor } from '../../src/commands/index.ts';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
+import { createLogger, type Gateway, startGateway } from '../../src/node/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { vectorArgs } from '../helpers/writes.ts';
 import { defined } from '../helpers/defined.ts';

@@ -2,8 +2,8 @@
 // got an empty environment, so it had none, and the script always failed waiting for the prompt).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger, startGateway } from '../../src/gateway.ts';
-import { demoNodeConfig, guardedNodeConfig, SCREENSHOT_TOKEN } from '../../scripts/screenshotNodes.ts';
+import { createLogger, startGateway } from '../../src/node/index.ts';
+import { demoNodeConfig, guardedNodeConfig, SCREENSHOT_TOKEN } from '../helpers/screenshotNodes.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 
 test('the screenshots: a demo node that keeps nothing, and a guarded node that asks for a token', async () => {

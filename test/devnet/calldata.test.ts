@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { bytesToHex, parseTransaction, serializeTransaction, type Hex } from 'viem';
-import { calldataOf } from '../../src/devnet/chain.ts';
+import { calldataOf } from '../../src/devnet/transactions.ts';
 
 const signature = {
   r: '0x1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c5b6a7988' as Hex,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { createEmbedder, EMBEDDER_MAX_BATCH, embedderDimension } from '../../src/embedder.ts';
+import { createEmbedder, EMBEDDER_MAX_BATCH } from '../../src/embedder/index.ts';
 import { ArkivectorError } from '../../src/errors.ts';
 import { assertProblem, call, startChain, type Chain } from '../http/fixture.ts';
 import { hashedEmbedding, startEmbedder, type EmbedderFixture } from '../helpers/embedder.ts';
@@ -172,9 +172,9 @@ describe('embedder client', () => {
     fresh();
     fixture.faults.push({ status: 400 });
     const embedder = createEmbedder({ url: fixture.url, model: 'nomic-embed-text', ...fast });
-    await unavailable(embedderDimension(embedder));
-    assert.equal(await embedderDimension(embedder), 768);
-    assert.equal(await embedderDimension(embedder), 768);
+    await unavailable(embedder.dimension());
+    assert.equal(await embedder.dimension(), 768);
+    assert.equal(await embedder.dimension(), 768);
     assert.equal(fixture.requests.length, 2);
   });
 });

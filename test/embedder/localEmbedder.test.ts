@@ -11,15 +11,15 @@ import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { CatalogModel } from '../../src/localEmbedder/catalog.ts';
+import type { CatalogModel } from '../../src/embedder/local/catalog.ts';
 import {
   createLocalEmbedder,
   ensureModel,
   ModelFetchError,
   modelFolder,
   parseLocalModel,
-} from '../../src/localEmbedder/index.ts';
-import { recordedHashes, redirectTarget } from '../../src/localEmbedder/modelCache.ts';
+} from '../../src/embedder/local/index.ts';
+import { recordedHashes, redirectTarget } from '../../src/embedder/local/modelCache.ts';
 import { defined } from '../helpers/defined.ts';
 import { type FakeHub, refuseOtherHosts, startFakeHub } from '../helpers/fakeHub.ts';
 import {

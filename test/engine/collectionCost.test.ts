@@ -6,7 +6,7 @@
 // averaged over many collections.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { heapByGroup, heapNodes } from '../../scripts/heapSnapshot.ts';
+import { heapByGroup, heapNodes } from '../helpers/heapSnapshot.ts';
 import { nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
 import { CollectionStore } from '../../src/engine/index.ts';
 import { COLLECTION_SMALL_BYTES_MAX } from '../../src/engine/limits.ts';

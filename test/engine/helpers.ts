@@ -1,5 +1,5 @@
 // Shared fixtures for the engine tests: VectorRecord builders, and the seeded generators of
-// scripts/generators.ts (shared with the benchmarks).
+// test/helpers/generators.ts (shared with the benchmarks).
 import {
   type CollectionDefinition,
   decodeVectorPayload,
@@ -7,7 +7,7 @@ import {
   type AttributeValue,
   type VectorRecord,
 } from '../../src/collections/index.ts';
-export { clustered, mulberry32 } from '../../scripts/generators.ts';
+export { clustered, mulberry32 } from '../helpers/generators.ts';
 
 export function definition(
   dim: number,

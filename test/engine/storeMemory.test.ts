@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { AttributeValue } from '../../src/collections/index.ts';
-import { heapByGroup, heapNodes } from '../../scripts/heapSnapshot.ts';
+import { heapByGroup, heapNodes } from '../helpers/heapSnapshot.ts';
 import { ARRAY_GROWTH, grownLength } from '../../src/engine/arrayGrowth.ts';
 import { AttributeColumns } from '../../src/engine/attributeColumns.ts';
 import { GRAPH_GROWTH } from '../../src/engine/hnsw/graph.ts';

@@ -5,8 +5,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pino from 'pino';
 import { RPC_BUDGET } from '../../indexer/defaults.ts';
-import { ConfigError, envName, parseServeConfig } from '../../src/config.ts';
-import { prettyLine, startGateway } from '../../src/gateway.ts';
+import {
+  clientEnv,
+  ConfigError,
+  DEFAULT_GATEWAY_URL,
+  envName,
+  parseDevnetConfig,
+  parseModelPullConfig,
+  parseServeConfig,
+} from '../../src/config.ts';
+import { prettyLine, startGateway } from '../../src/node/index.ts';
 
 test('config: ARKIVECTOR_TOKENS is the scope:secret list; the file flag has ARKIVECTOR_TOKENS_FILE', () => {
   const config = parseServeConfig([], { ARKIVECTOR_TOKENS: 'read:abc,write:def' });
@@ -128,4 +136,63 @@ test('--rpc-budget: 40 calls an hour on a public preset without a key, 3600 with
   assert.equal(parseServeConfig(['--rpc', 'http://127.0.0.1:8545', '--rpc-budget', '120'], {}).rpcBudget, 120);
   assert.throws(() => parseServeConfig(['--rpc-budget', String(RPC_BUDGET.max + 1)], {}), ConfigError);
   assert.throws(() => parseServeConfig(['--rpc-budget', '-1'], {}), ConfigError);
+});
+
+test('config: the devnet flags read their ARKIVECTOR_<FLAG> twins; the flag wins; bad values are ConfigErrors', () => {
+  assert.deepEqual(parseDevnetConfig([], {}), {
+    protocol: 'v1',
+    host: '127.0.0.1',
+    port: 8545,
+    chainId: 1337,
+    blockTime: 2,
+    stateFile: undefined,
+  });
+  const env = {
+    ARKIVECTOR_PROTOCOL: 'dbchain',
+    ARKIVECTOR_HOST: '0.0.0.0',
+    ARKIVECTOR_PORT: '0',
+    ARKIVECTOR_CHAIN_ID: '7',
+    ARKIVECTOR_BLOCK_TIME: '1',
+    ARKIVECTOR_STATE: '/tmp/chain.json',
+  };
+  assert.deepEqual(parseDevnetConfig([], env), {
+    protocol: 'dbchain',
+    host: '0.0.0.0',
+    port: 0,
+    chainId: 7,
+    blockTime: 1,
+    stateFile: '/tmp/chain.json',
+  });
+  assert.equal(parseDevnetConfig(['--port', '9'], env).port, 9, 'the flag wins');
+  assert.throws(() => parseDevnetConfig(['--protocol', 'x'], {}), {
+    name: 'ConfigError',
+    message: '--protocol must be one of v1, dbchain, not "x"',
+  });
+  assert.throws(() => parseDevnetConfig([], { ARKIVECTOR_PORT: 'abc' }), {
+    message: '--port must be an integer from 0 to 65535, not "abc"',
+  });
+  assert.throws(() => parseDevnetConfig(['--bogus'], {}), ConfigError);
+});
+
+test('config: model pull reads ARKIVECTOR_MODEL_HUB and the cache root; the client commands their variables', () => {
+  const pull = parseModelPullConfig(['pull', 'e5-small'], { ARKIVECTOR_MODEL_HUB: 'off', XDG_CACHE_HOME: '/xdg' });
+  assert.deepEqual(pull, { positionals: ['pull', 'e5-small'], modelHub: 'off', modelCache: '/xdg/arkivector/models' });
+  assert.equal(parseModelPullConfig(['pull', '--model-hub', 'http://127.0.0.1:9'], {}).modelHub, 'http://127.0.0.1:9');
+  assert.deepEqual(clientEnv({ ARKIVECTOR_URL: '', ARKIVECTOR_TOKEN: '' }), {
+    url: DEFAULT_GATEWAY_URL,
+    token: undefined,
+    rpc: undefined,
+  });
+  assert.deepEqual(clientEnv({ ARKIVECTOR_URL: 'http://h:1', ARKIVECTOR_TOKEN: 't', ARKIVECTOR_RPC: 'http://r:2' }), {
+    url: 'http://h:1',
+    token: 't',
+    rpc: 'http://r:2',
+  });
+});
+
+test('config: the signer and embedder keys come from the environment only, and never from a flag', () => {
+  const config = parseServeConfig([], { ARKIVECTOR_PRIVATE_KEY: '0xkey', ARKIVECTOR_EMBEDDER_KEY: 'sk-1' });
+  assert.equal(config.privateKey, '0xkey');
+  assert.equal(config.embedderKey, 'sk-1');
+  assert.throws(() => parseServeConfig(['--private-key', '0xkey'], {}), ConfigError);
 });

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseServeConfig } from '../../src/config.ts';
-import { parseLocalModel } from '../../src/localEmbedder/catalog.ts';
+import { parseLocalModel } from '../../src/embedder/local/catalog.ts';
 import { stdioFacts, stdioServerEntry } from '../../src/stdioSnippet.ts';
 import { spawnGateway } from '../helpers/gatewayProcess.ts';
 

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { createHttpApp, createMetrics, loadAccessPolicy, serveHttp, type HttpServer } from '../../src/http/index.ts';
-import { fastPaths } from '../../src/http/fastSearch.ts';
 import { type Chain, captureLogger, startChain } from './fixture.ts';
 
 const TOKEN = 'fast-path-reader-0123456789';
@@ -25,13 +24,13 @@ async function node(tokens: boolean): Promise<string> {
   const { logger } = captureLogger();
   const metrics = createMetrics(chain.ctx);
   const app = createHttpApp({ ctx: chain.ctx, access, metrics, logger, mcp: { ctx: chain.ctx, logger } });
-  const fast = fastPaths.get(app);
+  const fast = app.fastPath;
   assert.ok(fast, 'the app registers a fast path');
-  fastPaths.set(app, (incoming, outgoing) => {
+  app.fastPath = (incoming, outgoing) => {
     const answered = fast(incoming, outgoing);
     if (answered) taken++;
     return answered;
-  });
+  };
   const server = await serveHttp({ host: '127.0.0.1', port: 0, app });
   servers.push(server);
   return server.url;

@@ -4,11 +4,13 @@
 import assert from 'node:assert/strict';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createDbChainSource, createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
+import { mountConsole } from '../../src/console/index.ts';
 import type { Devnet, DevnetProtocolName } from '../../src/devnet/index.ts';
 import type { CollectionStore } from '../../src/engine/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import {
   createHttpApp,
+  docsMount,
   createMetrics,
   loadAccessPolicy,
   serveHttp,
@@ -136,7 +138,7 @@ export async function startChain(options: { write?: boolean; protocol?: DevnetPr
       const { lines, logger } = captureLogger();
       const metrics = createMetrics(nodeCtx);
       const mcp = { ctx: nodeCtx, logger, compat: nodeOptions.compat };
-      const app = createHttpApp({ ctx: nodeCtx, access, metrics, logger, mcp });
+      const app = createHttpApp({ ctx: nodeCtx, access, metrics, logger, mcp, mounts: [mountConsole, docsMount()] });
       const server = await serveHttp({ host: nodeOptions.host ?? '127.0.0.1', port: 0, app });
       servers.push(server);
       return { url: server.url, server, metrics, logs: lines, ctx: nodeCtx };

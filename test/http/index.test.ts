@@ -10,6 +10,7 @@ test('src/http exports', () => {
     'authorize',
     'createHttpApp',
     'createMetrics',
+    'docsMount',
     'hashSecret',
     'isLoopbackHost',
     'loadAccessPolicy',

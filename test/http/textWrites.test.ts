@@ -12,7 +12,7 @@ import { setImmediate as macrotask } from 'node:timers/promises';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
+import { createLogger, startGateway, type Gateway } from '../../src/node/index.ts';
 import { search } from '../../src/service/index.ts';
 import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { type EmbedderFixture, startEmbedder, wordEmbedding } from '../helpers/embedder.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseServeConfig } from '../../src/config.ts';
-import { createLogger, startGateway } from '../../src/gateway.ts';
+import { createLogger, startGateway } from '../../src/node/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { devnetProxy } from '../helpers/rpcProxy.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import {
   countCalls,
-  createChainWriter,
+  createArkivV1Writer as createChainWriter,
   createDbChainSource,
   createDbChainWriter,
   createHttpTransport,

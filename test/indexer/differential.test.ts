@@ -15,7 +15,7 @@ import type { Devnet, DevnetProtocolName } from '../../src/devnet/index.ts';
 import { ChainIndexer } from '../../indexer/index.ts';
 import { publicClient, rpcResult, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { expectedCollections, indexedCollections } from '../helpers/indexerOracle.ts';
-import { mulberry32 } from '../../scripts/generators.ts';
+import { mulberry32 } from '../helpers/generators.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { defined } from '../helpers/defined.ts';
 import { cell, execute, nextSalt, op, sendExecute, type Op } from '../helpers/dbchainRawWriter.ts';

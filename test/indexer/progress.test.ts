@@ -11,7 +11,7 @@ import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { ChainIndexer, logProgress, type ProgressSink, ttyProgress } from '../../indexer/index.ts';
-import { createLogger } from '../../src/gateway.ts';
+import { createLogger } from '../../src/node/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';

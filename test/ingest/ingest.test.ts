@@ -19,7 +19,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { privateKeyToAddress } from 'viem/accounts';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
+import { createLogger, type Gateway, startGateway } from '../../src/node/index.ts';
 import { chunkText } from '../../src/ingest/chunk.ts';
 import { extractFile } from '../../src/ingest/extract.ts';
 import { chunkId } from '../../src/ingest/plan.ts';

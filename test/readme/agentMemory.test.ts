@@ -11,13 +11,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defined } from '../helpers/defined.ts';
 import { type EmbedderFixture, startEmbedder, wordEmbedding } from '../helpers/embedder.ts';
-import { fencedBlocks, readmeSection } from '../helpers/readme.ts';
+import { docSection, fencedBlocks } from '../helpers/readme.ts';
 
 type Entry = { command: string; args: string[]; env?: Record<string, string> };
 
 /** The snippet after the README's "try it" sentence: `replace A with B and drop env`. */
 function tryItEntry(): Entry {
-  const section = readmeSection('Agent memory');
+  const section = docSection('memory.md', 'Agent memory');
   const entry = (
     JSON.parse(defined(fencedBlocks(section, 'json')[0], 'the Agent memory snippet')) as {
       mcpServers: { arkivector: Entry };

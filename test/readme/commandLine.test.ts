@@ -1,6 +1,6 @@
 // The README's "Command line" example block, run as written (each line in bash, `arkivector` on PATH) against
 // a gateway set up as the README recommends: a signer, and an embedder of a real model's dimension (768,
-// nomic-embed-text), not the 4 of the vector examples. Also: every README table has one delimiter row.
+// nomic-embed-text), not the 4 of the vector examples.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
+import { createLogger, type Gateway, startGateway } from '../../src/node/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { type EmbedderFixture, hashedEmbedding, startEmbedder } from '../helpers/embedder.ts';
-import { arkivectorOnPath, fencedBlocks, README, readmeSection, runShell, shellCommands } from '../helpers/readme.ts';
+import { arkivectorOnPath, docSection, fencedBlocks, runShell, shellCommands } from '../helpers/readme.ts';
 
 describe('README: Command line', () => {
   let devnet: Devnet;
@@ -50,7 +50,7 @@ describe('README: Command line', () => {
   });
 
   test('every command of the example block works as written, in order', { timeout: 600_000 }, async () => {
-    const [block] = fencedBlocks(readmeSection('Command line'), 'sh');
+    const [block] = fencedBlocks(docSection('cli.md', 'Command line'), 'sh');
     const commands = shellCommands(defined(block, 'the first sh block of "Command line"'));
     assert.ok(commands.length >= 10, `only ${commands.length} commands found`);
     const env = {
@@ -74,14 +74,4 @@ describe('README: Command line', () => {
       if (/search journal/.test(command)) assert.match(run.stdout, /miso/, command);
     }
   });
-});
-
-test('README: every table has exactly one delimiter row', () => {
-  const lines = README.split('\n');
-  const delimiter = /^\|(\s*:?-{3,}:?\s*\|)+$/;
-  for (const [i, line] of lines.entries()) {
-    if (!delimiter.test(line)) continue;
-    assert.ok(!delimiter.test(lines[i + 1] ?? ''), `README line ${i + 2} is a second delimiter row`);
-    assert.match(lines[i - 1] ?? '', /^\|/, `README line ${i + 1}: a delimiter row without a header row`);
-  }
 });

@@ -14,15 +14,17 @@ import {
   parseServeConfig,
   type ServeConfig,
 } from '../../src/config.ts';
-import { modelName } from '../../src/localEmbedder/catalog.ts';
+import { modelName } from '../../src/embedder/local/catalog.ts';
 import { defined } from '../helpers/defined.ts';
-import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
+import { codeSpans, docSection, tableRows } from '../helpers/readme.ts';
 
-const ROWS = tableRows(readmeSection('Configuration'), 'flag').map(([flag = '', byDefault = '', meaning = '']) => ({
-  flag: defined(/^`--([a-z-]+)/.exec(flag)?.[1], `flag in ${flag}`) as FlagName,
-  byDefault,
-  meaning,
-}));
+const ROWS = tableRows(docSection('configuration.md', 'Configuration'), 'flag').map(
+  ([flag = '', byDefault = '', meaning = '']) => ({
+    flag: defined(/^`--([a-z-]+)/.exec(flag)?.[1], `flag in ${flag}`) as FlagName,
+    byDefault,
+    meaning,
+  }),
+);
 
 // A home of its own: the defaults must not depend on the machine's environment.
 const ENV = { HOME: '/home/readme-test' };

@@ -16,12 +16,12 @@ import { defined } from '../helpers/defined.ts';
 import { rpcResult, startTestDevnet } from '../helpers/devnet.ts';
 import { startEmbedder, type EmbedderFixture } from '../helpers/embedder.ts';
 import { spawnGateway, type GatewayProcess } from '../helpers/gatewayProcess.ts';
-import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
+import { codeSpans, docSection, tableRows } from '../helpers/readme.ts';
 import { ok, startStdioNode } from '../helpers/stdioNode.ts';
 import { assertProblem, call } from '../http/fixture.ts';
 
 const ROWS = new Map(
-  tableRows(readmeSection('Deployments'), 'who').map(([who = '', command = '', gets = '']) => [
+  tableRows(docSection('deploy.md', 'Deployments'), 'who').map(([who = '', command = '', gets = '']) => [
     who,
     { command: defined(codeSpans(command)[0], command), note: command, gets },
   ]),

@@ -10,10 +10,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
+import { createLogger, type Gateway, startGateway } from '../../src/node/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
-import { readmeSection, tableRows } from '../helpers/readme.ts';
+import { docSection, tableRows } from '../helpers/readme.ts';
 import { assertProblem, call } from '../http/fixture.ts';
 
 let devnet: Devnet;
@@ -49,7 +49,7 @@ const REFUSED = [
 
 test('README Errors: the invalid_argument row names `errors: [{path, message}]`', () => {
   const row = defined(
-    tableRows(readmeSection('Errors'), 'code').find(([code]) => code === '`invalid_argument`'),
+    tableRows(docSection('README.md', 'Errors'), 'code').find(([code]) => code === '`invalid_argument`'),
     'the invalid_argument row',
   );
   assert.match(defined(row[3], 'extra fields'), /`errors: \[\{path, message\}\]`/);

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { INSTALL_COMMANDS, VERSION } from '../../src/packageInfo.ts';
 import { defined } from '../helpers/defined.ts';
-import { fencedBlocks, README, readmeSection, shellCommands } from '../helpers/readme.ts';
+import { docSection, fencedBlocks, README, shellCommands } from '../helpers/readme.ts';
 
 test('the README installs with the lines the console shows (INSTALL_COMMANDS), from npm pack', () => {
-  const [block] = fencedBlocks(readmeSection('Installing'), 'sh');
+  const [block] = fencedBlocks(docSection('README.md', 'Installing'), 'sh');
   const npmLines = shellCommands(defined(block, 'the Installing sh block'))
     .filter((line) => line.startsWith('npm '))
     .map((line) => line.replace(/\s+#.*$/, ''));

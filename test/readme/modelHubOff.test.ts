@@ -6,14 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseServeConfig } from '../../src/config.ts';
-import { connectionBanner, createLogger, startGateway } from '../../src/gateway.ts';
+import { connectionBanner, createLogger, startGateway } from '../../src/node/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
-import { readmeSection } from '../helpers/readme.ts';
+import { docSection } from '../helpers/readme.ts';
 import { call } from '../http/fixture.ts';
 
 test('README Local embedder: with --model-hub off and no model on disk, the banner and /v1/status say text is unavailable, not that it will be fetched', async () => {
-  assert.match(readmeSection('Local embedder'), /`--model-hub off` never fetches: a model not on disk is `failed`/);
+  assert.match(
+    docSection('embedders.md', 'Local embedder'),
+    /`--model-hub off` never fetches: a model not on disk is `failed`/,
+  );
   const cache = await mkdtemp(join(tmpdir(), 'arkivector-hub-off-'));
   const previous = process.env.XDG_CACHE_HOME;
   process.env.XDG_CACHE_HOME = cache;

@@ -1,5 +1,5 @@
-// README reference text as test input, without a node: the error table is the code's closed list of codes
-// with their HTTP statuses, every `arkivector serve …` line the README shows is one `serve` accepts, and the
+// The manual's reference text as test input, without a node: the error table is the code's closed list of codes
+// with their HTTP statuses, every `arkivector serve …` line the README and docs/ show is one `serve` accepts, and the
 // MCP client configurations parse and name a command that exists in a checkout and in the package; a refused
 // flag is a usage error, in a pipe too.
 import assert from 'node:assert/strict';
@@ -20,10 +20,10 @@ import {
   HTTP_REQUEST_TIMEOUT_MS,
 } from '../../src/httpDefault.ts';
 import { defined } from '../helpers/defined.ts';
-import { codeSpans, fencedBlocks, README, readmeSection, tableRows } from '../helpers/readme.ts';
+import { codeSpans, docSection, fencedBlocks, MANUAL, tableRows } from '../helpers/readme.ts';
 
 test('README Errors: the table lists every code the code can answer, with its HTTP status, and no other', () => {
-  const rows = tableRows(readmeSection('Errors'), 'code').map(([code = '', http = '']) => [
+  const rows = tableRows(docSection('README.md', 'Errors'), 'code').map(([code = '', http = '']) => [
     codeSpans(code)[0],
     Number(http),
   ]);
@@ -49,9 +49,9 @@ function serveArgs(line: string): string[] {
     );
 }
 
-test('README: every `arkivector serve …` line it shows is accepted by serve', () => {
+test('the manual: every `arkivector serve …` line the README and docs/ show is accepted by serve', () => {
   // Continued shell lines joined, so a command split over two lines is read whole.
-  const text = README.replace(/\\\n\s*/g, '');
+  const text = MANUAL.replace(/\\\n\s*/g, '');
   const lines = [...text.matchAll(/arkivector serve((?: [^`\n|]*)?)(?=[`\n|])/g)].map((m) => (m[1] ?? '').trim());
   assert.ok(lines.length >= 10, `only ${lines.length} serve lines found`);
   let parsed = 0;
@@ -64,13 +64,22 @@ test('README: every `arkivector serve …` line it shows is accepted by serve', 
   assert.ok(parsed >= 10);
 });
 
-test('README: the MCP client configurations parse, start a serve that accepts their args, with a command that exists', () => {
-  const blocks = fencedBlocks(README, 'json').filter((block) => block.includes('mcpServers'));
-  assert.ok(blocks.length >= 2, 'the Connecting and Agent memory snippets');
+test('the manual: the MCP client configurations parse, start a serve that accepts their args, with a command that exists', () => {
+  const blocks = fencedBlocks(MANUAL, 'json').filter((block) => block.includes('mcpServers'));
+  assert.ok(blocks.length >= 3, 'the Connecting and Agent memory snippets');
+  let urls = 0;
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { bin: Record<string, string>; files: string[] };
   for (const block of blocks) {
-    const config = JSON.parse(block) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    const config = JSON.parse(block) as {
+      mcpServers: Record<string, { command: string; args: string[] } | { url: string }>;
+    };
     for (const [name, server] of Object.entries(config.mcpServers)) {
+      if ('url' in server) {
+        // A client that speaks streamable HTTP: the node's MCP endpoint.
+        assert.match(server.url, /^http:\/\/127\.0\.0\.1:8787\/mcp$/, `${name}: the MCP endpoint npm start prints`);
+        urls += 1;
+        continue;
+      }
       // `arkivector` is what `npm install -g` of the package puts on PATH: the package's bin, in its files.
       assert.equal(server.command, 'arkivector', `${name}: the installed command`);
       const bin = pkg.bin[server.command];
@@ -83,8 +92,12 @@ test('README: the MCP client configurations parse, start a serve that accepts th
       assert.doesNotThrow(() => parseServeConfig(server.args.slice(1), {}), server.args.join(' '));
     }
   }
+  assert.ok(urls >= 1, 'the streamable HTTP entry (Cursor and any client)');
   // The checkout form the README names: `"command": "node"` with the absolute path of bin/arkivector.js.
-  assert.match(readmeSection('Connecting'), /"command": "node"`? with the absolute path of its `bin\/arkivector\.js`/);
+  assert.match(
+    docSection('README.md', 'Connecting'),
+    /"command": "node"`? with the absolute path of its `bin\/arkivector\.js`/,
+  );
   assert.ok(existsSync('bin/arkivector.js'));
 });
 
@@ -98,7 +111,7 @@ test('README Quick start: a refused flag is a usage error (plain line and help, 
     const [code] = (await once(child, 'exit')) as [number | null];
     return { code, stderr };
   };
-  assert.match(readmeSection('Quick start'), /a bad value such as `--live-lag x`\) is a usage error/);
+  assert.match(docSection('install.md', 'Startup errors'), /a bad value such as `--live-lag x`\) is a usage error/);
   const usage = await run(['--live-lag', 'x']);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^arkivector: --live-lag must be a number\nusage: arkivector serve /);
@@ -118,7 +131,7 @@ const DECLARED: Record<string, number> = {
 };
 
 test('README REST API: the connection limits it states are the ones src/httpDefault.ts declares', () => {
-  const section = readmeSection('REST API');
+  const section = docSection('rest.md', 'REST API');
   const rows = tableRows(section, 'what').map(([what = '', limit = '']) => [
     defined(/`(HTTP_[A-Z_]+)`/.exec(what)?.[1], what),
     limit,

@@ -7,19 +7,19 @@ import { loadAccessPolicy } from '../../src/http/index.ts';
 import * as collectionLimits from '../../src/collections/limits.ts';
 import * as limits from '../../src/service/limits.ts';
 import { defined } from '../helpers/defined.ts';
-import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
+import { codeSpans, docSection, tableRows } from '../helpers/readme.ts';
 import { assertProblem, call, STUB_WRITER, startChain, type Chain, type Node } from '../http/fixture.ts';
 
 /** A `NAME | value | what` table as a map of NAME to its number (`4,096`, `-2,147,483,648`). */
-const boundsTable = (section: string, firstHeader: string) =>
+const boundsTable = (file: string, section: string, firstHeader: string) =>
   new Map(
-    tableRows(readmeSection(section), firstHeader).map(([name = '', value = '']) => [
+    tableRows(docSection(file, section), firstHeader).map(([name = '', value = '']) => [
       defined(codeSpans(name)[0], name),
       Number(defined(/^-?[\d,.]+/.exec(value)?.[0], value).replace(/,/g, '')),
     ]),
   );
-const ROWS = boundsTable('Request limits', 'limit');
-const SCHEMA_BOUNDS = boundsTable('Writing collections with the SDK', 'bound');
+const ROWS = boundsTable('tools.md', 'Request limits', 'limit');
+const SCHEMA_BOUNDS = boundsTable('schema.md', 'Writing collections with the SDK', 'bound');
 /** Numbers of src/collections/limits.ts that are the wire format's, not bounds. */
 const WIRE_FORMAT = [
   'I32_OFFSET',
@@ -33,11 +33,11 @@ test('README Request limits: the table is every numeric bound of src/service/lim
   const declared = Object.fromEntries(Object.entries(limits).filter(([, value]) => typeof value === 'number'));
   assert.deepEqual(Object.fromEntries(ROWS), declared);
   // Entities without a ttl (and no default_ttl) are kept until deleted (test/tools/memoryLifetime.test.ts).
-  assert.match(readmeSection('Request limits'), /Entities written without a `ttl` are kept until deleted/);
+  assert.match(docSection('tools.md', 'Request limits'), /Entities written without a `ttl` are kept until deleted/);
 });
 
 test('README Writing collections: every bound of src/collections/limits.ts is documented, with its value', () => {
-  const section = readmeSection('Writing collections with the SDK');
+  const section = docSection('schema.md', 'Writing collections with the SDK');
   for (const [name, value] of Object.entries(collectionLimits)) {
     if (typeof value !== 'number' || WIRE_FORMAT.includes(name)) continue;
     // Either a row of the bounds table with its value, or named in the limits table above it.

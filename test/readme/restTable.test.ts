@@ -4,9 +4,10 @@
 // names exactly the fields the status answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createHttpApp, createMetrics, loadAccessPolicy } from '../../src/http/index.ts';
+import { createHttpApp, docsMount, createMetrics, loadAccessPolicy } from '../../src/http/index.ts';
+import { mountConsole } from '../../src/console/index.ts';
 import { defined } from '../helpers/defined.ts';
-import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
+import { codeSpans, docSection, tableRows } from '../helpers/readme.ts';
 import { createEntityAs } from '../helpers/generations.ts';
 import {
   assertProblem,
@@ -31,14 +32,16 @@ interface Row {
 }
 
 /** The table's rows, one per route: `GET /api/health`, `/api/list` is two routes of one row. */
-const ROWS: Row[] = tableRows(readmeSection('REST API'), 'route').flatMap(([route = '', scope = '', , answer = '']) => {
-  const spans = codeSpans(route);
-  const method = defined(/^[A-Z]+/.exec(spans[0] ?? '')?.[0], `method in ${route}`);
-  return spans.map((span) => ({ method, path: span.replace(/^[A-Z]+ /, ''), scope, answer }));
-});
+const ROWS: Row[] = tableRows(docSection('rest.md', 'REST API'), 'route').flatMap(
+  ([route = '', scope = '', , answer = '']) => {
+    const spans = codeSpans(route);
+    const method = defined(/^[A-Z]+/.exec(spans[0] ?? '')?.[0], `method in ${route}`);
+    return spans.map((span) => ({ method, path: span.replace(/^[A-Z]+ /, ''), scope, answer }));
+  },
+);
 
 /** A concrete path for a route template: the suite's collection and entity. */
-const concrete = (path: string) => path.replace('{c}', 'notes').replace('{ref}', 'cat');
+const concrete = (path: string) => path.replace('{c}', 'notes').replace('{ref}', 'cat').replace('{page}', 'rest.md');
 
 describe('README: the REST API table', () => {
   let chain: Chain;
@@ -77,12 +80,13 @@ describe('README: the REST API table', () => {
       metrics: createMetrics(chain.ctx),
       logger,
       mcp: { ctx: chain.ctx, logger, compat: 'kuradb' },
+      mounts: [mountConsole, docsMount()],
     });
     const served = app.routes
       .filter((r) => r.method !== 'ALL')
       .map((r) => `${r.method} ${r.path.replace(/:([a-z]+)/g, '{$1}')}`);
     const consoleRoutes = served.filter((r) => r === 'GET /' || r.startsWith('GET /console/'));
-    const webConsole = readmeSection('Web console');
+    const webConsole = docSection('console.md', 'Web console');
     for (const path of ['/', '/console/app.js', '/console/style.css', '/console/favicon.svg', '/console/node.json'])
       assert.ok(new RegExp(`\`(GET )?${path}\``).test(webConsole), `"Web console" names ${path}`);
     assert.deepEqual(consoleRoutes.sort(), ['GET /', 'GET /console/{file}', 'GET /console/node.json'].sort());
@@ -129,7 +133,7 @@ describe('README: the REST API table', () => {
   });
 
   test('the console files need no token and carry the headers "Web console" spells out', async () => {
-    const section = readmeSection('Web console');
+    const section = docSection('console.md', 'Web console');
     const paragraph = defined(
       /every console\s+response carries ([\s\S]*?)\.\n/.exec(section)?.[1],
       'the headers sentence',
@@ -164,7 +168,7 @@ describe('README: the REST API table', () => {
     // The recall rows' fields, which the section spells out in prose (the suite's collection has more than
     // 10 records, so the status lists it).
     const recall = defined(answer.body.recall[0], 'a recall row') as Record<string, unknown>;
-    const section = readmeSection('REST API');
+    const section = docSection('rest.md', 'REST API');
     const fields = defined(/`recall: \[\{([^}]+)\}\]`/.exec(section)?.[1], 'the recall fields')
       .split(',')
       .map((f) => f.trim());

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defined } from '../helpers/defined.ts';
-import { codeSpans, readmeSection, tableRows } from '../helpers/readme.ts';
+import { codeSpans, docSection, tableRows } from '../helpers/readme.ts';
 import { listedTools } from '../helpers/toolSurface.ts';
 
 /** `text` without its parenthesized asides (value lists, bounds, defaults), nested ones included. */
@@ -37,7 +37,7 @@ function topLevelFields(shape: string): string[] {
   return fields;
 }
 
-const ROWS = tableRows(readmeSection('Tools (MCP)'), 'tool').map(([tool = '', args = '', answer = '']) => {
+const ROWS = tableRows(docSection('tools.md', 'Tools (MCP)'), 'tool').map(([tool = '', args = '', answer = '']) => {
   const argSpans = codeSpans(withoutAsides(args));
   const [shape = '', ...more] = codeSpans(withoutAsides(answer));
   return {
@@ -55,7 +55,7 @@ const ROWS = tableRows(readmeSection('Tools (MCP)'), 'tool').map(([tool = '', ar
 test('README Tools (MCP): the table is the listed tools, with their arguments and answer fields', async () => {
   const tools = await listedTools();
   const kuradb = ['list_rag', 'search_rag'];
-  for (const name of kuradb) assert.match(readmeSection('KuraDB compatibility'), new RegExp(`\`${name}\``));
+  for (const name of kuradb) assert.match(docSection('kuradb.md', 'KuraDB compatibility'), new RegExp(`\`${name}\``));
   assert.deepEqual(
     ROWS.map((row) => row.name).sort(),
     tools

@@ -2,7 +2,7 @@
 // answer 503 chain_unavailable (reads of an indexed node keep answering from the last applied block).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createChainWriter, createHttpTransport } from '../../src/chain/index.ts';
+import { createArkivV1Writer, createHttpTransport } from '../../src/chain/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
 import { createCollection, listCollections, upsert, type ServiceContext } from '../../src/service/index.ts';
 import { ChainIndexer } from '../../indexer/index.ts';
@@ -14,7 +14,7 @@ test('error: chain_unavailable for reads before any block and for writes while t
   const devnet = await startTestDevnet();
   const transport = createHttpTransport({ url: devnet.url, attempts: 1 });
   const indexer = new ChainIndexer({ transport, stores: engineStores, chainId: devnet.chainId, blockTimeSeconds: 0.2 });
-  const writer = createChainWriter({
+  const writer = createArkivV1Writer({
     rpcUrl: devnet.url,
     chainId: devnet.chainId,
     privateKey: defined(devnet.accounts[0], 'devnet.accounts[0]').privateKey,

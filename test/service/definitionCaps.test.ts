@@ -5,7 +5,7 @@
 // filled in the same block.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { createChainWriter, createHttpTransport } from '../../src/chain/index.ts';
+import { createArkivV1Writer, createHttpTransport } from '../../src/chain/index.ts';
 import { encodeCollectionEntity } from '../../src/collections/index.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { engineStores } from '../../src/engine/storeFactory.ts';
@@ -49,7 +49,7 @@ function node(cap: NonNullable<IndexerOptions<never>['definitionCap']>) {
       () => indexer.stop(),
     );
     indexer.start();
-    const writer = createChainWriter({
+    const writer = createArkivV1Writer({
       rpcUrl: devnet.url,
       chainId: devnet.chainId,
       privateKey: defined(devnet.accounts[0], 'devnet.accounts[0]').privateKey,

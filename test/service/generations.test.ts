@@ -16,7 +16,7 @@ import {
   upsert,
   type ServiceContext,
 } from '../../src/service/index.ts';
-import { seedDemo } from '../../src/devnet/demo.ts';
+import { seedDemo } from '../../src/node/demo.ts';
 import { defined } from '../helpers/defined.ts';
 import { PROTOCOLS, startGeneration, type Generation } from '../helpers/generations.ts';
 

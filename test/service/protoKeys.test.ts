@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, type Gateway, startGateway } from '../../src/gateway.ts';
+import { createLogger, type Gateway, startGateway } from '../../src/node/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { assertProblem, call } from '../http/fixture.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createEmbedder } from '../../src/embedder.ts';
+import { createEmbedder } from '../../src/embedder/index.ts';
 import { createCollection, search, searchRag, upsert, type ServiceContext } from '../../src/service/index.ts';
 import { type EmbedderFixture, hashedEmbedding, startEmbedder, wordEmbedding } from '../helpers/embedder.ts';
 import { type Generation, startGeneration } from '../helpers/generations.ts';

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
+import { createLogger, startGateway, type Gateway } from '../../src/node/index.ts';
 import { batches, DELETES_PER_TX } from '../../src/service/delete.ts';
 import { decodeCursor, encodeCursor } from '../../src/service/listEntities.ts';
 import { DELETE_BY_FILTER_MAX, LIST_PINNED_MAX } from '../../src/service/limits.ts';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { createChainWriter } from '../../src/chain/index.ts';
+import { createArkivV1Writer } from '../../src/chain/index.ts';
 import { ArkivectorError, ERROR_STATUS, problemFor } from '../../src/errors.ts';
 import { createHttpApp, createMetrics, loadAccessPolicy, serveHttp } from '../../src/http/index.ts';
 import {
@@ -111,7 +111,7 @@ describe('tools: calls the caller got wrong', () => {
   });
 
   test('per-entity upsert errors carry the errors list (and index), the same on MCP and REST', async () => {
-    const writer = createChainWriter({
+    const writer = createArkivV1Writer({
       rpcUrl: chain.devnet.url,
       chainId: chain.devnet.chainId,
       privateKey: defined(chain.devnet.accounts[0], 'chain.devnet.accounts[0]').privateKey,

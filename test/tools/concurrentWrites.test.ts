@@ -15,7 +15,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet, DevnetProtocolName } from '../../src/devnet/index.ts';
-import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
+import { createLogger, startGateway, type Gateway } from '../../src/node/index.ts';
 import { rpcResult, startTestDevnet } from '../helpers/devnet.ts';
 import { createEntityAs, PROTOCOLS } from '../helpers/generations.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { devAccounts } from '../../src/devnet/accounts.ts';
-import { DEFAULT_LOCAL_MODEL, modelFolder, parseLocalModel } from '../../src/localEmbedder/index.ts';
+import { DEFAULT_LOCAL_MODEL, modelFolder, parseLocalModel } from '../../src/embedder/local/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { freePort, ok, problem, type StdioNode, startStdioNode } from '../helpers/stdioNode.ts';
 import { TINY_DIM, writeTinyModel } from '../helpers/tinyModel.ts';

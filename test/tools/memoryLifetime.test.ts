@@ -15,7 +15,7 @@ import type { Hex } from 'viem';
 import { PERMANENT_BTL, V1_UNTIL_DELETED_BTL } from '../../src/chain/index.ts';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
+import { createLogger, startGateway, type Gateway } from '../../src/node/index.ts';
 import { defined } from '../helpers/defined.ts';
 import { publicClient, rpcResult, startTestDevnet } from '../helpers/devnet.ts';
 import { PROTOCOLS } from '../helpers/generations.ts';

@@ -12,7 +12,7 @@ import {
   encodeVectorEntity,
   validateCollectionDefinition,
 } from '../../src/collections/index.ts';
-import { DEMO_NOTE_ENTITIES, seedDemo } from '../../src/devnet/demo.ts';
+import { DEMO_NOTE_ENTITIES, seedDemo } from '../../src/node/demo.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { startEmbedder } from '../helpers/embedder.ts';

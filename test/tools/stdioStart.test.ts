@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { seedDemo } from '../../src/devnet/demo.ts';
+import { seedDemo } from '../../src/node/demo.ts';
 import { startTestDevnet } from '../helpers/devnet.ts';
 import { defined } from '../helpers/defined.ts';
 

@@ -14,7 +14,7 @@ import type { CollectionDefinition } from '../../src/collections/index.ts';
 import { V1_UNTIL_DELETED_BTL } from '../../src/chain/index.ts';
 import { parseServeConfig } from '../../src/config.ts';
 import type { Devnet } from '../../src/devnet/index.ts';
-import { createLogger, startGateway, type Gateway } from '../../src/gateway.ts';
+import { createLogger, startGateway, type Gateway } from '../../src/node/index.ts';
 import { KEEPALIVE_EXTEND_BLOCKS, keepDefinitionsAlive } from '../../src/service/index.ts';
 import { publicClient, startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { definitionArgs, vectorArgs } from '../helpers/writes.ts';

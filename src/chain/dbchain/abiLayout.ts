@@ -1,7 +1,7 @@
 // The canonical ABI layout of untrusted bytes, checked before any decoder touches them. A decoder follows
 // offsets wherever they point, so hostile data can point many heads at one large tail: viem bounds the
-// result at 32 times the input, which is still gigabytes for a few megabytes of calldata (measured: 2 MB
-// took 13 s and 2.2 GB, 8 MB ran the node out of memory). In the canonical layout every offset points just
+// result at 32 times the input, which is still gigabytes for a few megabytes of calldata (enough to run
+// the node out of memory). In the canonical layout every offset points just
 // past the tail before it, so no byte is decoded twice and decoding is linear in the input.
 
 /** The part of an ABI parameter the layout depends on (viem's `AbiParameter` fits). */

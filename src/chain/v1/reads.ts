@@ -134,24 +134,3 @@ export async function forEachEntityPage(
   });
   await walkQuery(transport, query, QUERY_PAGE_LIMIT, page, visit, options);
 }
-
-/** Every entity matching `query` as of block `atBlock` (see forEachEntityPage). */
-export async function queryAllEntities(
-  transport: RpcTransport,
-  query: string,
-  atBlock: number,
-  options: PageOptions & { onPage?: (count: number) => void } = {},
-): Promise<QueriedEntity[]> {
-  const entities: QueriedEntity[] = [];
-  await forEachEntityPage(
-    transport,
-    query,
-    atBlock,
-    (page) => {
-      entities.push(...page);
-      options.onPage?.(entities.length);
-    },
-    options,
-  );
-  return entities;
-}

@@ -241,8 +241,8 @@ export function encodeStorageTransaction(ops: StorageOps): Uint8Array {
 }
 
 /**
- * The same bytes as encodeStorageTransaction, compressed on libuv's thread pool: quality 9 costs ~1 s for
- * a batch of 100 × 384-dim vectors on a loaded machine, which on the event loop held every search back.
+ * The same bytes as encodeStorageTransaction, compressed on libuv's thread pool: at quality 9 a large batch
+ * of vectors compresses slowly enough that on the event loop it held every search back.
  */
 export async function encodeStorageTransactionOffThread(ops: StorageOps): Promise<Uint8Array> {
   return brotliCompressAsync(encodeStorageOpsRlp(ops), BROTLI_OPTIONS);

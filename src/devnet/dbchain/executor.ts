@@ -28,7 +28,7 @@ import {
   type RegistryErrorName,
   type RegistryOperation,
 } from '../../chain/dbchain/index.ts';
-import { flatHex } from '../chain.ts';
+import { flatHex } from '../transactions.ts';
 import { isLive, type DbEntity, type DbEntityState } from './state.ts';
 
 /** A reverted execution: `data` is the custom error as the node returns it ('0x' when there is none). */

@@ -2,7 +2,7 @@
 // arkiv_query and arkiv_getEntityCount: typed literals (`str('it''s')`, `u64(5)`, …), `NOT (a = v)`
 // instead of `!=`, no IN or globs, `$expiresAt`/`$createdAt`; errors carry the node's codes (§4.4).
 import { getAddress } from 'viem';
-import { RpcError } from '../chain.ts';
+import { RpcError } from '../transactions.ts';
 import type { DbEntity } from './state.ts';
 import { STR_VALUE_MAX_BYTES, U64_MAX, type Cell, type CellType } from '../../chain/dbchain/index.ts';
 

@@ -3,7 +3,8 @@
 // limit and bound `b64:` cursors, arkiv_getEntity, arkiv_getEntityCount, and eth_call / eth_estimateGas
 // on the registry with custom errors as revert data.
 import { bytesToHex, concat, keccak256, numberToHex, stringToBytes, toBytes, type Address, type Hex } from 'viem';
-import { RpcError, type ChainTx, type DevnetChain, type RegistryExecutor } from '../chain.ts';
+import type { DevnetChain } from '../chain.ts';
+import { RpcError, type ChainTx, type RegistryExecutor } from '../transactions.ts';
 import { UNHANDLED, type DevnetProtocol } from '../node.ts';
 import { Revert, execute, gasFor, viewCall } from './executor.ts';
 import { compileDbQuery } from './query.ts';

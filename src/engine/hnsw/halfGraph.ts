@@ -202,13 +202,13 @@ export class HalfGraph implements Graph {
   async searchAsync(query: Float32Array, k: number, ef: number): Promise<GraphHits> {
     if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
     const kk = Math.max(1, Math.min(k, this.#capacity));
-    return this.#asyncHits(await this.#index.searchAsync(query, kk, Math.max(1, ef)));
+    return this.#asyncHits(await this.#index.searchAsync(query, { k: kk, ef: Math.max(1, ef) }));
   }
 
   /** `exact` over every label not deleted, or over `candidates` (copied when called), on a thread. `checks` is 0. */
   async exactAsync(query: Float32Array, k: number, candidates?: Uint32Array): Promise<GraphHits> {
     if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
-    return this.#asyncHits(await this.#index.exactAsync(query, Math.max(1, k), candidates));
+    return this.#asyncHits(await this.#index.exactAsync(query, { k: Math.max(1, k), candidates }));
   }
 
   /**
@@ -225,15 +225,14 @@ export class HalfGraph implements Graph {
     if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
     const kk = Math.max(1, Math.min(k, this.#capacity));
     const passing = this.#passing(allowed.count);
-    const answer = await this.#index.filteredAsync(
-      query,
-      kk,
-      Math.max(1, ef),
+    const answer = await this.#index.filteredAsync(query, {
+      k: kk,
+      ef: Math.max(1, ef),
       allowedLabels,
       passing,
-      allowed.farEf,
-      allowed.nearScale,
-    );
+      farEf: allowed.farEf,
+      nearScale: allowed.nearScale,
+    });
     // n labels, n distances, then [checks, landed].
     const n = (answer.byteLength - 8) >>> 3;
     const tail = new Uint32Array(answer, 8 * n, 2);
@@ -267,22 +266,36 @@ export class HalfGraph implements Graph {
     const q = this.#queryOf(query);
     const width = Math.max(1, ef);
     if (filter === undefined) {
-      // The unfiltered call, the one a cheap query makes (argument spreads cost more than its checks).
-      this.#index.search(q, kk, width, this.#labels, this.#distances, this.#stats);
+      // The unfiltered call, the one a cheap query makes.
+      this.#index.search(q, { k: kk, ef: width, labels: this.#labels, distances: this.#distances, stats: this.#stats });
       return this.#hits();
     }
-    const allowed = filter.allowed;
-    const out = [this.#labels, this.#distances, this.#stats] as const;
+    const { labelSlot, allowed } = filter;
+    const labels = this.#labels;
+    const distances = this.#distances;
+    const stats = this.#stats;
     if (allowed !== undefined) {
       // The ACORN-style walk: through allowed elements only, from entry points inside the set.
       const passing = this.#passing(allowed.count);
       const { farEf, nearScale } = allowed;
-      this.#index.filteredSearch(q, kk, width, ...out, filter.labelSlot, allowed.bits(), passing, farEf, nearScale);
+      const bits = allowed.bits();
+      this.#index.filteredSearch(q, {
+        k: kk,
+        ef: width,
+        labels,
+        distances,
+        stats,
+        labelSlot,
+        allowed: bits,
+        passing,
+        farEf,
+        nearScale,
+      });
       const hits = this.#hits();
       hits.landed = this.#stats[2] === 1;
       return hits;
     }
-    this.#index.search(q, kk, width, ...out, filter.labelSlot);
+    this.#index.search(q, { k: kk, ef: width, labels, distances, stats, labelSlot });
     return this.#hits();
   }
 
@@ -294,7 +307,14 @@ export class HalfGraph implements Graph {
     if (this.#index === undefined) return { labels: [], distances: [], checks: 0 };
     const kk = Math.max(1, k);
     this.#grow(kk);
-    this.#index.exactSearch(this.#queryOf(query), kk, this.#labels, this.#distances, this.#stats, candidates);
+    const q = this.#queryOf(query);
+    this.#index.exactSearch(q, {
+      k: kk,
+      labels: this.#labels,
+      distances: this.#distances,
+      stats: this.#stats,
+      candidates,
+    });
     return this.#hits();
   }
 

@@ -26,22 +26,59 @@ export type HalfIndexOptions = {
   path?: string;
 };
 
-/** The addon's index (native/src/addon.cc). Distances follow hnswlib: cosine 1 − cos, ip 1 − a·b, l2 squared. */
+/** The output buffers a synchronous search writes: room for k labels and distances, and its stats. */
+export type SearchOutputs = {
+  labels: Uint32Array;
+  distances: Float32Array;
+  /** stats[0] = hits; stats[1] = filter checks or allowed tests; stats[2] (filteredSearch, when there) = landed. */
+  stats: Int32Array;
+};
+
+/** The filtered walk's widths (filteredSearch, filteredAsync). */
+export type WalkWidths = {
+  /** The allowed set's size (an estimate is fine). */
+  passing: number;
+  /** Width when the descent does not land among allowed elements (default ef; 0: no answer). */
+  farEf?: number;
+  /** Where it lands, ef × the allowed share around the landing × nearScale (default 0: ef), at least min(ef, 2k). */
+  nearScale?: number;
+};
+
+export type SearchOptions = SearchOutputs & {
+  k: number;
+  ef: number;
+  /** label → slot (−1: invisible); alone, hnswlib's walk hides the labels it maps to −1. */
+  labelSlot?: Int32Array;
+  /** A bitset over slots (needs labelSlot). */
+  allowed?: Uint8Array;
+};
+
+export type FilteredSearchOptions = SearchOutputs &
+  WalkWidths & { k: number; ef: number; labelSlot: Int32Array; allowed?: Uint8Array };
+
+export type ExactSearchOptions = SearchOutputs & {
+  k: number;
+  /** Labels to rank (default: every element not deleted). */
+  candidates?: Uint32Array;
+};
+
+export type FilteredAsyncOptions = WalkWidths & {
+  k: number;
+  ef: number;
+  /** A bitset over labels (copied when called). */
+  allowedLabels: Uint8Array;
+};
+
+/**
+ * The addon's index (native/src/addon.cc). Distances follow hnswlib: cosine 1 − cos, ip 1 − a·b, l2 squared.
+ * A search takes the query and an options object; a bad option throws a TypeError.
+ */
 export interface HalfIndex {
   addPoint(vector: Float32Array | Uint16Array, label: number, replaceDeleted?: boolean): void;
   markDelete(label: number): void;
   resize(maxElements: number): void;
   /** Writes stats[0] = hits, stats[1] = filter checks; hits nearest first. */
-  search(
-    query: Float32Array | Uint16Array,
-    k: number,
-    ef: number,
-    labels: Uint32Array,
-    distances: Float32Array,
-    stats: Int32Array,
-    labelSlot?: Int32Array,
-    allowed?: Uint8Array,
-  ): void;
+  search(query: Float32Array | Uint16Array, options: SearchOptions): void;
   /**
    * The ACORN-style walk (native/src/filteredSearch.h): through allowed elements only, two hops past
    * the others, from entry points inside the allowed set (`passing`: its size, an estimate is fine), at
@@ -49,50 +86,23 @@ export interface HalfIndex {
    * where it does, at ef × the allowed share around the landing × `nearScale` (default 0: ef), at least
    * min(ef, 2k). Writes stats[0] = hits, stats[1] = allowed tests, stats[2] (when there) = 1 if it landed.
    */
-  filteredSearch(
-    query: Float32Array | Uint16Array,
-    k: number,
-    ef: number,
-    labels: Uint32Array,
-    distances: Float32Array,
-    stats: Int32Array,
-    labelSlot: Int32Array,
-    allowed: Uint8Array | undefined,
-    passing: number,
-    farEf?: number,
-    nearScale?: number,
-  ): void;
+  filteredSearch(query: Float32Array | Uint16Array, options: FilteredSearchOptions): void;
   /** Exact top-k over every element not deleted, or over `candidates` (labels); ties by label. */
-  exactSearch(
-    query: Float32Array | Uint16Array,
-    k: number,
-    labels: Uint32Array,
-    distances: Float32Array,
-    stats: Int32Array,
-    candidates?: Uint32Array,
-  ): void;
+  exactSearch(query: Float32Array | Uint16Array, options: ExactSearchOptions): void;
   /**
    * The unfiltered walk (search without labelSlot) on a thread of libuv's pool; addPoint, markDelete
    * and resize wait until every search in flight is done. Resolves to n uint32 labels, then their n
    * float32 distances, nearest first.
    */
-  searchAsync(query: Float32Array | Uint16Array, k: number, ef: number): Promise<ArrayBuffer>;
+  searchAsync(query: Float32Array | Uint16Array, options: { k: number; ef: number }): Promise<ArrayBuffer>;
   /** exactSearch on a thread, as searchAsync (the candidates are copied when called). */
-  exactAsync(query: Float32Array | Uint16Array, k: number, candidates?: Uint32Array): Promise<ArrayBuffer>;
+  exactAsync(query: Float32Array | Uint16Array, options: { k: number; candidates?: Uint32Array }): Promise<ArrayBuffer>;
   /**
    * filteredSearch's walk on a thread, as searchAsync, over the labels whose bit is set in `allowedLabels`
    * (a bitset over labels, copied when called). Resolves to n labels, n distances, then two uint32: the
    * allowed tests made and whether the descent landed among allowed elements (1 / 0).
    */
-  filteredAsync(
-    query: Float32Array | Uint16Array,
-    k: number,
-    ef: number,
-    allowedLabels: Uint8Array,
-    passing: number,
-    farEf?: number,
-    nearScale?: number,
-  ): Promise<ArrayBuffer>;
+  filteredAsync(query: Float32Array | Uint16Array, options: FilteredAsyncOptions): Promise<ArrayBuffer>;
   save(path: string): void;
   getHalves(label: number, out: Uint16Array): void;
   info(): { count: number; capacity: number; deleted: number; kernel: NativeKernel; elementBytes: number };

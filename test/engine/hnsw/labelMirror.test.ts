@@ -132,9 +132,9 @@ test('the label mirror stays right across adds, updates, deletes, reuse, resizes
               assert.ok(Math.abs(distances[i]! - want[i]!.d) < 1e-4, `${what}: rank ${i}`);
             }
           };
-          index.exactSearch(q, K, labels, distances, stats, candidates);
+          index.exactSearch(q, { k: K, labels, distances, stats, candidates });
           check('exact scan of candidates', eligible(candidates));
-          index.exactSearch(q, K, labels, distances, stats);
+          index.exactSearch(q, { k: K, labels, distances, stats });
           check('exact scan of all', eligible(live.keys()));
           // The walk over an allowed set of at most 100 live labels (slots: their rank among the labels).
           const all = [...live.keys(), ...deleted].sort((a, b) => a - b);
@@ -145,7 +145,16 @@ test('the label mirror stays right across adds, updates, deletes, reuse, resizes
           const bits = new Uint8Array((all.length + 8) >>> 3);
           const allowed = all.filter(() => rand() < 0.5).slice(0, 100);
           for (const l of allowed) bits[labelSlot[l]! >>> 3]! |= 1 << (labelSlot[l]! & 7);
-          index.filteredSearch(q, K, 200, labels, distances, stats, labelSlot, bits, allowed.length);
+          index.filteredSearch(q, {
+            k: K,
+            ef: 200,
+            labels,
+            distances,
+            stats,
+            labelSlot,
+            allowed: bits,
+            passing: allowed.length,
+          });
           const n = stats[0]!;
           const allowedLive = allowed.filter((l) => live.has(l));
           assert.equal(n, Math.min(K, allowedLive.length), 'walk: count');
@@ -176,7 +185,7 @@ test('a level 0 of 16 MiB or more (advised onto huge pages) keeps its answers ac
     const labels = new Uint32Array(10);
     const distances = new Float32Array(10);
     const stats = new Int32Array(3);
-    ix.exactSearch(q, 10, labels, distances, stats, candidates);
+    ix.exactSearch(q, { k: 10, labels, distances, stats, candidates });
     return [...labels.subarray(0, stats[0]!)];
   };
   try {

@@ -296,7 +296,7 @@ describe('native addon', () => {
     const { HalfIndex } = nativeAddon();
     const ix = new HalfIndex({ metric: 'cosine', dim: 4, maxElements: 4, m: 8, efConstruction: 16, seed: 1 });
     const v = new Float32Array([1, 2, 3, 4]);
-    const out = () => [new Uint32Array(10), new Float32Array(10), new Int32Array(2)] as const;
+    const out = () => ({ labels: new Uint32Array(10), distances: new Float32Array(10), stats: new Int32Array(2) });
     const bad: [string, () => unknown][] = [
       ['short vector', () => ix.addPoint(new Float32Array(3), 0)],
       ['long vector', () => ix.addPoint(new Float32Array(5), 0)],
@@ -311,17 +311,30 @@ describe('native addon', () => {
       ['NaN label', () => ix.addPoint(v, Number.NaN)],
       ['string label', () => ix.addPoint(v, '1' as unknown as number)],
       ['delete unknown', () => ix.markDelete(3)],
-      ['k 0', () => ix.search(v, 0, 10, ...out())],
-      ['k huge', () => ix.search(v, 2 ** 21, 10, ...out())],
-      ['ef NaN', () => ix.search(v, 1, Number.NaN, ...out())],
-      ['short outputs', () => ix.search(v, 11, 10, ...out())],
-      ['stats too short', () => ix.search(v, 1, 10, new Uint32Array(1), new Float32Array(1), new Int32Array(1))],
-      ['bitset without map', () => ix.search(v, 1, 10, ...out(), undefined, new Uint8Array(1))],
-      ['map of the wrong type', () => ix.search(v, 1, 10, ...out(), new Uint32Array(4) as unknown as Int32Array)],
-      ['query NaN', () => ix.exactSearch(new Float32Array([Number.NaN, 0, 0, 0]), 1, ...out())],
+      ['k 0', () => ix.search(v, { k: 0, ef: 10, ...out() })],
+      ['k huge', () => ix.search(v, { k: 2 ** 21, ef: 10, ...out() })],
+      ['ef NaN', () => ix.search(v, { k: 1, ef: Number.NaN, ...out() })],
+      ['short outputs', () => ix.search(v, { k: 11, ef: 10, ...out() })],
+      [
+        'stats too short',
+        () =>
+          ix.search(v, {
+            k: 1,
+            ef: 10,
+            labels: new Uint32Array(1),
+            distances: new Float32Array(1),
+            stats: new Int32Array(1),
+          }),
+      ],
+      ['bitset without map', () => ix.search(v, { k: 1, ef: 10, ...out(), allowed: new Uint8Array(1) })],
+      [
+        'map of the wrong type',
+        () => ix.search(v, { k: 1, ef: 10, ...out(), labelSlot: new Uint32Array(4) as unknown as Int32Array }),
+      ],
+      ['query NaN', () => ix.exactSearch(new Float32Array([Number.NaN, 0, 0, 0]), { k: 1, ...out() })],
       [
         'candidates of the wrong type',
-        () => ix.exactSearch(v, 1, ...out(), new Int32Array(2) as unknown as Uint32Array),
+        () => ix.exactSearch(v, { k: 1, ...out(), candidates: new Int32Array(2) as unknown as Uint32Array }),
       ],
       ['resize to 0', () => ix.resize(0)],
       ['dim 0', () => new HalfIndex({ metric: 'cosine', dim: 0, maxElements: 4 })],
@@ -333,6 +346,16 @@ describe('native addon', () => {
       ['unwritable path', () => ix.save('/nonexistent-dir/x.bin')],
     ];
     for (const [name, call] of bad) assert.throws(call, Error, name);
+    // A refused argument is a TypeError saying what is wrong, the options object and each option alike.
+    const refused = (message: RegExp) => ({ name: 'TypeError', code: 'ERR_ARKIVECTOR_NATIVE', message });
+    assert.throws(() => ix.search(v, undefined as never), refused(/search takes an options object/));
+    assert.throws(() => ix.exactAsync(v, 10 as never), refused(/exactAsync takes an options object/));
+    assert.throws(() => ix.search(v, { ef: 10, ...out() } as never), refused(/k must be a number/));
+    assert.throws(() => ix.search(v, { k: 1, ef: 10, ...out(), stats: [0, 0] } as never), refused(/stats must be/));
+    const tooFew = { k: 1, ef: 10, allowedLabels: new Uint8Array(1), passing: -1 };
+    assert.throws(() => ix.filteredAsync(v, tooFew), refused(/passing must be an integer/));
+    const walk = { k: 1, ef: 10, ...out(), passing: 1 };
+    assert.throws(() => ix.filteredSearch(v, walk as never), refused(/filteredSearch needs the labelSlot map/));
     // Still a working index after all that.
     for (let i = 0; i < 4; i++) ix.addPoint(new Float32Array([i + 1, 1, 0, 0]), i);
     assert.throws(() => ix.addPoint(v, 9), /full/);
@@ -340,11 +363,11 @@ describe('native addon', () => {
     assert.throws(() => ix.markDelete(2), Error);
     ix.resize(8);
     ix.addPoint(v, 9);
-    const [labels, distances, stats] = out();
-    ix.search(v, 10, 10, labels, distances, stats);
+    const { labels, distances, stats } = out();
+    ix.search(v, { k: 10, ef: 10, labels, distances, stats });
     assert.equal(stats[0], 4);
     assert.ok(!Array.from(labels.subarray(0, 4)).includes(2));
-    ix.exactSearch(v, 10, labels, distances, stats, new Uint32Array([2, 9, 12345]));
+    ix.exactSearch(v, { k: 10, labels, distances, stats, candidates: new Uint32Array([2, 9, 12345]) });
     assert.equal(stats[0], 1);
     assert.equal(labels[0], 9);
   });

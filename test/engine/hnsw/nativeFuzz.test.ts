@@ -156,16 +156,15 @@ describe('native engine fuzz (public API)', () => {
             }),
         );
         tryIt(() => new HalfIndex({ metric: 'ip', dim: 2, maxElements: 4, m: a, efConstruction: b, seed: c }));
-        const out = [new Uint32Array(16), new Float32Array(16), new Int32Array(2)] as const;
+        const out = { labels: new Uint32Array(16), distances: new Float32Array(16), stats: new Int32Array(2) };
         tryIt(() =>
-          ix.search(
-            new Float32Array([a, b, c].map((x) => (Number.isFinite(x) ? x % 100 : x))),
-            Math.trunc(a) % 20 || a,
-            b,
+          ix.search(new Float32Array([a, b, c].map((x) => (Number.isFinite(x) ? x % 100 : x))), {
+            k: Math.trunc(a) % 20 || a,
+            ef: b,
             ...out,
-          ),
+          }),
         );
-        tryIt(() => ix.exactSearch(new Float32Array([0, 0, 0]), a, ...out));
+        tryIt(() => ix.exactSearch(new Float32Array([0, 0, 0]), { k: a, ...out }));
         tryIt(() => ix.getHalves(a, new Uint16Array(3)));
         // Label 0 stays: the index must still answer it at the end.
         if (b !== 0) tryIt(() => ix.markDelete(b));
@@ -173,10 +172,10 @@ describe('native engine fuzz (public API)', () => {
       { numRuns: 300 },
     );
     // Still answering.
-    const out = [new Uint32Array(4), new Float32Array(4), new Int32Array(2)] as const;
-    ix.exactSearch(new Float32Array([1, 2, 3]), 4, ...out);
-    assert.equal(out[2][0], 1);
-    assert.equal(out[0][0], 0);
+    const out = { labels: new Uint32Array(4), distances: new Float32Array(4), stats: new Int32Array(2) };
+    ix.exactSearch(new Float32Array([1, 2, 3]), { k: 4, ...out });
+    assert.equal(out.stats[0], 1);
+    assert.equal(out.labels[0], 0);
   });
 
   test('snapshots damaged field by field (header words, link-list sizes) are refused or still answer', async () => {
@@ -252,8 +251,8 @@ describe('native engine fuzz (public API)', () => {
     ix.markDelete(2);
     ix.addPoint(new Float32Array([9, 9]), 1, true);
     ix.markDelete(1);
-    const out = [new Uint32Array(4), new Float32Array(4), new Int32Array(2)] as const;
-    ix.exactSearch(new Float32Array([0, 0]), 4, ...out);
-    assert.equal(out[2][0], 0, `label ${out[0][0]} still answers after its delete`);
+    const out = { labels: new Uint32Array(4), distances: new Float32Array(4), stats: new Int32Array(2) };
+    ix.exactSearch(new Float32Array([0, 0]), { k: 4, ...out });
+    assert.equal(out.stats[0], 0, `label ${out.labels[0]} still answers after its delete`);
   });
 });
