@@ -35,7 +35,7 @@ import { decodeVectorPayload, encodeVectorPayload, type VectorRecord } from '../
 import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../../src/engine/exact.ts';
 import { selectedEngine } from '../../src/engine/hnsw/engine.ts';
 import { CollectionStore, EF_SEARCH_SCALE, effectiveEf, METRIC_OPS } from '../../src/engine/index.ts';
-import { ENUMERATIONS_KEPT } from '../../src/engine/planner.ts';
+import { ENUMERATIONS_KEPT } from '../../src/engine/plan/enumerations.ts';
 import { benchDefinition, benchRecord } from '../../test/helpers/benchRecord.ts';
 import { clustered, mulberry32 } from '../../test/helpers/generators.ts';
 import { benchArgs, currentSuite, numberOption } from './args.ts';

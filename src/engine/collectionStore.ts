@@ -1,126 +1,77 @@
-// One collection in memory (ARCHITECTURE.md §1): live records, an HNSW graph over their float32 vectors,
+// One collection in memory (ARCHITECTURE.md §1): live records, an HNSW graph over their vectors,
 // per-attribute indexes, a keyword index over documents, and the planner on top. The chain indexer
 // stages each block with `prepare` and commits it synchronously (storeContract.ts); the tests and the
 // benchmark, which own a store alone, use `apply`. The service calls the read methods (search, count,
 // get, records, keywordSearch, hybridSearch); snapshots go through save/load.
 //
 // The store composes its phases the way pgvector splits an index: the state they share
-// (slotTable.ts: slots, labels, slab, maps), attribute columns and indexes (attributeColumns.ts),
-// insert (staging.ts), vacuum (rebuild.ts), snapshot save/load (storeSnapshot.ts); the scans (the
-// read methods, the filter cache, the tie order) live here. All writes and saves run one at a time on
-// a queue; graph rebuilds run in a worker thread beside it and are swapped in at a block boundary.
+// (slotTable.ts: slots, labels, graph, maps), attribute columns and indexes (attributeColumns.ts),
+// insert (staging.ts), vacuum (rebuild.ts), snapshot save/load (storeSnapshot.ts), and the search plan
+// (plan/: store → plan → graph and back). All writes and saves run one at a time on a queue; graph
+// rebuilds run in a worker thread beside it and are swapped in at a block boundary.
 //
 // Records read out by get and records are fresh objects carrying their own copy of the vector
 // (halfvec bytes derived from it on demand), so a caller never holds memory the store reuses. Search
 // hits (vector, keyword, hybrid) carry the store's own record summary instead, without the vector:
-// answers never show one, and a per-hit record (with a vector copy deferred past the next block)
-// cost 15–25 % of a small collection's QPS. A summary is never changed once stored (a replaced record
-// gets a new one), so a hit keeps the fields it was found with; `get(hit.record.key)` reads the vector.
+// answers never show one, and a per-hit record with a vector copy would cost a small collection much of
+// its throughput. A summary is never changed once stored (a replaced record gets a new one), so a hit keeps the
+// fields it was found with; `get(hit.record.key)` reads the vector.
 
 import {
   checkDefinitionUpdate,
   type CollectionDefinition,
-  DimensionMismatchError,
   ENTITY_KEY_FORM_REGEX,
   InvalidArgumentError,
   type VectorRecord,
 } from '../collections/index.ts';
-import { compileFilter } from './filter/compile.ts';
-import { filterCacheKey } from './filter/cacheKey.ts';
-import { estimate, leafCount } from './filter/plan.ts';
-import { buildPredicate } from './filter/predicate.ts';
+import { FilterCache } from './filter/cache.ts';
 import type { Cond } from './filter/types.ts';
-import type { GraphEngine, GraphHits } from './hnsw/graph.ts';
+import type { Graph } from './hnsw/graph.ts';
 import { effectiveEf, exactThreshold } from './hnsw/params.ts';
-import { rrf } from './keyword.ts';
-import { QUERY_VALUE_MAX } from './limits.ts';
+import { fuse, hybridK, hybridPool, vectorSide } from './hybrid.ts';
 import { metricOps } from './metrics.ts';
-import {
-  allowedCount,
-  exactSearch,
-  type AllowedMemo,
-  type PlannedResult,
-  type PlannerContext,
-  plannedOnThreads,
-  plannedSearch,
-  type SearchMode,
-  unfilteredFirstCall,
-} from './planner.ts';
+import { countPassing } from './plan/enumerations.ts';
+import { runHere } from './plan/run.ts';
+import { runOnThreads } from './plan/threads.ts';
+import { searchInKeyOrder } from './plan/ties.ts';
+import type { AllowedMemo, Plan, PlannedResult, PlannerContext } from './plan/types.ts';
+import { checkedQuery } from './queryVector.ts';
+import { recallProbe } from './recallProbe.ts';
 import { RECALL_K, type RecallEstimate, recallEstimate } from './recallEstimate.ts';
 import { GraphRebuilder, type RebuildOptions } from './rebuild.ts';
-import { RecordView, type StoredRecord } from './recordView.ts';
+import { RecordView } from './recordView.ts';
+import type {
+  FilterParams,
+  HybridAnswer,
+  HybridSearchParams,
+  KeywordAnswer,
+  KeywordSearchParams,
+  RecordSummary,
+  SearchAnswer,
+  SearchHit,
+  SearchMode,
+  SearchParams,
+} from './searchTypes.ts';
 import { SlotTable } from './slotTable.ts';
 import { type Stage, stageBlock } from './staging.ts';
 import type { StoreChanges } from './storeContract.ts';
 import { readStoreManifest, restoreStoreSnapshot, writeStoreSnapshot } from './storeSnapshot.ts';
 
-export type { SearchMode };
-
-export type SearchParams = {
-  vector: ArrayLike<number>;
-  k: number;
-  where?: string;
-  filter?: unknown;
-  efSearch?: number;
-};
-/** A search hit: the record's stored summary (read only, no vector) with its distance and score. */
-export type SearchHit = { record: RecordSummary; distance: number; score: number };
-export type SearchAnswer = { results: SearchHit[]; search_mode: SearchMode };
-export type FilterParams = { where?: string; filter?: unknown };
-export type KeywordSearchParams = { text: string; k: number; where?: string; filter?: unknown };
-export type KeywordHit = { record: RecordSummary; score: number };
-export type HybridSearchParams = {
-  vector: ArrayLike<number>;
-  text: string;
-  k: number;
-  where?: string;
-  filter?: unknown;
-};
-export type HybridHit = { record: RecordSummary; score: number; distance?: number };
 /** One block's changes: the store contract's StoreChanges. */
 export type BlockChanges = StoreChanges;
 
 /** How a store runs its graph rebuilds (logger; tests inject a worker module and phase hooks). */
 export type StoreOptions = { rebuild?: RebuildOptions };
 
-/** A record as listings see it: everything but the vector. */
-export type RecordSummary = Readonly<StoredRecord>;
 /** A store's AllowedMemo and what it was made for. */
 type Enumerations = Required<AllowedMemo> & { version: number; slotCount: number };
-/** Compiled filters kept per store, by filterCacheKey (cleared when the definition changes). */
-const FILTER_CACHE_SIZE = 256;
-/** Hybrid search ranks this many candidates per list: clamp(3k, 30, 150). */
-const HYBRID_POOL_MIN = 30;
-const HYBRID_POOL_MAX = 150;
-
-/** A sum of squares above this may hold a value beyond ±QUERY_VALUE_MAX (each value's square is at most this). */
-const QUERY_SQUARES_MAX = QUERY_VALUE_MAX * QUERY_VALUE_MAX;
-
-/**
- * Throws for the first value of a query that is not a finite number within ±QUERY_VALUE_MAX (NaN fails
- * both comparisons; out-of-range values would overflow float32 distances into NaN); returns when the
- * large sum of squares came from values all in range.
- */
-function rejectQueryValue(vector: ArrayLike<number>): void {
-  for (let i = 0; i < vector.length; i++) {
-    const x = vector[i]!;
-    if (!(x >= -QUERY_VALUE_MAX && x <= QUERY_VALUE_MAX))
-      throw new InvalidArgumentError(
-        `vector[${i}]: ${x} is not a finite number within ±${QUERY_VALUE_MAX.toExponential()}`,
-      );
-  }
-}
-
-function hybridPool(k: number): number {
-  return Math.min(HYBRID_POOL_MAX, Math.max(HYBRID_POOL_MIN, k * 3));
-}
 
 export class CollectionStore {
   readonly name: string;
   #def: CollectionDefinition;
   readonly #t: SlotTable;
   #converted = false;
-  readonly #filterCache = new Map<string, Cond | undefined>();
+  readonly #filters = new FilterCache();
   #queue: Promise<unknown> = Promise.resolve();
   #staged: Stage | undefined;
   /** Bumped when a block is staged, committed or rolled back and by definition updates (searchPinned). */
@@ -151,58 +102,17 @@ export class CollectionStore {
       t,
       name,
       () => this.#def,
-      (task) => {
-        const run = this.#queue.then(task);
-        this.#queue = run.catch(() => undefined);
-        return run;
-      },
+      (task) => this.#enqueue(task),
       options.rebuild,
     );
-    // One context object, read live through getters, so the planner always sees the current graph.
-    const enumerations = () => this.#enumerations();
-    this.#ctx = {
-      get allowedMemo() {
-        return enumerations().allowedMemo;
-      },
-      get bitsMemo() {
-        return enumerations().bitsMemo;
-      },
-      ops: t.ops,
-      get graph() {
-        return t.graph;
-      },
-      exact: {
-        get chunks() {
-          return t.vectors.chunks;
-        },
-        get live() {
-          return t.vectors.live;
-        },
-        get invNorms() {
-          return t.vectors.invNorms;
-        },
-        get slotCount() {
-          return t.slotCount;
-        },
-      },
-      get labelSlot() {
-        return t.labelSlot;
-      },
-      get slotLabel() {
-        return t.slotLabel;
-      },
-      get pending() {
-        return t.pending;
-      },
-      rows: t.columns,
-      get liveCount() {
-        return t.live;
-      },
-      index: (field) => t.columns.index(field),
-      forEachLive: (fn: (slot: number) => void) => {
-        for (let s = 0; s < t.slotCount; s++) if (t.records[s] !== undefined) fn(s);
-      },
-    };
+    this.#ctx = t.plannerContext(() => this.#enumerations());
+  }
+
+  /** Runs `task` after every write and save queued before it; a failure does not stop the queue. */
+  #enqueue<T>(task: () => T | Promise<T>): Promise<T> {
+    const run = this.#queue.then(task);
+    this.#queue = run.catch(() => undefined);
+    return run;
   }
 
   /**
@@ -222,8 +132,8 @@ export class CollectionStore {
   }
 
   /**
-   * Whether `load` converted the store from another engine's snapshot: the snapshot it came from is not
-   * this store's until it is written again (the indexer writes it at its next chance).
+   * Whether `load` converted the store from a snapshot of the retired hnswlib-node engine: the snapshot it
+   * came from is not this store's until it is written again (the indexer writes it at its next chance).
    */
   get converted(): boolean {
     return this.#converted;
@@ -236,16 +146,9 @@ export class CollectionStore {
 
   /**
    * The graph's element and deleted counts (rebuilds reset both to the live records), the elements it
-   * has room for, whether its native index exists (from the first insert on), and its engine (kept for the
-   * store's life).
+   * has room for, whether its native index exists (from the first insert on), and its engine.
    */
-  get graphStats(): {
-    elementCount: number;
-    deleted: number;
-    capacity: number;
-    allocated: boolean;
-    engine: GraphEngine;
-  } {
+  get graphStats(): Pick<Graph, 'elementCount' | 'deleted' | 'capacity' | 'allocated' | 'engine'> {
     const graph = this.#t.graph;
     return {
       elementCount: graph.elementCount,
@@ -293,7 +196,7 @@ export class CollectionStore {
     }
     this.#def = definition;
     this.#version++;
-    this.#filterCache.clear();
+    this.#filters.clear();
     this.#t.reindexAttributes(definition);
   }
 
@@ -326,7 +229,7 @@ export class CollectionStore {
    * @throws DimensionMismatchError for a record of the wrong dim (nothing is staged)
    */
   prepare(changes: BlockChanges): Promise<() => void> {
-    const run = this.#queue.then(() => {
+    const run = this.#enqueue(() => {
       this.#staged?.rollback();
       return stageBlock(this.#t, this.#def.dim, changes, {
         name: this.name,
@@ -340,7 +243,6 @@ export class CollectionStore {
         },
       });
     });
-    this.#queue = run.catch(() => undefined);
     return run.then((stage) => () => stage.commit());
   }
 
@@ -369,15 +271,7 @@ export class CollectionStore {
   }
 
   #compile(params: FilterParams): Cond | undefined {
-    if (params.where === undefined && (params.filter === undefined || params.filter === null)) return undefined;
-    const key = filterCacheKey(params);
-    if (key === undefined) return compileFilter(params, this.#def);
-    const hit = this.#filterCache.get(key);
-    if (hit !== undefined || this.#filterCache.has(key)) return hit;
-    const cond = compileFilter(params, this.#def);
-    if (this.#filterCache.size >= FILTER_CACHE_SIZE) this.#filterCache.delete(this.#filterCache.keys().next().value!);
-    this.#filterCache.set(key, cond);
-    return cond;
+    return this.#filters.compile(params, this.#def);
   }
 
   /**
@@ -385,26 +279,8 @@ export class CollectionStore {
    * @param fresh into a new buffer (one the caller keeps), not the one the next query reuses
    */
   #queryVector(vector: ArrayLike<number>, fresh = false): Float32Array {
-    if (vector.length !== this.#def.dim)
-      throw new DimensionMismatchError({ expected: this.#def.dim, got: vector.length });
-    const q = fresh ? new Float32Array(this.#def.dim) : (this.#queryBuf ??= new Float32Array(this.#def.dim));
-    // One sum of squares stands in for a range check per value (at dim 384 the copy took 0.6 µs, not 1.1):
-    // it is NaN or infinite when a value is, and above QUERY_SQUARES_MAX whenever one is out of range.
-    let squares = 0;
-    try {
-      for (let i = 0; i < q.length; i++) {
-        const x = vector[i]!;
-        q[i] = x;
-        squares += x * x;
-      }
-    } catch (conversion) {
-      // A value whose conversion to a number throws (an object with a broken toString): an earlier value
-      // may be out of range, and that is the error the caller gets, as from the value-by-value check.
-      rejectQueryValue(vector);
-      throw conversion;
-    }
-    if (!(squares <= QUERY_SQUARES_MAX)) rejectQueryValue(vector);
-    return q;
+    const dim = this.#def.dim;
+    return checkedQuery(vector, fresh ? new Float32Array(dim) : (this.#queryBuf ??= new Float32Array(dim)));
   }
 
   /**
@@ -420,14 +296,13 @@ export class CollectionStore {
   }
 
   /**
-   * `search`, with its graph calls on threads of the native engine, so the main thread serves other
-   * requests meanwhile: the first call of an unfiltered plan (the walk, or the exact scan of a small
-   * collection), and every call of a filtered one (the filtered walk, its post-filter's walk, the exact
-   * scan over the allowed records; planner.ts plannedOnThreads), the plan and the filter's allowed set
-   * staying on the main thread. Another engine, or a block staged, answers synchronously. The answer is
-   * exactly `search`'s at the moment of the call: it resolves to undefined instead when the store changed
-   * before the threads answered (a block staged, committed or rolled back, a rebuilt graph swapped in, a
-   * definition update: about once per block), and the caller asks `search` again against a fresh view.
+   * `search`, with its graph calls on the graph's threads (plan/threads.ts), so the main thread serves
+   * other requests meanwhile: the walks and the exact scans of the plan, the plan and the filter's
+   * allowed set staying on the main thread. A store with a block staged answers synchronously. The
+   * answer is exactly `search`'s at the moment of the call: it resolves to undefined instead when the
+   * store changed before the threads answered (a block staged, committed or rolled back, a rebuilt graph
+   * swapped in, a definition update: about once per block), and the caller asks `search` again against
+   * a fresh view.
    * @throws what `search` throws, before anything runs
    */
   async searchPinned(params: SearchParams): Promise<SearchAnswer | undefined> {
@@ -436,27 +311,17 @@ export class CollectionStore {
   }
 
   /** searchPinned's planned slots (undefined: the store changed meanwhile). */
-  async #slotsPinned(params: SearchParams): Promise<PlannedResult | undefined> {
+  #slotsPinned(params: SearchParams): Promise<PlannedResult | undefined> {
     const t = this.#t;
-    const graph = t.graph;
-    if (graph.searchAsync === undefined) return this.#searchSlots(params);
-    // A buffer of its own: the plan reads it again after the thread answered, and the store's buffer
+    // A buffer of its own: the plan reads it again after a thread answered, and the store's buffer
     // serves the queries made meanwhile.
-    const q = this.#queryVector(params.vector, true);
-    const cond = this.#compile(params);
-    const k = Math.min(Math.floor(params.k), t.live);
+    const plan = this.#plan(params, this.#queryVector(params.vector, true));
+    if (t.pending) return Promise.resolve(runHere(this.#ctx, plan));
     const version = this.#version;
+    const graph = t.graph;
     const changes = graph.changes;
     const unchanged = () => this.#version === version && t.graph === graph && graph.changes === changes && !t.pending;
-    if (k >= 1 && cond !== undefined && cond.t !== 'all' && !t.pending)
-      return plannedOnThreads(this.#ctx, (ctx) => this.#searchSlots(params, q, cond, undefined, ctx), unchanged);
-    const fetch = Math.min(k + 1, t.live);
-    const ef = effectiveEf(this.#def, fetch, t.live, params.efSearch);
-    const call = k >= 1 ? unfilteredFirstCall(this.#ctx, q.length, fetch, ef, cond) : undefined;
-    if (call === undefined) return this.#searchSlots(params, q, cond);
-    const first = await (call.exact ? graph.exactAsync?.(q, fetch) : graph.searchAsync(q, fetch, call.width));
-    if (!unchanged()) return undefined;
-    return this.#searchSlots(params, q, cond, first);
+    return runOnThreads(this.#ctx, plan, unchanged);
   }
 
   #answer(res: PlannedResult): SearchAnswer {
@@ -470,32 +335,9 @@ export class CollectionStore {
     return { results, search_mode: res.mode };
   }
 
-  /**
-   * One leave-one-out probe of the recall estimate (recallEstimate.ts): the `sample`-th sampled live
-   * record's vector as the query, this store's default unfiltered search against the exact scan, the
-   * record itself dropped from both answers.
-   * @returns the exact neighbours the search found, out of how many, and the mode it used; undefined
-   *   when k or fewer records are live
-   */
+  /** One leave-one-out probe of the recall estimate (recallProbe.ts). */
   recallProbe(sample: number, k: number): { found: number; wanted: number; mode: SearchMode } | undefined {
-    const t = this.#t;
-    if (t.live <= k || t.slotCount === 0) return undefined;
-    // Samples spread over the slots by the golden ratio; free slots skip to the next live one.
-    let slot = Math.floor(((sample * 0.6180339887498949 + 0.5) % 1) * t.slotCount);
-    for (let tries = 0; t.records[slot] === undefined; tries++) {
-      if (tries >= t.slotCount) return undefined;
-      slot = (slot + 1) % t.slotCount;
-    }
-    // From the slab or, in a native store, from the graph (its only copy).
-    const q = t.copy(slot);
-    const fetch = k + 1;
-    const got = plannedSearch(this.#ctx, q, fetch, effectiveEf(this.#def, fetch, t.live), undefined);
-    const truth = exactSearch(this.#ctx, q, fetch);
-    const others = (slots: number[]) => slots.filter((s) => s !== slot).slice(0, k);
-    const want = new Set(others(truth.slots));
-    let found = 0;
-    for (const s of others(got.slots)) if (want.has(s)) found++;
-    return { found, wanted: want.size, mode: got.mode };
+    return recallProbe(this.#t, this.#ctx, (fetch) => effectiveEf(this.#def, fetch, this.#t.live), sample, k);
   }
 
   /**
@@ -513,57 +355,21 @@ export class CollectionStore {
   /** Entity key of a live slot: the order of equal scores, the same on every node. */
   readonly #tieKey = (slot: number): string => this.#t.records[slot]!.key;
 
-  /**
-   * @param first the hits of the plan's first graph call, made already (searchPinned)
-   * @param ctx what the planner reads (plannedOnThreads's, whose graph calls go to threads)
-   */
-  #searchSlots(
-    params: SearchParams,
-    q = this.#queryVector(params.vector),
-    cond = this.#compile(params),
-    first?: GraphHits,
-    ctx = this.#ctx,
-  ): PlannedResult {
-    // k is validated by the caller (1–50); anything else must still not allocate k-sized buffers.
-    const k = Math.min(Math.floor(params.k), this.#t.live);
-    if (!(k >= 1)) return { slots: [], distances: [], mode: 'exact' };
-    // Equal distances are ordered by entity key, not by slot (which depends on each node's history).
-    // One more than k shows whether a tie runs past the k-th place; while it might, fetch twice as many
-    // (bounded by the live count: duplicates of one vector can tie across the whole collection).
-    let made = first;
-    for (let fetch = Math.min(k + 1, this.#t.live); ; fetch = Math.min(fetch * 2, this.#t.live)) {
-      const ef = effectiveEf(this.#def, fetch, this.#t.live, params.efSearch);
-      const res = plannedSearch(ctx, q, fetch, ef, cond, made);
-      made = undefined;
-      const n = res.slots.length;
-      const boundary = res.distances[k - 1];
-      if (n < fetch || fetch >= this.#t.live || n <= k || res.distances[n - 1] !== boundary)
-        return this.#byDistanceThenKey(res, k);
-    }
+  /** `search`'s planned slots, answered here. */
+  #searchSlots(params: SearchParams): PlannedResult {
+    return runHere(this.#ctx, this.#plan(params, this.#queryVector(params.vector)));
   }
 
-  #byDistanceThenKey(res: PlannedResult, k: number): PlannedResult {
-    // Nearly every answer arrives strictly ascending with no tie at the k-th place: keep its first k
-    // as they are, without building and sorting a keyed copy.
-    const d = res.distances;
-    const n = Math.min(d.length, k + 1);
-    let i = 1;
-    while (i < n && d[i - 1]! < d[i]!) i++;
-    if (i >= n) {
-      // Usually one past k (the tie check's): pop, not a length set (a call into the runtime).
-      if (d.length === k + 1) {
-        res.slots.pop();
-        d.pop();
-      } else if (d.length > k) {
-        res.slots.length = k;
-        d.length = k;
-      }
-      return res;
-    }
-    const order = res.slots.map((slot, i) => ({ slot, distance: res.distances[i]!, key: this.#tieKey(slot) }));
-    order.sort((a, b) => a.distance - b.distance || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const top = order.slice(0, k);
-    return { slots: top.map((o) => o.slot), distances: top.map((o) => o.distance), mode: res.mode };
+  /**
+   * The plan of a search, its filter compiled now (a bad filter throws before anything runs). k is
+   * validated by the caller (1–50); anything else must still not allocate k-sized buffers (the plan
+   * answers nothing for k < 1).
+   */
+  #plan(params: SearchParams, q: Float32Array): Plan<PlannedResult> {
+    const cond = this.#compile(params);
+    const k = Math.min(Math.floor(params.k), this.#t.live);
+    const widthOf = (fetch: number) => effectiveEf(this.#def, fetch, this.#t.live, params.efSearch);
+    return searchInKeyOrder(this.#ctx, q, k, cond, widthOf, this.#tieKey);
   }
 
   /**
@@ -573,14 +379,7 @@ export class CollectionStore {
    * @throws InvalidFilterError
    */
   count(params: FilterParams = {}): number {
-    const cond = this.#compile(params);
-    if (cond === undefined || cond.t === 'all') return this.#t.live;
-    if (cond.t !== 'and' && cond.t !== 'or') return leafCount(cond, this.#t.columns.index(cond.field));
-    const predicate = buildPredicate(cond, this.#t.columns);
-    if (estimate(cond, this.#ctx) <= this.#t.live / 2) return allowedCount(cond, this.#ctx, predicate);
-    let n = 0;
-    for (let s = 0; s < this.#t.slotCount; s++) if (this.#t.records[s] !== undefined && predicate(s)) n++;
-    return n;
+    return countPassing(this.#ctx, this.#compile(params));
   }
 
   /**
@@ -600,10 +399,7 @@ export class CollectionStore {
   }
 
   #acceptor(params: FilterParams): (slot: number) => boolean {
-    const cond = this.#compile(params);
-    const predicate = cond === undefined ? undefined : buildPredicate(cond, this.#t.columns);
-    const recs = this.#t.records;
-    return predicate === undefined ? (s) => recs[s] !== undefined : (s) => recs[s] !== undefined && predicate(s);
+    return this.#t.acceptor(this.#compile(params));
   }
 
   /**
@@ -612,7 +408,7 @@ export class CollectionStore {
    * @returns results best first with their BM25 score
    * @throws InvalidFilterError
    */
-  keywordSearch(params: KeywordSearchParams): { results: KeywordHit[] } {
+  keywordSearch(params: KeywordSearchParams): KeywordAnswer {
     const hits = this.#keywordSlots(params);
     const records = this.#t.records;
     return { results: hits.slots.map((s, i) => ({ record: records[s]!, score: hits.scores[i]! })) };
@@ -631,10 +427,10 @@ export class CollectionStore {
    * @returns fused results, best first, and the vector side's `search_mode`
    * @throws DimensionMismatchError, InvalidFilterError
    */
-  hybridSearch(params: HybridSearchParams): { results: HybridHit[]; search_mode: SearchMode } {
-    const k = this.#hybridK(params);
+  hybridSearch(params: HybridSearchParams): HybridAnswer {
+    const k = hybridK(params, this.#def.dim);
     if (!(k >= 1)) return { results: [], search_mode: 'exact' };
-    return this.#fused(params, k, this.#searchSlots(this.#hybridPool(params, k)));
+    return this.#fused(params, k, this.#searchSlots(vectorSide(params, k)));
   }
 
   /**
@@ -642,42 +438,22 @@ export class CollectionStore {
    * on the main thread once they answered); undefined when the store changed meanwhile: ask again.
    * @throws what `hybridSearch` throws, before anything runs
    */
-  async hybridSearchPinned(
-    params: HybridSearchParams,
-  ): Promise<{ results: HybridHit[]; search_mode: SearchMode } | undefined> {
-    const k = this.#hybridK(params);
+  async hybridSearchPinned(params: HybridSearchParams): Promise<HybridAnswer | undefined> {
+    const k = hybridK(params, this.#def.dim);
     if (!(k >= 1)) return { results: [], search_mode: 'exact' };
-    const vec = await this.#slotsPinned(this.#hybridPool(params, k));
+    const vec = await this.#slotsPinned(vectorSide(params, k));
     return vec === undefined ? undefined : this.#fused(params, k, vec);
   }
 
-  #hybridK(params: HybridSearchParams): number {
-    if (params.vector.length !== this.#def.dim)
-      throw new DimensionMismatchError({ expected: this.#def.dim, got: params.vector.length });
-    return Math.floor(params.k);
-  }
-
-  /** The vector side's search: the candidate pool, with the same filter. */
-  #hybridPool(params: HybridSearchParams, k: number): SearchParams {
-    return { vector: params.vector, k: hybridPool(k), where: params.where, filter: params.filter };
-  }
-
   /** The vector side's answer and the keyword side's, fused by reciprocal rank. */
-  #fused(params: HybridSearchParams, k: number, vec: PlannedResult): { results: HybridHit[]; search_mode: SearchMode } {
+  #fused(params: HybridSearchParams, k: number, vec: PlannedResult): HybridAnswer {
     const kw = this.#keywordSlots({ text: params.text, k: hybridPool(k), where: params.where, filter: params.filter });
-    const distance = new Map<number, number>();
-    for (let i = 0; i < vec.slots.length; i++) distance.set(vec.slots[i]!, vec.distances[i]!);
-    const fused = rrf([vec.slots, kw.slots])
-      .map((f) => ({ ...f, key: this.#tieKey(f.slot) }))
-      .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .slice(0, k);
+    const t = this.#t;
     const q = this.#queryVector(params.vector);
-    const results = fused.map(({ slot, score }) => ({
-      record: this.#t.records[slot]! as RecordSummary,
-      score,
-      distance: distance.get(slot) ?? this.#t.ops.distance(q, this.#t.view(slot)),
-    }));
-    return { results, search_mode: vec.mode };
+    return fuse(vec, kw.slots, k, {
+      record: (slot) => t.records[slot]!,
+      distance: (slot) => t.ops.distance(q, t.view(slot)),
+    });
   }
 
   // ---- snapshots ----
@@ -688,14 +464,12 @@ export class CollectionStore {
    * @param dir target directory
    */
   save(dir: string): Promise<void> {
-    const run = this.#queue.then(() => {
+    return this.#enqueue(() => {
       // The graph file would carry the staged labels as live elements.
       if (this.#staged !== undefined)
         throw new Error(`collection ${this.name}: cannot save while a block is staged (commit it first)`);
       return writeStoreSnapshot(dir, this.#t, this.name, this.#def);
     });
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 
   /**

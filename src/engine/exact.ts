@@ -1,9 +1,8 @@
-// Exact (brute-force) k-nearest-neighbour scan over the vector slab (binary16 patterns; float32 chunks
-// are accepted too, for benches that scan their own arrays), the hot loop behind the planner's `exact`
-// mode (small collections, narrow filters, and the fallback when the graph under-fills k).
-// Called by src/engine/planner.ts. Plain indexed loops with a 4-way unrolled dot product
-// (ARCHITECTURE.md §10.2: ~+28 % over the simple loop); halves are decoded through the 65,536-entry table in the
-// same loop (ARCHITECTURE.md §10.5: ~1.2 ns an element); the query stays float32; no allocation per candidate.
+// Exact (brute-force) k-nearest-neighbour scan in JavaScript over a vector slab (binary16 patterns;
+// float32 chunks are accepted too, for benches that scan their own arrays): the benchmarks' ground truth,
+// independent of the graph's own scan (Graph.exact), which answers the planner's `exact` mode. Plain
+// indexed loops with a 4-way unrolled dot product (ARCHITECTURE.md §10.2); halves are decoded through the
+// 65,536-entry table in the same loop; the query stays float32; no allocation per candidate.
 
 import { HALF_TO_FLOAT32 } from '../collections/index.ts';
 import type { MetricOps } from './metrics.ts';

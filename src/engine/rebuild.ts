@@ -17,8 +17,8 @@
 // back to the in-thread rebuild (which holds the store's write queue while it runs).
 
 import type { CollectionDefinition } from '../collections/index.ts';
-import { readGraph } from './hnsw/engine.ts';
 import { GRAPH_GROWTH, type Graph } from './hnsw/graph.ts';
+import { HalfGraph } from './hnsw/halfGraph.ts';
 import { REBUILD_DELETED_MIN, REBUILD_DELETED_RATIO } from './hnsw/params.ts';
 import type { StoredRecord } from './recordView.ts';
 import { buildInWorker, REBUILD_WORKER_URL, RebuildCancelledError, type WorkerBuild } from './rebuildThread.ts';
@@ -75,7 +75,7 @@ export function needsRebuild(t: SlotTable): boolean {
   return t.nextLabel > Math.max(LABEL_COMPACT_MIN, t.live * LABEL_COMPACT_RATIO);
 }
 
-/** The vector the graph should hold for a live slot (from the slab, or the current graph when it keeps them). */
+/** The vector the graph should hold for a live slot (read out of the current graph). */
 function vectorOf(t: SlotTable, slot: number): Float32Array {
   return t.view(slot);
 }
@@ -88,7 +88,7 @@ function vectorOf(t: SlotTable, slot: number): Float32Array {
  */
 export async function rebuildGraph(t: SlotTable, def: CollectionDefinition): Promise<void> {
   const capacity = rebuiltCapacity(t.live);
-  const graph = emptyGraph(t.graph.engine, t.ops, def, capacity);
+  const graph = emptyGraph(t.ops, def, capacity);
   const labelSlot = new Int32Array(Math.max(64, capacity)).fill(-1);
   const slotLabel = new Int32Array(t.slotLabel.length).fill(-1);
   let label = 0;
@@ -273,7 +273,6 @@ export class GraphRebuilder {
     const capacity = rebuiltCapacity(slots.length);
     const build = buildInWorker(
       {
-        engine: t.graph.engine,
         metric: def.metric,
         dim,
         m: def.index.m,
@@ -288,7 +287,7 @@ export class GraphRebuilder {
       await this.#options.phase?.('building');
       const path = await build.done;
       if (this.#closed) return undefined;
-      const graph = await readGraph(t.graph.engine, t.ops, dim, graphParams(def), path);
+      const graph = await HalfGraph.read(t.ops, dim, graphParams(def), path);
       if (graph.elementCount !== slots.length)
         throw new Error(`rebuilt graph holds ${graph.elementCount} elements, expected ${slots.length}`);
       const slotLabel = new Int32Array(Math.max(64, t.slotLabel.length)).fill(-1);

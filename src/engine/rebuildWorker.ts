@@ -1,20 +1,17 @@
 // Worker-thread entry of a graph rebuild (started by rebuildThread.ts): builds an HNSW graph over the
 // vectors it was handed, labels 0 … count − 1 in order, with the collection's build parameters, and
-// writes it with its engine's `write` to the path it was given. The native graph cannot cross threads,
-// so the main thread reads the file back (readGraph). Any throw reaches the main thread as the
+// writes it to the path it was given. The native graph cannot cross threads, so the main thread reads
+// the file back (HalfGraph.read). Any throw reaches the main thread as the
 // worker's 'error' event.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Metric } from '../collections/index.ts';
-import { createGraph } from './hnsw/engine.ts';
-import type { GraphEngine } from './hnsw/graph.ts';
+import { HalfGraph } from './hnsw/halfGraph.ts';
 import { metricOps } from './metrics.ts';
 
 /** What the main thread hands over (`vectors` is transferred, not copied). */
 export type RebuildTask = {
   path: string;
-  /** The store's graph engine: the rebuilt graph is of the same one. */
-  engine: GraphEngine;
   metric: Metric;
   dim: number;
   m: number;
@@ -31,8 +28,7 @@ export type RebuildDone = { written: number };
 async function build(task: RebuildTask): Promise<number> {
   const { dim, vectors } = task;
   const count = Math.floor(vectors.length / dim);
-  const graph = createGraph(
-    task.engine,
+  const graph = HalfGraph.create(
     metricOps(task.metric),
     dim,
     { m: task.m, efConstruction: task.efConstruction },

@@ -1,4 +1,4 @@
-// The node's own recall estimate per collection (issue 23 item 4), for /v1/status and the console: the
+// The node's own recall estimate per collection, for /v1/status and the console: the
 // recall@10 of the store's default unfiltered search against the exact answer, measured on a sample of
 // the collection's own records as queries (leave-one-out: the record itself is dropped from both
 // answers, so the free self-match does not count). Measured in idle time: one sampled query per turn of
@@ -6,9 +6,9 @@
 // collection grew or shrank by RECALL_STALE_CHANGE since, or RECALL_MAX_AGE_MS passed), and reported from
 // the cache meanwhile: a status call never waits for it.
 
-import type { SearchMode } from './planner.ts';
+import type { SearchMode } from './searchTypes.ts';
 
-/** Sampled queries per estimate: ± ~0.02 on recall@10 around 0.95 (binomial over 320 neighbours). */
+/** Sampled queries per estimate: enough neighbours compared for a binomial error of a few hundredths. */
 export const RECALL_SAMPLE_QUERIES = 32;
 /** The estimate is refreshed once the live count moved by this share… */
 export const RECALL_STALE_CHANGE = 0.1;

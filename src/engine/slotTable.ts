@@ -1,7 +1,7 @@
 // The state every phase of a collection store works on (ARCHITECTURE.md §1): records in dense, reused
 // *slots*, the HNSW graph that knows them by *labels* (fresh per insert, because hnswlib reuses the
-// memory of deleted elements only for new labels), the vector slab, the attribute columns, the id and
-// key maps and the keyword index. The phases (staging.ts inserts, rebuild.ts compacts, snapshot.ts
+// memory of deleted elements only for new labels) and keeps their vectors, the occupied flags, the
+// attribute columns, the id and key maps and the keyword index. The phases (staging.ts inserts, rebuild.ts compacts, snapshot.ts
 // saves and loads, collectionStore.ts reads) share it as pgvector's build/insert/scan/vacuum share an
 // index's pages; the fields are public to them and the table is not exported from the engine.
 //
@@ -11,10 +11,13 @@
 import type { CollectionDefinition } from '../collections/index.ts';
 import { grownLength } from './arrayGrowth.ts';
 import { AttributeColumns } from './attributeColumns.ts';
-import { createGraph, selectedEngine } from './hnsw/engine.ts';
-import type { Graph, GraphEngine } from './hnsw/graph.ts';
+import { buildPredicate } from './filter/predicate.ts';
+import type { Cond } from './filter/types.ts';
+import type { Graph } from './hnsw/graph.ts';
+import { HalfGraph } from './hnsw/halfGraph.ts';
 import { KeywordIndex } from './keyword.ts';
 import type { MetricOps } from './metrics.ts';
+import type { AllowedMemo, PlannerContext } from './plan/types.ts';
 import type { StoredRecord } from './recordView.ts';
 import { SlotHash } from './slotHash.ts';
 import { VectorSlab } from './vectorSlab.ts';
@@ -35,18 +38,19 @@ export function graphParams(def: CollectionDefinition): { m: number; efConstruct
   return { m: def.index.m, efConstruction: def.index.ef_construction };
 }
 
-/** A new, empty graph of an engine with the definition's build parameters. */
-export function emptyGraph(engine: GraphEngine, ops: MetricOps, def: CollectionDefinition, capacity?: number): Graph {
-  return createGraph(engine, ops, def.dim, graphParams(def), capacity);
+/** A new, empty graph with the definition's build parameters. */
+export function emptyGraph(ops: MetricOps, def: CollectionDefinition, capacity?: number): Graph {
+  return HalfGraph.create(ops, def.dim, graphParams(def), capacity);
 }
 
 export class SlotTable {
   readonly ops: MetricOps;
-  /** The store's graph; its engine (chosen when the store is created) stays for the store's life. */
+  /** The store's graph, which keeps the only copy of the vectors. */
   graph: Graph;
 
   // Per slot.
   records: (StoredRecord | undefined)[] = [];
+  /** The occupied flags (the graph keeps the vectors: the slab holds none). */
   readonly vectors: VectorSlab;
   slotLabel: Int32Array = new Int32Array(0);
   /** Attribute values by slot and their indexes, declared and meta, for the filter predicates. */
@@ -63,7 +67,7 @@ export class SlotTable {
 
   /** Live slots by record id (the ids are read back from `records`: the table holds no strings). */
   readonly byId = new SlotHash((slot) => this.records[slot]!.id);
-  /** Made when first used: an empty collection holds no MiniSearch (~3 KiB). */
+  /** Made when first used: an empty collection holds no MiniSearch. */
   #keyword: KeywordIndex | undefined;
   /** The last expiry placed: the records of a block mostly share one, and a BigInt costs ~24 bytes each. */
   #expiry = 0n;
@@ -72,9 +76,8 @@ export class SlotTable {
 
   constructor(ops: MetricOps, def: CollectionDefinition) {
     this.ops = ops;
-    this.graph = emptyGraph(selectedEngine(), ops, def);
-    // A graph that hands its vectors back (the native engine's binary16) is their only copy.
-    this.vectors = new VectorSlab(def.dim, this.graph.vector === undefined);
+    this.graph = emptyGraph(ops, def);
+    this.vectors = new VectorSlab(def.dim, false);
     this.columns = new AttributeColumns(() => this.vectors.capacity);
     this.columns.reset(def.attributes);
   }
@@ -108,31 +111,18 @@ export class SlotTable {
     return this.columns.slotOfKey(key.toLowerCase());
   }
 
-  /** Writes a slot's vector where the store keeps it (the slab; nothing when the graph keeps it). */
-  writeVector(slot: number, v: ArrayLike<number>): void {
-    if (this.vectors.holdsVectors) this.vectors.write(slot, v);
-  }
-
   /**
    * A slot's vector as float32 in a buffer reused by the next call (callers hand it straight to a graph
-   * or a distance), from the slab or from the graph under the slot's label.
+   * or a distance), read from the graph under the slot's label.
    */
   view(slot: number): Float32Array {
-    if (this.vectors.holdsVectors) return this.vectors.view(slot);
     this.#scratch ??= new Float32Array(this.vectors.dim);
-    return this.#fromGraph(slot, this.#scratch);
+    return this.graph.vector(this.slotLabel[slot]!, this.#scratch);
   }
 
   /** A copy of a slot's vector, the caller's to keep. */
   copy(slot: number): Float32Array {
-    if (this.vectors.holdsVectors) return this.vectors.copy(slot);
-    return this.#fromGraph(slot, new Float32Array(this.vectors.dim));
-  }
-
-  #fromGraph(slot: number, out: Float32Array): Float32Array {
-    const read = this.graph.vector;
-    if (read === undefined) throw new Error('the store keeps no vectors: its graph must hand them back');
-    return read.call(this.graph, this.slotLabel[slot]!, out);
+    return this.graph.vector(this.slotLabel[slot]!, new Float32Array(this.vectors.dim));
   }
 
   ensureCapacity(n: number): void {
@@ -142,7 +132,7 @@ export class SlotTable {
     this.columns.grow(cap);
   }
 
-  /** Makes a slot live; its vector is already in the slab. `rec` becomes the table's own. */
+  /** Makes a slot live; its vector is already in the graph under `label`. `rec` becomes the table's own. */
   place(slot: number, rec: StoredRecord, label: number): void {
     if (rec.expiresAt === this.#expiry) rec.expiresAt = this.#expiry;
     else this.#expiry = rec.expiresAt;
@@ -173,5 +163,51 @@ export class SlotTable {
     this.vectors.live[slot] = 0;
     this.freeSlots.push(slot);
     this.live--;
+  }
+
+  /** Whether a slot holds a live record passing `cond` (every live record without one). */
+  acceptor(cond: Cond | undefined): (slot: number) => boolean {
+    const predicate = cond === undefined ? undefined : buildPredicate(cond, this.columns);
+    const recs = this.records;
+    return predicate === undefined ? (s) => recs[s] !== undefined : (s) => recs[s] !== undefined && predicate(s);
+  }
+
+  /**
+   * What the planner reads of this table, read live through getters (so a plan sees the graph a rebuild
+   * swapped in), with the store's enumeration memo.
+   */
+  plannerContext(memo: () => Required<AllowedMemo>): PlannerContext {
+    const t = this;
+    return {
+      get allowedMemo() {
+        return memo().allowedMemo;
+      },
+      get bitsMemo() {
+        return memo().bitsMemo;
+      },
+      get graph() {
+        return t.graph;
+      },
+      get labelSlot() {
+        return t.labelSlot;
+      },
+      get slotLabel() {
+        return t.slotLabel;
+      },
+      get slotCount() {
+        return t.slotCount;
+      },
+      get pending() {
+        return t.pending;
+      },
+      rows: t.columns,
+      get liveCount() {
+        return t.live;
+      },
+      index: (field) => t.columns.index(field),
+      forEachLive: (fn: (slot: number) => void) => {
+        for (let s = 0; s < t.slotCount; s++) if (t.records[s] !== undefined) fn(s);
+      },
+    };
   }
 }

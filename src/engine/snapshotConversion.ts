@@ -1,17 +1,16 @@
-// A store snapshot of one graph engine loaded by a node whose stores use the other (an hnswlib-node
-// snapshot under the native default since issue 23, or a native one under ARKIVECTOR_ENGINE=hnswlib-node):
-// its graph is built again from the snapshot's own binary16 vectors (slot order) in a rebuild worker, so
-// switching engines never makes a node re-read its collections from the chain (on anonymous public
-// Tiramisu that is paced at 40 calls an hour). binary16 → float32 → binary16 is exact.
+// A store snapshot the retired hnswlib-node engine wrote (its graph is of no use to the native engine):
+// the graph is built again from the snapshot's own binary16 vectors (`halfvec.bin`, slot order) in a
+// rebuild worker, so upgrading never makes a node re-read its collections from the chain (a public RPC
+// paces such reads). binary16 → float32 → binary16 is exact.
 
 import { HALF_TO_FLOAT32 } from '../collections/index.ts';
 import { buildInWorker, type WorkerBuild } from './rebuildThread.ts';
 import type { RebuildTask } from './rebuildWorker.ts';
 
 /**
- * Starts the build of a graph of `task.engine` over the vectors of `slots`, label i for `slots[i]`
+ * Starts the build of a graph over the vectors of `slots`, label i for `slots[i]`
  * (compact labels, as a rebuild gives); the caller reads the file it writes, then disposes of it.
- * @param task the engine and the collection's build parameters
+ * @param task the collection's metric and build parameters
  * @param halves `halfvec.bin`: slotCount × dim little-endian binary16 values in slot order
  * @param slots the occupied slots, ascending
  * @param where the store's rebuild worker module and temporary folder

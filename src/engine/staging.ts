@@ -1,5 +1,5 @@
-// Insert phase of a collection store: stages one block's changes (vectors into the slab, graph
-// inserts under invisible labels, in slices that yield to the event loop) and hands back a synchronous
+// Insert phase of a collection store: stages one block's changes (graph inserts under invisible
+// labels, in slices that yield to the event loop) and hands back a synchronous
 // commit that makes the whole block visible at once, or a rollback that takes it out again.
 
 import { DimensionMismatchError, type VectorRecord } from '../collections/index.ts';
@@ -86,8 +86,7 @@ export async function stageBlock(
     for (let i = 0; i < incoming.length; i++) {
       const label = t.nextLabel++;
       const vector = incoming[i]!.vector;
-      t.writeVector(slots[i]!, vector);
-      t.graph.add(t.vectors.holdsVectors ? t.vectors.view(slots[i]!) : vector, label);
+      t.graph.add(vector, label);
       labels.push(label);
       stored.push(storedRecord(incoming[i]!));
       if ((i & 15) === 15 && performance.now() - t0 > SLICE_MS) {

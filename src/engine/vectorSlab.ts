@@ -17,8 +17,8 @@ import { inverseNorm, SLAB_CHUNK_SHIFT, SLAB_CHUNK_SLOTS } from './exact.ts';
 const CHUNK_MASK = SLAB_CHUNK_SLOTS - 1;
 /**
  * Slots the first chunk takes when the first vector arrives; it grows ×2 up to a full chunk. A slab that
- * holds nothing allocates nothing: an empty collection must cost next to nothing (at dim 4000 these 64
- * slots alone are 500 KiB).
+ * holds nothing allocates nothing: an empty collection must cost next to nothing (at a large dim these
+ * slots alone are hundreds of KiB).
  */
 const INITIAL_SLOTS = 64;
 

@@ -1,55 +1,42 @@
 // What the service operations need from the rest of the node: the indexer's published view (read once
 // per answer, synchronously, so an answer never mixes two blocks), chain facts, and optional embedder
 // and signer. Built once by `arkivector serve`; tests build it around a real indexer and devnet.
-import type { VectorRecord } from '../collections/index.ts';
-import type { IndexedStore, RecallEstimate } from '../engine/index.ts';
+import type {
+  FilterParams,
+  HybridAnswer,
+  HybridSearchParams,
+  IndexedStore,
+  KeywordAnswer,
+  KeywordSearchParams,
+  RecallEstimate,
+  RecordSummary,
+  SearchAnswer,
+  SearchParams,
+} from '../engine/index.ts';
 import type { DefinitionRefusal, PublishedCollection, SyncState } from '../../indexer/index.ts';
 import type { ChainWriter } from '../chain/index.ts';
 import type { Embedder } from '../embedder/types.ts';
 
 export type { Embedder, EmbedderState } from '../embedder/types.ts';
 
-type SearchMode = 'exact' | 'hnsw';
-type Filtered = { where?: string; filter?: unknown };
-
 /** A record without its vector, collection and dimension (the store's): what searches and listings hand out (the store's own object: read only). */
-export type RecordSummary = Readonly<Omit<VectorRecord, 'vector' | 'halfvec' | 'collection' | 'dim'>>;
+export type { RecordSummary };
 
-/** The read side of a collection store (the engine's CollectionStore). */
+/** The read side of a collection store (the engine's CollectionStore; the search types are the engine's). */
 export interface ReadableStore extends IndexedStore {
-  search(params: { vector: ArrayLike<number>; k: number } & Filtered): {
-    results: { record: RecordSummary; distance: number; score: number }[];
-    search_mode: SearchMode;
-  };
+  search(params: SearchParams): SearchAnswer;
   /**
    * `search` at the moment of the call, its graph walk on a thread where the engine has one (stores
    * without: absent); undefined when the store changed before it answered: ask `search` again.
    */
-  searchPinned?(params: { vector: ArrayLike<number>; k: number } & Filtered): Promise<
-    | {
-        results: { record: RecordSummary; distance: number; score: number }[];
-        search_mode: SearchMode;
-      }
-    | undefined
-  >;
-  count(params?: Filtered): number;
+  searchPinned?(params: SearchParams): Promise<SearchAnswer | undefined>;
+  count(params?: FilterParams): number;
   /** The live records passing a filter, without vectors. */
-  select(params?: Filtered): readonly RecordSummary[];
-  keywordSearch(params: { text: string; k: number } & Filtered): {
-    results: { record: RecordSummary; score: number }[];
-  };
-  hybridSearch(params: { vector: ArrayLike<number>; text: string; k: number } & Filtered): {
-    results: { record: RecordSummary; score: number; distance?: number }[];
-    search_mode: SearchMode;
-  };
+  select(params?: FilterParams): readonly RecordSummary[];
+  keywordSearch(params: KeywordSearchParams): KeywordAnswer;
+  hybridSearch(params: HybridSearchParams): HybridAnswer;
   /** `hybridSearch`, its vector part on threads as searchPinned's; undefined: the store changed, ask again. */
-  hybridSearchPinned?(params: { vector: ArrayLike<number>; text: string; k: number } & Filtered): Promise<
-    | {
-        results: { record: RecordSummary; score: number; distance?: number }[];
-        search_mode: SearchMode;
-      }
-    | undefined
-  >;
+  hybridSearchPinned?(params: HybridSearchParams): Promise<HybridAnswer | undefined>;
   /** The node's own recall estimate (null until measured; measuring starts in the background). */
   recallEstimate?(): RecallEstimate | null;
 }

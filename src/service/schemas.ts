@@ -12,7 +12,7 @@ import {
 } from '../collections/index.ts';
 import { SYNC_STATES } from '../../indexer/index.ts';
 import { QUERY_VALUE_MAX } from '../engine/limits.ts';
-import { SEARCH_MODES } from '../engine/planner.ts';
+import { SEARCH_MODES } from '../engine/index.ts';
 import {
   COLLECTIONS_LIMIT_DEFAULT,
   COLLECTIONS_LIMIT_MAX,

@@ -10,7 +10,6 @@ import { heapByGroup, heapNodes } from '../helpers/heapSnapshot.ts';
 import { nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
 import { CollectionStore } from '../../src/engine/index.ts';
 import { COLLECTION_SMALL_BYTES_MAX } from '../../src/engine/limits.ts';
-import { useEngine } from '../helpers/engineEnv.ts';
 import { definition, makeRecord } from './helpers.ts';
 
 const COLLECTIONS = 200;
@@ -22,8 +21,6 @@ const heapBytes = async () => {
 };
 
 describe('collection cost (native engine)', () => {
-  useEngine('native');
-
   test('a collection of one small vector costs at most COLLECTION_SMALL_BYTES_MAX, whatever its dim', async (t) => {
     const addon = nativeAddon();
     const cHeap = () => {

@@ -13,7 +13,7 @@ const DIM = 8;
 const vec = (i: number): number[] => Array.from({ length: DIM }, (_, j) => Math.sin(i * 7.1 + j * 1.3));
 
 describe('CollectionStore: apply and reads', () => {
-  test('a ref of the entity-key form is always a key, never the id of another entity (issue 8, item 2)', async () => {
+  test('a ref of the entity-key form is always a key, never the id of another entity', async () => {
     const store = new CollectionStore('notes', definition(DIM));
     // The impostor's id spells entity 2's key; the codec refuses such ids, the store must not depend on it.
     await store.apply({ remove: [], upsert: [makeRecord(2, vec(2)), makeRecord(3, vec(3), {}, { id: keyOf(2) })] });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts';
-import { HnswGraph } from '../../src/engine/hnsw/graph.ts';
+import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
 import { definition, makeRecord } from './helpers.ts';
 
 const DIM = 8;
@@ -32,7 +32,7 @@ describe('exact matches answer distance 0 and score 1 (cosine)', () => {
       await store.apply({ remove: [], upsert: [makeRecord(1, v)] });
       const { distance, score } = store.search({ vector: v, k: 1 }).results[0]!;
       assert.ok(distance >= 0 && distance <= 2 && score <= 1 && score >= -1, `scan ${i}: ${distance} / ${score}`);
-      const graph = HnswGraph.create(METRIC_OPS.cosine, DIM, { m: 16, efConstruction: 64 });
+      const graph = HalfGraph.create(METRIC_OPS.cosine, DIM, { m: 16, efConstruction: 64 });
       graph.add(Float32Array.from(v), 0);
       const found = graph.search(v, 1, 40);
       const d = found.distances[0]!;

@@ -1,4 +1,4 @@
-// Tests of how a collection store sizes what it keeps per vector (issue 23 item 1): the graph's capacity
+// Tests of how a collection store sizes what it keeps per vector: the graph's capacity
 // past its elements (hnswlib touches a mutex, a level and a visited mark per element of capacity), the
 // per-slot typed arrays, and string columns of values most records lack. Each bound fails under the
 // previous policy (graph ×1.5, arrays ×2, an undefined written for every slot), or with the id and key
@@ -10,7 +10,6 @@ import type { AttributeValue } from '../../src/collections/index.ts';
 import { heapByGroup, heapNodes } from '../helpers/heapSnapshot.ts';
 import { ARRAY_GROWTH, grownLength } from '../../src/engine/arrayGrowth.ts';
 import { AttributeColumns } from '../../src/engine/attributeColumns.ts';
-import { HnswGraph } from '../../src/engine/hnsw/graph.ts';
 import { GRAPH_GROWTH } from '../../src/engine/hnsw/graph.ts';
 import { HalfGraph } from '../../src/engine/hnsw/halfGraph.ts';
 import { HNSW_INITIAL_CAPACITY } from '../../src/engine/hnsw/params.ts';
@@ -30,12 +29,9 @@ function vectors(n: number, seed: number): Float32Array[] {
 }
 
 describe('store memory: what is kept beyond the vectors', () => {
-  test('a graph filled block by block has room for at most ×GRAPH_GROWTH its elements, on both engines', () => {
+  test('a graph filled block by block has room for at most ×GRAPH_GROWTH its elements', () => {
     const data = vectors(1300, 1);
-    for (const graph of [
-      HnswGraph.create(METRIC_OPS.cosine, DIM, PARAMS),
-      HalfGraph.create(METRIC_OPS.cosine, DIM, PARAMS),
-    ]) {
+    for (const graph of [HalfGraph.create(METRIC_OPS.cosine, DIM, PARAMS)]) {
       for (let i = 0; i < data.length; i += 100) {
         graph.reserve(100);
         for (let j = i; j < i + 100; j++) graph.add(data[j]!, j);

@@ -1,7 +1,8 @@
-// Tests src/engine/vectorSlab.ts and the store's use of it: vectors live once in the slab, so records
-// read out must carry the right vector and halfvec after replace, delete + slot reuse, a graph rebuild
-// and a snapshot round trip, must be the caller's own copies, and the store must not keep the arrays
-// of the records it was given. The store cases run the hnswlib-node engine, whose stores keep the slab.
+// Tests src/engine/vectorSlab.ts (the binary16 slab and the exact scan over it, the benchmarks' ground
+// truth) and the store's vectors, which live once in its graph: records read out must carry the right
+// vector and halfvec after replace, delete + slot reuse, a graph rebuild and a snapshot round trip (the
+// retired engine's, with the slab beside its graph, too), must be the caller's own copies, and the store
+// must not keep the arrays of the records it was given.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,11 +13,11 @@ import fc from 'fast-check';
 import { HALF_TO_FLOAT32, InvalidArgumentError } from '../../src/collections/index.ts';
 import { CollectionStore, METRIC_OPS } from '../../src/engine/index.ts';
 import { exactTopK, SLAB_CHUNK_SLOTS } from '../../src/engine/exact.ts';
-import { STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
+import { GRAPH_VECTORS_SNAPSHOT_FORMAT, STORE_SNAPSHOT_FORMAT } from '../../src/engine/storeSnapshot.ts';
 import { halfvecOf, VectorSlab } from '../../src/engine/vectorSlab.ts';
 import { clustered, definition, keyOf, makeRecord, mulberry32 } from './helpers.ts';
 import { rewriteFormat } from '../helpers/snapshotFiles.ts';
-import { useEngine } from '../helpers/engineEnv.ts';
+import { toOldEngineStore } from '../helpers/engineEnv.ts';
 
 const DIM = 8;
 const vec = (i: number): number[] => Array.from({ length: DIM }, (_, j) => Math.sin(i * 7.1 + j * 1.3));
@@ -199,9 +200,7 @@ describe('VectorSlab', () => {
   });
 });
 
-describe('CollectionStore: vectors kept in the slab', () => {
-  // The slab is the hnswlib-node engine's (a native store keeps its vectors in the graph).
-  useEngine('hnswlib-node');
+describe('CollectionStore: vectors kept in the graph', () => {
   test('behavior: replace by id, by key, and delete + slot reuse hand back the current vector', async () => {
     const store = new CollectionStore('slab', definition(DIM, { topic: 'str' }));
     await store.apply({ remove: [], upsert: [1, 2, 3, 4].map((i) => makeRecord(i, vec(i))) });
@@ -217,7 +216,7 @@ describe('CollectionStore: vectors kept in the slab', () => {
     assertVector(store, 'id-9', expected(9, vec(9)));
     assert.equal(store.get('id-3'), undefined);
     assert.equal(store.get('id-2'), undefined);
-    // The exact scan (small store) reads the slab: every record is its own nearest neighbour at distance ~0.
+    // The exact scan (small store) reads the graph's vectors: every record is its own nearest neighbour at distance ~0.
     for (const id of ['id-1', 'id-2b', 'id-4', 'id-9']) {
       const v = store.get(id)!.vector;
       const res = store.search({ vector: v, k: 4 });
@@ -286,7 +285,7 @@ describe('CollectionStore: vectors kept in the slab', () => {
     }
   });
 
-  test('behavior: a snapshot over several slab chunks loads the same answers, with or without its saved inverse norms; a short vector file is refused', async () => {
+  test('behavior: an old-engine snapshot over several slab chunks loads the same answers, with or without its saved inverse norms; a short vector file is refused', async () => {
     const n = 2 * SLAB_CHUNK_SLOTS + 37;
     const { vectors } = clustered(n, DIM, 41);
     const def = definition(DIM, { rank: 'i32' });
@@ -298,7 +297,7 @@ describe('CollectionStore: vectors kept in the slab', () => {
     await store.apply({ remove: [keyOf(5), keyOf(SLAB_CHUNK_SLOTS + 1)], upsert: [] });
     const dir = await mkdtemp(join(tmpdir(), 'arkivector-slab-'));
     const answers = (s: CollectionStore) => [
-      // A collection this small is scanned exactly, over the slab and its inverse norms.
+      // A collection this small is scanned exactly.
       ...[0, 1, SLAB_CHUNK_SLOTS, n - 1].flatMap((q) =>
         [{ where: 'rank < 300' }, {}].map((filter) => {
           const answer = s.search({ vector: vectors[q]!, k: 5, ...filter });
@@ -309,12 +308,13 @@ describe('CollectionStore: vectors kept in the slab', () => {
     ];
     try {
       await store.save(dir);
+      await toOldEngineStore(dir, def);
       const want = answers(store);
       assert.deepEqual(new Set(want.slice(0, -1).map((a) => a[0])), new Set(['exact']));
       const loaded = await CollectionStore.load(dir, 'slab', def);
       assert.deepEqual(answers(loaded), want);
       for (const i of [0, SLAB_CHUNK_SLOTS + 2, n - 1]) assertVector(loaded, `id-${i}`, expected(i, vectors[i]!));
-      // Without invnorms.bin the norms are computed again: the same answers, bit for bit.
+      // invnorms.bin is not needed: the graph is built from the binary16 vectors alone.
       await rm(join(dir, 'invnorms.bin'));
       assert.deepEqual(answers(await CollectionStore.load(dir, 'slab', def)), want);
       const halves = await readFile(join(dir, 'halfvec.bin'));
@@ -335,20 +335,20 @@ describe('CollectionStore: vectors kept in the slab', () => {
     const dir = await mkdtemp(join(tmpdir(), 'arkivector-slab-'));
     try {
       await store.save(dir);
-      await rewriteFormat(join(dir, 'store.json'), STORE_SNAPSHOT_FORMAT, 1);
+      await rewriteFormat(join(dir, 'store.json'), GRAPH_VECTORS_SNAPSHOT_FORMAT, 1);
       await assert.rejects(
         CollectionStore.load(dir, 'slab', definition(DIM)),
         (error: Error) =>
           error instanceof InvalidArgumentError &&
           error.message.includes('format 1') &&
-          error.message.includes(`format ${STORE_SNAPSHOT_FORMAT}`),
+          error.message.includes(`format ${STORE_SNAPSHOT_FORMAT} or ${GRAPH_VECTORS_SNAPSHOT_FORMAT}`),
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
-  test('behavior: hybrid search reports the vector distance of a keyword-only hit, read from the slab', async () => {
+  test('behavior: hybrid search reports the vector distance of a keyword-only hit, read from the graph', async () => {
     const store = new CollectionStore('slab', definition(DIM));
     const q = vec(1);
     const ids = Array.from({ length: 60 }, (_, i) => i);

@@ -203,8 +203,8 @@ export function allowedSlots(cond: Cond, src: IndexSource, predicate: SlotPredic
 
 /**
  * The live slots a filter allows as a bitset over slots 0 … slotCount − 1 (bit s & 7 of byte s >> 3), and
- * how many: what the filtered walk takes, without the ordered list allowedSlots makes (at a random 10 %
- * set of 100k, that list and a bitset made from it cost a third of the search).
+ * how many: what the filtered walk takes, without the ordered list allowedSlots makes (that list and a
+ * bitset made from it cost a sizeable part of a search over a broad set).
  */
 export function allowedBits(
   cond: Cond,

@@ -1,48 +1,50 @@
-// Which graph engine a new store uses (issue 23): arkivector's own native addon by default (binary16
-// inside the graph, kernels chosen at run time), hnswlib-node with `ARKIVECTOR_ENGINE=hnswlib-node`.
-// A store keeps the engine it was created with (its rebuilds build the same one); a snapshot records
-// it. A snapshot of the other engine is converted from its own binary16 vectors, without reading the
-// chain (storeSnapshot.ts); only an hnswlib-node node without the native addon refuses a native one.
+// The retired engine setting. Every store runs on the native graph (halfGraph.ts); the hnswlib-node store
+// engine that `ARKIVECTOR_ENGINE=hnswlib-node` used to pick is gone (hnswlib-node stays the benchmarks' raw
+// baseline). A node started with the variable set to anything but `native` warns and serves natively:
+// there is no other engine left for replicas to disagree on, and its snapshots are converted on load.
 
-import { InvalidArgumentError } from '../../collections/index.ts';
 import type { MetricOps } from '../metrics.ts';
-import { GRAPH_ENGINES, type Graph, type GraphEngine, type GraphParams, HnswGraph } from './graph.ts';
+import type { GraphEngine, GraphParams } from './graph.ts';
 import { HalfGraph } from './halfGraph.ts';
 
-/** The environment variable that selects the engine of new stores. */
+/** The environment variable that used to select the engine of new stores. */
 export const ENGINE_ENV = 'ARKIVECTOR_ENGINE';
 
 /**
- * The engine new stores use: `ARKIVECTOR_ENGINE` (native or hnswlib-node), native when unset.
- * @throws InvalidArgumentError for any other value (a typo must not silently pick the default)
+ * What a node tells its operator about the retired engine setting.
+ * @param value the setting (`ARKIVECTOR_ENGINE`), undefined when unset
+ * @returns the warning to log once, or undefined when the setting is unset, empty or `native`
+ * @example engineSettingWarning('hnswlib-node') // 'ARKIVECTOR_ENGINE="hnswlib-node" is ignored: …'
  */
-export function selectedEngine(): GraphEngine {
-  const value = process.env[ENGINE_ENV];
-  if (value === undefined || value === '') return 'native';
-  if ((GRAPH_ENGINES as readonly string[]).includes(value)) return value as GraphEngine;
-  throw new InvalidArgumentError(`${ENGINE_ENV}=${value}: expected one of ${GRAPH_ENGINES.join(', ')}`);
+export function engineSettingWarning(value: string | undefined): string | undefined {
+  if (value === undefined || value === '' || value === 'native') return undefined;
+  const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return `${ENGINE_ENV}=${shown} is ignored: the hnswlib-node store engine was retired and every store runs on the native engine (snapshots of the old engine are converted on load); unset ${ENGINE_ENV} to silence this warning`;
 }
 
-/** An empty graph of an engine. */
+let warned = false;
+
+/**
+ * The engine stores run on: always native. Reads `ARKIVECTOR_ENGINE` only to warn once (as a process
+ * warning) when it asks for something else; a caller with a logger should log `engineSettingWarning` of
+ * its parsed configuration instead.
+ */
+export function selectedEngine(): GraphEngine {
+  const warning = engineSettingWarning(process.env[ENGINE_ENV]);
+  if (warning !== undefined && !warned) {
+    warned = true;
+    process.emitWarning(warning, { code: 'ARKIVECTOR_ENGINE_RETIRED' });
+  }
+  return 'native';
+}
+
+/** An empty graph (for the measurement scripts, which name the engine they measure). */
 export function createGraph(
-  engine: GraphEngine,
+  _engine: GraphEngine,
   ops: MetricOps,
   dim: number,
   params: GraphParams,
   capacity?: number,
-): Graph {
-  return engine === 'native'
-    ? HalfGraph.create(ops, dim, params, capacity)
-    : HnswGraph.create(ops, dim, params, capacity);
-}
-
-/** A graph of an engine read from the file its `write` made. */
-export function readGraph(
-  engine: GraphEngine,
-  ops: MetricOps,
-  dim: number,
-  params: GraphParams,
-  path: string,
-): Promise<Graph> {
-  return engine === 'native' ? HalfGraph.read(ops, dim, params, path) : HnswGraph.read(ops, dim, params, path);
+): HalfGraph {
+  return HalfGraph.create(ops, dim, params, capacity);
 }

@@ -1,10 +1,9 @@
-// The native graph engine (issue 23, the default): the same Graph as graph.ts over arkivector's own
-// addon (nativeAddon.ts), whose hnswlib space keeps every vector once in binary16 and computes
-// distances from binary16 with a kernel chosen at run time. A query is rounded to binary16 too, as
-// pgvector casts a query to halfvec. Filters go down once per query as typed arrays (the label → slot
-// map, and the allowed slots as a bitset): no call into JS per visited node. As in graph.ts, the index
-// is made at the first insert: hnswlib allocates 65,536 label mutexes (~2.6 MB) per index, which an
-// empty collection must not cost (a public chain can define any number of them).
+// The graph every store runs on: Graph (graph.ts) over arkivector's own addon (nativeAddon.ts), whose
+// hnswlib space keeps every vector once in binary16 and computes distances from binary16 with a kernel
+// chosen at run time. A query is rounded to binary16 too, as pgvector casts a query to halfvec. Filters go
+// down once per query as typed arrays (the label → slot map, and the allowed slots as a bitset): no call
+// into JS per visited node. The index is made at the first insert: hnswlib allocates 65,536 label mutexes
+// per index, which an empty collection must not cost (a public chain can define any number of them).
 
 import { stat, writeFile } from 'node:fs/promises';
 import { HALF_TO_FLOAT32 } from '../../collections/index.ts';
@@ -15,7 +14,6 @@ import { HNSW_INITIAL_CAPACITY, HNSW_RANDOM_SEED } from './params.ts';
 
 export class HalfGraph implements Graph {
   readonly engine = 'native';
-  readonly filteredWalk = 'acorn';
   readonly dim: number;
   readonly ops: MetricOps;
   readonly params: GraphParams;

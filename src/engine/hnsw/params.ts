@@ -5,10 +5,10 @@
 import type { CollectionDefinition } from '../../collections/index.ts';
 
 /**
- * hnswlib's search width is `ef_search × EF_SEARCH_SCALE`. At equal ef, hnswlib-node returns lower
- * recall than pgvector (ARCHITECTURE.md §10.6, 100k × 384: 0.867 vs 0.910 at 40, 0.941 vs 0.957 at 64), and at
- * pgvector's default ef_search = 40 it gives ~0.86 — below the ≥ 0.95 recall target at defaults.
- * 2.5 puts the default at hnswlib ef = 100 (~0.97 measured there), still ~3× pgvector's QPS.
+ * hnswlib's search width is `ef_search × EF_SEARCH_SCALE`. At equal ef, hnswlib returns lower recall than
+ * pgvector (ARCHITECTURE.md §10.6), and at pgvector's default ef_search = 40 it falls below the ≥ 0.95
+ * recall target at defaults; this scale puts the default width above that target, still well above
+ * pgvector's QPS (docs/benchmarks.md).
  */
 export const EF_SEARCH_SCALE = 2.5;
 
@@ -28,15 +28,15 @@ export const HNSW_INITIAL_CAPACITY = 16;
 
 /**
  * Up to this many live records a collection is searched at its definition's width (`ef_search ×
- * EF_SEARCH_SCALE`): at 100k, on the benchmark data (ARCHITECTURE.md §10.1, m 16), the default width
- * gives recall@10 0.976 at 128 dims and 0.973 at 384 (README "Search width at scale").
+ * EF_SEARCH_SCALE`): up to there, on the benchmark data (ARCHITECTURE.md §10.1), the default width meets
+ * the recall target (README "Search width at scale").
  */
 export const WIDTH_GROWTH_FROM = 100_000;
 /**
  * Above it the width grows as `(live / WIDTH_GROWTH_FROM) ^ WIDTH_GROWTH_EXPONENT`: a graph of fixed m
- * needs a wider search for the same recall as it grows, and the width recall 0.95 needs was measured to
- * grow as a power of the size, not its logarithm (×1.5–1.7 per doubling from 100k to 1M × 128); 0.6 keeps
- * the default width 1.25–1.7× above it at each size measured (README "Search width at scale").
+ * needs a wider search for the same recall as it grows, and the width the recall target needs grows as a
+ * power of the size, not its logarithm; this exponent keeps the default width above it at each size
+ * (README "Search width at scale").
  */
 export const WIDTH_GROWTH_EXPONENT = 0.6;
 
@@ -72,8 +72,8 @@ export function effectiveEf(definition: CollectionDefinition, k: number, live: n
 
 /**
  * Below this many candidates an exact scan is faster than the graph and exact (ARCHITECTURE.md §10.2: the
- * crossover is m ≈ 4k at d = 384 and ≈ 6k at d = 128, i.e. about 1M multiply-adds; the fit
- * 3000 + 384000 / dim goes through both points).
+ * crossover lies at about a million multiply-adds, and this fit in the dimension goes through the
+ * crossovers measured there).
  * @param dim the collection's dimension
  * @returns the candidate count up to which the planner scans exactly
  * @example exactThreshold(384) // 4000
