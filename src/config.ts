@@ -118,6 +118,8 @@ export interface ServeConfig {
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   minBlockTimeoutMs: number;
   privateKeyFile?: string;
+  /** ARKIVECTOR_ENGINE: the retired engine setting, read only to warn when it asks for something but native. */
+  engineSetting?: string;
   /** ARKIVECTOR_PRIVATE_KEY: the signer's key, checked at start (never logged or echoed); wins over the file. */
   privateKey?: string;
   /** Block time of the embedded devnet, in seconds. */
@@ -358,6 +360,7 @@ export function parseServeConfig(
       1000,
     privateKeyFile: str('private-key-file'),
     privateKey: env.ARKIVECTOR_PRIVATE_KEY,
+    engineSetting: env.ARKIVECTOR_ENGINE,
     blockTime,
     chainBlockTime: rpc === undefined ? blockTime : (preset?.blockTimeSeconds ?? INDEXER_DEFAULTS.blockTimeSeconds),
     demo: get('no-demo') !== true,

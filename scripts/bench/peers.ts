@@ -121,8 +121,8 @@ function runChild(system: SystemName, job: Job): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const proc = fork(BENCH_ENTRY, childArgs(['--system', system, '--job', JSON.stringify(job)]), {
       execArgv: [...process.execArgv, '--expose-gc'],
-      // Each arkivector system names its engine, whatever the caller's environment says.
-      env: { ...process.env, [ENGINE_ENV]: system === 'arkivector-native' ? 'native' : 'hnswlib-node' },
+      // Every arkivector system runs the native engine (the only one): the retired setting is cleared.
+      env: { ...process.env, [ENGINE_ENV]: undefined },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let answer: ChildResult | undefined;

@@ -19,7 +19,7 @@ export async function startGateway(
   logger: Logger = createLogger(config.logLevel),
 ): Promise<Gateway> {
   const access = await checkHttpAccess(config);
-  announceEngine(logger);
+  announceEngine(config, logger);
   const closers = new Closers();
   try {
     await lockData(config, logger, closers);

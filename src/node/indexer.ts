@@ -4,10 +4,9 @@ import type { Logger } from 'pino';
 import type { ServeConfig } from '../config.ts';
 import {
   type CollectionStore,
-  ENGINE_ENV,
+  engineSettingWarning,
   engineStoresWith,
   nativeAddon,
-  selectedEngine,
   stopGraphRebuilds,
 } from '../engine/index.ts';
 import { ChainIndexer, logProgress, ttyProgress } from '../../indexer/index.ts';
@@ -16,13 +15,13 @@ import { offlineFirstHead, pastStarting } from './chainStart.ts';
 import type { Closers } from './closers.ts';
 
 /**
- * ARKIVECTOR_ENGINE, checked before anything starts: a misspelt engine or a native addon that was not
- * built stops the node at once (never a silent switch to the other engine: replicas would differ).
+ * The graph engine, checked before anything starts: a native addon that was not built stops the node at
+ * once. The retired ARKIVECTOR_ENGINE setting only earns a warning.
  */
-export function announceEngine(logger: Logger): void {
-  if (selectedEngine() === 'native')
-    logger.info({ kernel: nativeAddon().cpu().default }, 'graph engine: native (binary16 inside the graph)');
-  else logger.info({ env: ENGINE_ENV }, 'graph engine: hnswlib-node (float32 inside the graph)');
+export function announceEngine(config: ServeConfig, logger: Logger): void {
+  const warning = engineSettingWarning(config.engineSetting);
+  if (warning !== undefined) logger.warn(warning);
+  logger.info({ kernel: nativeAddon().cpu().default }, 'graph engine: native (binary16 inside the graph)');
 }
 
 export async function startIndexer(

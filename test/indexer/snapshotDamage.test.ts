@@ -12,7 +12,7 @@ import { createHttpTransport, type RpcTransport } from '../../src/chain/index.ts
 import type { Devnet } from '../../src/devnet/index.ts';
 import { startTestDevnet, walletClient } from '../helpers/devnet.ts';
 import { assertRebuiltFromChain } from '../helpers/indexerOracle.ts';
-import { useEngine } from '../helpers/engineEnv.ts';
+import { toOldEngineSnapshot } from '../helpers/engineEnv.ts';
 import { suiteIndexers } from '../helpers/indexers.ts';
 import { definitionArgs, openDefinition, vectorArgs } from '../helpers/writes.ts';
 
@@ -68,8 +68,8 @@ const damages: [string, (dir: string) => Promise<void>][] = [
 ];
 
 describe('indexer: damaged snapshots', () => {
-  // The damages name the hnswlib-node engine's store files (halfvec.bin, invnorms.bin beside the graph).
-  useEngine('hnswlib-node');
+  // The damages name the retired hnswlib-node engine's store files (halfvec.bin, invnorms.bin beside the
+  // graph): the pristine snapshot is rewritten into that engine's, which a node converts on load.
   let devnet: Devnet;
   let transport: RpcTransport;
   let pristine: string;
@@ -99,6 +99,7 @@ describe('indexer: damaged snapshots', () => {
     await suite.synced(first);
     await first.stop();
     assert.equal(first.counters.snapshotsWritten, 1);
+    await toOldEngineSnapshot(pristine, () => notes);
   });
   after(async () => {
     await suite.stopAll();

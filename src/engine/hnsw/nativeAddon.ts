@@ -1,8 +1,7 @@
 // Loads arkivector's own N-API addon (native/, built at install by native/build.mjs over hnswlib's
-// headers): the half-precision HNSW index behind the `native` graph engine (halfGraph.ts), the default.
-// Loaded on first use only, so a checkout whose addon was not built (`npm ci --ignore-scripts`) still
-// runs `ARKIVECTOR_ENGINE=hnswlib-node`; the native engine then fails at start (gateway.ts) with a
-// message saying how to build it, rather than a node silently running another engine than its peers.
+// headers): the half-precision HNSW index behind every store (halfGraph.ts). Loaded on first use only, so
+// the commands that hold no stores run in a checkout whose addon was not built (`npm ci --ignore-scripts`);
+// a node then fails at start (src/node/indexer.ts) with a message saying how to build it.
 
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -142,8 +141,7 @@ export function addonPath(from = dirname(fileURLToPath(import.meta.url))): strin
   throw new Error(
     'the native graph engine (the default) is not built: native/build/Release/arkivector_native.node ' +
       'is missing (was the install run with --ignore-scripts?). Build it with `node native/build.mjs` in the ' +
-      'package folder (or `npm rebuild arkivector`; needs a C++ compiler, as hnswlib-node does), or run the ' +
-      'hnswlib-node engine with ARKIVECTOR_ENGINE=hnswlib-node (a store keeps the engine it was created with)',
+      'package folder (or `npm rebuild arkivector`; needs a C++ compiler, as hnswlib-node does)',
   );
 }
 
