@@ -239,3 +239,39 @@ test('closing a ready local embedder (a normal shutdown) is not reported as a fa
     await rm(folder, { recursive: true, force: true });
   }
 });
+
+test('an installation without the model runtime says so from the start: failed, no_runtime, nothing fetched, the reinstall as the way out', async () => {
+  const undo = refuseOtherHosts();
+  const hub = await startFakeHub('someone/unfetched', 'main', files);
+  const root = await mkdtemp(join(tmpdir(), 'arkivector-noruntime-'));
+  const generation = await startGeneration('dbchain');
+  try {
+    const states: string[] = [];
+    // A package name no installation has: the same resolution failure as an install that dropped
+    // onnxruntime-node (an optional dependency whose install step failed).
+    const embedder = createLocalEmbedder(parseLocalModel('someone/unfetched'), {
+      hub: hub.url,
+      cacheRoot: root,
+      runtimePackages: ['onnxruntime-node', 'arkivector-test-absent-runtime'],
+      onState: (s) => states.push(s.state),
+    });
+    const ctx = { ...generation.ctx, embedder };
+    await assert.rejects(embedder.ready(), /arkivector-test-absent-runtime cannot be found/);
+    assert.deepEqual(states, ['failed'], 'failed at creation, before any text call, never fetching');
+    const answer = await status(ctx);
+    assert.equal(answer.embedder?.state, 'failed');
+    assert.equal(answer.embedder?.cause, 'no_runtime');
+    assert.match(answer.embedder?.error ?? '', /the packages that run a local model are not installed/);
+    assert.match(answer.embedder?.ways_out ?? '', /ONNXRUNTIME_NODE_INSTALL=skip npm install -g arkivector/);
+    assert.match(answer.embedder?.ways_out ?? '', /mode "keyword"/);
+    assert.match(instructionsFor(ctx), /It has failed: the packages that run a local model are not installed/);
+    await assert.rejects(embedder.embed('cat'), /not installed/);
+    assert.deepEqual(hub.requests, [], 'the hub was never asked');
+    await embedder.close();
+  } finally {
+    await generation.close();
+    await hub.close();
+    undo();
+    await rm(root, { recursive: true, force: true });
+  }
+});

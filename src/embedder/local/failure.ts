@@ -4,8 +4,11 @@
 import type { LocalModelRef } from './catalog.ts';
 import type { ModelFailureCause } from './modelCache.ts';
 
-/** A failed model's cause: a fetch's, or `not_cached` (fetching off), `not_a_folder`, `invalid` (does not load). */
-export type LocalFailureCause = ModelFailureCause | 'not_cached' | 'not_a_folder';
+/**
+ * A failed model's cause: a fetch's, or `not_cached` (fetching off), `not_a_folder`, `invalid` (does not
+ * load), `no_runtime` (the optional packages that run a model are not installed).
+ */
+export type LocalFailureCause = ModelFailureCause | 'not_cached' | 'not_a_folder' | 'no_runtime';
 
 /** Words for each cause, put before the detail. */
 const CAUSE_WORDS: Record<LocalFailureCause, string> = {
@@ -17,6 +20,7 @@ const CAUSE_WORDS: Record<LocalFailureCause, string> = {
   invalid: 'the model does not load',
   not_cached: 'the model is not in the cache and fetching is off',
   not_a_folder: 'the folder holds no model',
+  no_runtime: 'the packages that run a local model are not installed',
 };
 
 /** Causes another try may fix by itself (the network, the hub's mood); the rest wait for the user. */
@@ -33,16 +37,23 @@ export function retryDelayMs(cause: LocalFailureCause, failures: number, firstMs
   return Math.min(firstMs * 2 ** Math.max(0, failures - 1), Math.max(firstMs, LOCAL_RETRY_MAX_MS));
 }
 
+/** The optional packages a local model runs on, loaded by the model's worker only. */
+export const LOCAL_RUNTIME_PACKAGES = ['onnxruntime-node', '@huggingface/tokenizers'] as const;
+
 /** Every way to text that does not need this model to load here. */
-export function waysOut(ref: LocalModelRef, cacheFolder: string | undefined): string {
+export function waysOut(ref: LocalModelRef, cacheFolder: string | undefined, cause?: LocalFailureCause): string {
   const ways =
-    ref.kind === 'path'
-      ? [`put the model's files in ${ref.path} (onnx/model.onnx, tokenizer.json, tokenizer_config.json, config.json)`]
-      : [
-          `run "arkivector model pull ${ref.model.name}" on a machine that reaches the hub and copy the folder it prints to ${cacheFolder} here (used at the next text call, no restart)`,
-          '--embedder local:PATH with a model folder you have',
-          '--model-hub URL for a mirror',
-        ];
+    cause === 'no_runtime'
+      ? [
+          `install arkivector again with its optional dependencies (${LOCAL_RUNTIME_PACKAGES.join(', ')}): in a checkout "npm install", globally "ONNXRUNTIME_NODE_INSTALL=skip npm install -g arkivector" (the variable skips the runtime's CUDA download, the step that fails without access beyond the npm registry); then restart the node`,
+        ]
+      : ref.kind === 'path'
+        ? [`put the model's files in ${ref.path} (onnx/model.onnx, tokenizer.json, tokenizer_config.json, config.json)`]
+        : [
+            `run "arkivector model pull ${ref.model.name}" on a machine that reaches the hub and copy the folder it prints to ${cacheFolder} here (used at the next text call, no restart)`,
+            '--embedder local:PATH with a model folder you have',
+            '--model-hub URL for a mirror',
+          ];
   return `Ways out: ${[
     ...ways,
     '--embedder URL --embedder-model NAME for an embeddings server (Ollama, TEI, OpenAI)',

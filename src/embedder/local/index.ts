@@ -3,13 +3,21 @@
 // the first text call (or ahead of time by `arkivector model pull`), or from a folder given by path.
 // Until it is ready every text call answers embedder_unavailable saying what is being fetched or why it
 // failed; the rest of the node never waits for it.
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Embedder, EmbedderState } from '../types.ts';
 import { EmbedderUnavailableError } from '../errors.ts';
 import { siblingModule, workerEntry } from '../../workerEntry.ts';
 import { type LocalModelRef, modelName } from './catalog.ts';
 import type { EmbedReply, EmbedWorkerData } from './embedWorker.ts';
-import { describeCause, LOCAL_RETRY_AFTER_MS, type LocalFailureCause, retryDelayMs, waysOut } from './failure.ts';
+import {
+  describeCause,
+  LOCAL_RETRY_AFTER_MS,
+  LOCAL_RUNTIME_PACKAGES,
+  type LocalFailureCause,
+  retryDelayMs,
+  waysOut,
+} from './failure.ts';
 import { ensureModel, type FetchProgress, hasModelFiles, ModelFetchError, modelFolder } from './modelCache.ts';
 
 export {
@@ -51,6 +59,21 @@ export interface LocalEmbedderOptions {
   workerHeapMb?: number;
   onProgress?(progress: FetchProgress): void;
   onState?(state: EmbedderState): void;
+  /** The packages the model runs on, checked at creation (default LOCAL_RUNTIME_PACKAGES). */
+  runtimePackages?: readonly string[];
+}
+
+/** The packages of `names` that cannot be resolved from here (an install that dropped them). */
+function missingPackages(names: readonly string[]): string[] {
+  const require = createRequire(import.meta.url);
+  return names.filter((name) => {
+    try {
+      require.resolve(name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
 }
 
 export interface LocalEmbedder extends Embedder {
@@ -99,7 +122,13 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
     options.onState?.(next);
   };
 
+  // Checked once, at creation: without them no model runs here, so nothing is fetched and the node says so
+  // from its start (banner, status, instructions) instead of at the first text call.
+  const missing = missingPackages(options.runtimePackages ?? LOCAL_RUNTIME_PACKAGES);
+
   async function folder(): Promise<string> {
+    if (missing.length > 0)
+      throw new LocalModelError(`${missing.join(' and ')} cannot be found from this installation`, 'no_runtime');
     if (ref.kind === 'path') {
       if (!hasModelFiles(ref.path))
         throw new LocalModelError(
@@ -227,7 +256,7 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
           error: describeCause(cause, (error as Error).message),
           cause,
           retry_at: new Date(retryAt).toISOString(),
-          ways_out: waysOut(ref, cacheFolder),
+          ways_out: waysOut(ref, cacheFolder, cause),
         });
         throw error;
       }
@@ -291,6 +320,7 @@ export function createLocalEmbedder(ref: LocalModelRef, options: LocalEmbedderOp
 
   const known = ref.kind === 'hub' ? ref.model.dim : undefined;
   const onDisk = () => hasModelFiles(ref.kind === 'path' ? ref.path : modelFolder(root, ref.model));
+  if (missing.length > 0) start().catch(() => {});
   return {
     model: modelName(ref),
     kind: 'local',
