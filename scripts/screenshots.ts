@@ -1,5 +1,5 @@
 // `npm run screenshots`: starts `arkivector serve` on the demo devnet, opens each console page in the
-// system Chromium and writes docs/console-*.png (shown in the README). Needs /usr/bin/chromium.
+// system Chromium and writes docs/console-*.png (shown in docs/console.md). Needs /usr/bin/chromium.
 import { mkdir } from 'node:fs/promises';
 import { createLogger, startGateway } from '../src/node/index.ts';
 import { demoNodeConfig, guardedNodeConfig } from '../test/helpers/screenshotNodes.ts';

@@ -1,4 +1,4 @@
-// Configuration of `arkivector serve`: every flag of the README's "Configuration" with its
+// Configuration of `arkivector serve`: every flag of docs/configuration.md with its
 // ARKIVECTOR_<FLAG> environment twin, parsed and validated once; and those of `arkivector devnet` and
 // `arkivector model pull`. Flags win over the environment.
 import { homedir } from 'node:os';

@@ -16,7 +16,7 @@ export type Row = {
   case?: CaseName;
   /**
    * Filtered arkivector rows: `repeated` asks the same `where` text every query (its enumeration is reused
-   * within the block: README "Filters"); `fresh` spells it differently each query, more spellings than the
+   * within the block: docs/filters.md); `fresh` spells it differently each query, more spellings than the
    * store keeps, so each query enumerates it again, as the first query of a filter after a block does.
    */
   filter_memo?: 'repeated' | 'fresh';

@@ -52,7 +52,7 @@ export type ChildTask =
 
 /** What an indexer child reports; times in seconds. */
 export interface PhaseTiming {
-  /** From `start()` to the head applied: the figure the README's table gives. */
+  /** From `start()` to the head applied: the figure docs/benchmarks.md's table gives. */
   seconds: number;
   /** CPU time of the process (all threads) over `seconds`: steadier than wall time on a loaded machine. */
   cpu_seconds: number;

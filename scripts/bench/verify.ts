@@ -1,8 +1,8 @@
 // What checking an answer costs: k = 10 vector searches of a collection on the DB-chain devnet, each checked
 // with verifyAnswer against the devnet's RPC — the JSON-RPC calls, HTTP requests and milliseconds, with the
 // completeness check (the collection read whole) and without it (the block and the results only).
-// `npm run bench -- verify [--n 1000] [--dim 384] [--queries 20] [--out FILE]` (README, "Verifying an
-// answer"). The devnet runs in this process: its answers share the core with the verifier.
+// `npm run bench -- verify [--n 1000] [--dim 384] [--queries 20] [--out FILE]` (docs/verify.md).
+// The devnet runs in this process: its answers share the core with the verifier.
 import { createDbChainSource, createDbChainWriter, createHttpTransport } from '../../src/chain/index.ts';
 import { defined } from '../../src/defined.ts';
 import { startDevnet } from '../../src/devnet/index.ts';

@@ -31,7 +31,7 @@ export interface RestClientOptions {
   timeoutMs?: number;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are the REST bodies of the README's "REST API", passed through
+// biome-ignore lint/suspicious/noExplicitAny: answers are the REST bodies of docs/rest.md, passed through
 type Json = any;
 
 export class RestClient {

@@ -6,7 +6,7 @@ import { GatewayProblemError, GatewayUnreachableError, RestClient } from '../cli
 import { clientEnv, DEFAULT_GATEWAY_URL } from '../clientConfig.ts';
 import { withNegativeValues } from '../negativeValues.ts';
 
-/** Exit codes of the client commands (README "Command line"). */
+/** Exit codes of the client commands (docs/cli.md). */
 export const EXIT = {
   ok: 0,
   /** The gateway answered with a problem (a refusal: not found, invalid argument, forbidden…). */

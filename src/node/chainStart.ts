@@ -1,7 +1,7 @@
 // The first contact of a node with its RPC, bounded by one deadline for a node with a data dir: which
 // generation it speaks (`--protocol auto`, remembered by protocolMemo.ts), its chain id, and its first
 // head. A node whose data dir remembers the generation and holds a snapshot does not wait past the deadline
-// for an RPC that hangs or errs: it starts on what it remembers and serves the snapshot as `stalled` (README,
+// for an RPC that hangs or errs: it starts on what it remembers and serves the snapshot as `stalled` (docs/consistency.md,
 // "Start without the RPC") while the indexer keeps asking. Without either, it waits for the RPC as long as
 // the transport's retries do.
 import type { Logger } from 'pino';

@@ -1,5 +1,5 @@
 // keep definitions alive: a write daemon extends the collection definitions its signer owns before they
-// expire (README, "Collections expire"), so its collections do not vanish from every node. Run periodically by serve.
+// expire (docs/tools.md, "Creating collections"), so its collections do not vanish from every node. Run periodically by serve.
 import type { Hex } from 'viem';
 import { ttlToBlocks } from '../collections/index.ts';
 import { emptyBatch } from '../chain/index.ts';

@@ -54,7 +54,7 @@ export function collectionIn(view: View, name: string): PublishedCollection<Read
   return collection;
 }
 
-/** The Collection object of the README's "REST API" and "Tools (MCP)". */
+/** The Collection object of docs/rest.md and docs/tools.md. */
 export function describeCollection(view: View, c: PublishedCollection<ReadableStore>): Collection {
   const d = c.definition;
   return {

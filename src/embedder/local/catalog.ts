@@ -32,7 +32,7 @@ export interface CatalogModel {
 
 // Hashes: the hub's LFS sha256 of each file at the revision, as published by two independent projects
 // pinning this revision (model.onnx and tokenizer.json) or one (the three small JSON files); never fetched
-// from here (no hub access on the build machine). See the README's "Local embedder".
+// from here (no hub access on the build machine). See docs/embedders.md, "Local embedder".
 const CATALOG: readonly CatalogModel[] = [
   {
     name: 'all-MiniLM-L6-v2',

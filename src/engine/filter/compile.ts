@@ -1,5 +1,5 @@
 // Compiles `where` (Arkiv query language, where dialect, parsed by src/query/) and the JSON `filter` of
-// README "Filters" into the engine's Cond tree, typing every literal by the declared attribute. Called by
+// docs/filters.md into the engine's Cond tree, typing every literal by the declared attribute. Called by
 // CollectionStore for search, count, keywordSearch and hybridSearch. Every problem is an
 // InvalidFilterError: `position` for `where`, `path` for `filter`.
 
@@ -330,7 +330,7 @@ function compileJson(
 }
 
 /**
- * Compiles a JSON `filter` (README "Filters").
+ * Compiles a JSON `filter` (docs/filters.md).
  * @param filter `{"eq": {"topic": "pets"}}`, `{"and": [...]}`, …
  * @param attributes the collection's declared attributes
  * @returns the Cond tree

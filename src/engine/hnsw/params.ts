@@ -29,14 +29,14 @@ export const HNSW_INITIAL_CAPACITY = 16;
 /**
  * Up to this many live records a collection is searched at its definition's width (`ef_search ×
  * EF_SEARCH_SCALE`): up to there, on the benchmark data (ARCHITECTURE.md §10.1), the default width meets
- * the recall target (README "Search width at scale").
+ * the recall target (docs/engine.md, "Search width at scale").
  */
 export const WIDTH_GROWTH_FROM = 100_000;
 /**
  * Above it the width grows as `(live / WIDTH_GROWTH_FROM) ^ WIDTH_GROWTH_EXPONENT`: a graph of fixed m
  * needs a wider search for the same recall as it grows, and the width the recall target needs grows as a
  * power of the size, not its logarithm; this exponent keeps the default width above it at each size
- * (README "Search width at scale").
+ * (docs/engine.md, "Search width at scale").
  */
 export const WIDTH_GROWTH_EXPONENT = 0.6;
 
