@@ -1,6 +1,6 @@
 // `npm run bench -- filtered --graph`: the native engine's filtered paths, graph alone (no store):
 // the ACORN-style walk (native/src/filteredSearch.h) at two widths, the exact scan of the allowed ids, and
-// the planner's plan over them (`plan`, as planner.ts acornPlan chooses), against the unfiltered walk at
+// the planner's plan over them (`plan`, as src/engine/plan/filtered.ts chooses), against the unfiltered walk at
 // the default width, for random, clustered and far allowed sets at 10 % and 1 %. The methods alternate in chunks of queries and each is
 // timed in CPU time (the machine is shared), so the ratios to the unfiltered walk are side by side.
 // Data as ARCHITECTURE.md §10.1 (clustered, 64-d latent); ground truth from the addon's exact scan of
@@ -88,7 +88,7 @@ for (const c of cases) {
   const qs = c.queries.slice(0, NQ);
   const truth = qs.map((q) => new Set(index.exact(q, K, candidates)));
   const allowed: AllowedSet = { bits, labelSlot, passing };
-  // The planner's choices for the ACORN walk (src/engine/planner.ts acornPlan), with the store's default
+  // The planner's choices for the ACORN walk (src/engine/plan/filtered.ts and walk.ts), with the store's default
   // width and k 10: the exact scan for small sets, the post-filter where it costs one unfiltered search,
   // else the walk, narrowed by the allowed share where its descent lands among allowed elements, stopped
   // where it does not, answered then by the exact scan (within reach of it).

@@ -1,5 +1,5 @@
 // The StoreFactory the chain indexer uses (storeContract.ts): creates and loads the engine's
-// CollectionStore for each collection it resolves. Wired in by src/gateway.ts.
+// CollectionStore for each collection it resolves. Wired in by src/node/indexer.ts.
 
 import type { CollectionDefinition } from '../collections/index.ts';
 import { CollectionStore, type StoreOptions } from './collectionStore.ts';
