@@ -15,7 +15,7 @@ function embedderLine(embedder: ServiceContext['embedder']): string {
   if (embedder.kind !== 'local') return `${embedder.model} through an embeddings endpoint: text writes and text search`;
   const state = embedder.state?.();
   if (state?.state === 'failed')
-    return `${embedder.model} in this process, unavailable (text calls answer embedder_unavailable): ${state.error}`;
+    return `${embedder.model} in this process, unavailable (text calls answer embedder_unavailable): ${state.error}${state.ways_out ? `. ${state.ways_out}` : ''}`;
   const when = state?.state === 'idle' ? `; fetched from the hub at the first text call (${state.source})` : '';
   return `${embedder.model} in this process: text writes and text search${when}`;
 }
