@@ -1,6 +1,7 @@
 // What a failed local model says: its cause in words, how long the node leaves it alone (a failure that
 // another try cannot fix is not retried at every text call), and every way out, with the paths and names
 // that apply to this node.
+import { INSTALL_COMMANDS } from '../../packageInfo.ts';
 import type { LocalModelRef } from './catalog.ts';
 import type { ModelFailureCause } from './modelCache.ts';
 
@@ -45,7 +46,7 @@ export function waysOut(ref: LocalModelRef, cacheFolder: string | undefined, cau
   const ways =
     cause === 'no_runtime'
       ? [
-          `install arkivector again with its optional dependencies (${LOCAL_RUNTIME_PACKAGES.join(', ')}): in a checkout "npm install", globally "ONNXRUNTIME_NODE_INSTALL=skip npm install -g arkivector" (the variable skips the runtime's CUDA download, the step that fails without access beyond the npm registry); then restart the node`,
+          `install arkivector again with its optional dependencies (${LOCAL_RUNTIME_PACKAGES.join(', ')}): in a checkout "npm install", for the command "ONNXRUNTIME_NODE_INSTALL=skip ${INSTALL_COMMANDS.at(-1)}" (the variable skips the runtime's CUDA download, the step that fails without access beyond the npm registry); then restart the node`,
         ]
       : ref.kind === 'path'
         ? [`put the model's files in ${ref.path} (onnx/model.onnx, tokenizer.json, tokenizer_config.json, config.json)`]
