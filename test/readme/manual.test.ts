@@ -177,3 +177,9 @@ test('every shell command the README and docs/ show names a program, an npm scri
   for (const command of commands)
     assert.ok(await answersHelp(command.split(' ')), `arkivector ${command} --help does not answer`);
 });
+
+test('the README says how to run the tests, with a script that exists', () => {
+  const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+  assert.match(docSection('README.md', 'Quick start'), /`npm test` runs the test suite/);
+  assert.ok(scripts.test, 'package.json has a test script');
+});
