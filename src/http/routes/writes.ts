@@ -3,7 +3,20 @@
 import { createCollection, deleteEntities, upsert } from '../../service/index.ts';
 import { withCollection, writeBody } from '../body.ts';
 import { defined, pathParam, queryBoolean, queryJson } from '../params.ts';
-import type { RouteDefinition } from '../types.ts';
+import type { Ctx, RouteDefinition } from '../types.ts';
+
+/**
+ * A delete's arguments: the collection from the path and what selects the entities, then the query's
+ * `dry_run` (a dry run unless dry_run=false, like the tool) and `wait`.
+ */
+function deleteArgs(c: Ctx, selection: Record<string, unknown>): Record<string, unknown> {
+  return defined({
+    collection: pathParam(c, 'c'),
+    ...selection,
+    dry_run: queryBoolean(c.req.query('dry_run')),
+    wait: c.req.query('wait'),
+  });
+}
 
 export const WRITE_ROUTES: readonly RouteDefinition[] = [
   {
@@ -22,19 +35,7 @@ export const WRITE_ROUTES: readonly RouteDefinition[] = [
     method: 'DELETE',
     path: '/v1/collections/:c/entities/:ref',
     scope: 'write',
-    handler: async (c, { ctx }) =>
-      c.json(
-        await deleteEntities(
-          ctx,
-          defined({
-            collection: pathParam(c, 'c'),
-            refs: [pathParam(c, 'ref')],
-            // A dry run unless dry_run=false, like every other delete (the tool, the delete by filter).
-            dry_run: queryBoolean(c.req.query('dry_run')),
-            wait: c.req.query('wait'),
-          }),
-        ),
-      ),
+    handler: async (c, { ctx }) => c.json(await deleteEntities(ctx, deleteArgs(c, { refs: [pathParam(c, 'ref')] }))),
   },
   {
     // Delete by filter (or several refs): the arguments of arkivector_delete as query parameters, dry run
@@ -46,13 +47,10 @@ export const WRITE_ROUTES: readonly RouteDefinition[] = [
       c.json(
         await deleteEntities(
           ctx,
-          defined({
-            collection: pathParam(c, 'c'),
+          deleteArgs(c, {
             refs: c.req.queries('ref'),
             where: c.req.query('where'),
             filter: queryJson(c.req.query('filter'), 'filter'),
-            dry_run: queryBoolean(c.req.query('dry_run')),
-            wait: c.req.query('wait'),
           }),
         ),
       ),
