@@ -9,7 +9,7 @@ import { z } from 'zod';
 // load the indexer (and the engine's native addon) to learn three defaults.
 import { INDEXER_DEFAULTS, RPC_BUDGET } from '../indexer/defaults.ts';
 import { CHAINS, PROTOCOLS, type Protocol } from './chainPresets.ts';
-import { DEVNET_DEFAULTS, DEVNET_PROTOCOLS, type DevnetProtocolName } from './devnet/index.ts';
+import { DEVNET_DEFAULTS, DEVNET_PROTOCOLS, type DevnetProtocolName } from './devnet/defaults.ts';
 import { HTTP_DEFAULT } from './httpDefault.ts';
 import { KURADB_ENDPOINT_DEFAULT } from './kuradbEndpoint.ts';
 import { type LocalModelRef, MODEL_HUB_DEFAULT, parseLocalModel } from './embedder/local/catalog.ts';

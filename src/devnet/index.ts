@@ -6,10 +6,9 @@ import { DbChainProtocol } from './dbchain/rpc.ts';
 import { DevnetNode, type ReorgResult } from './node.ts';
 import { serveDevnet, type DevnetServer } from './server.ts';
 
-export const DEVNET_DEFAULTS = { host: '127.0.0.1', port: 8545, chainId: 1337, blockTime: 2, protocol: 'v1' } as const;
+import { DEVNET_DEFAULTS, type DevnetProtocolName } from './defaults.ts';
 
-export const DEVNET_PROTOCOLS = ['v1', 'dbchain'] as const;
-export type DevnetProtocolName = (typeof DEVNET_PROTOCOLS)[number];
+export { DEVNET_DEFAULTS, DEVNET_PROTOCOLS, type DevnetProtocolName } from './defaults.ts';
 
 export interface DevnetOptions {
   /** The Arkiv generation the node speaks; 'v1' unless given. */
