@@ -38,6 +38,7 @@ export function serviceContext(
       protocol: chain.protocol,
       rateLimited: chain.rateLimited,
       callsPerHour: chain.callBudget?.callsPerHour,
+      callBudget: chain.callBudget,
     },
     minBlockTimeoutMs: config.minBlockTimeoutMs,
     // A stdio node is the user's own, so its chain is one they trust to check other nodes' answers.

@@ -14,7 +14,7 @@ import type {
   SearchParams,
 } from '../engine/index.ts';
 import type { DefinitionRefusal, PublishedCollection, SyncState } from '../../indexer/index.ts';
-import type { ChainWriter, HeadClock } from '../chain/index.ts';
+import type { CallBudget, ChainWriter, HeadClock } from '../chain/index.ts';
 import type { Embedder } from '../embedder/types.ts';
 
 export type { Embedder, EmbedderState } from '../embedder/types.ts';
@@ -90,6 +90,8 @@ export interface ServiceContext {
     rateLimited?: () => boolean;
     /** The node's JSON-RPC call budget (`--rpc-budget`), when it has one. */
     callsPerHour?: number;
+    /** That budget itself: calls the service makes beside the node's transport (arkivector_verify) spend from it. */
+    callBudget?: CallBudget;
   };
   minBlockTimeoutMs: number;
   /** The RPC arkivector_verify checks answers against (--verify-rpc; a stdio node's own); none: no such tool. */
