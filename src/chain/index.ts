@@ -37,6 +37,7 @@ export {
 } from './source.ts';
 export {
   ChainUnreachableError,
+  EntityNotLiveError,
   TransactionRefusedError,
   type ChainWriter,
   type SentTransaction,
