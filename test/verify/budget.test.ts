@@ -8,7 +8,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createCallBudget, type CallBudget } from '../../src/chain/index.ts';
+import { parseServeConfig } from '../../src/config.ts';
+import { createLogger, startGateway } from '../../src/node/index.ts';
 import type { VerifyReport } from '../../src/verify/index.ts';
+import { defined } from '../helpers/defined.ts';
+import { startTestDevnet } from '../helpers/devnet.ts';
 import { call, startChain, type Chain } from '../http/fixture.ts';
 
 const CALLS_PER_HOUR = 60;
@@ -73,4 +77,41 @@ describe('verify: calls counted against the call budget', () => {
     const again = await ask();
     assert.ok(!again.isError, JSON.stringify(again.content));
   });
+});
+
+test('serve --rpc-budget with --verify-rpc: the node hands its budget to arkivector_verify', async () => {
+  const devnet = await startTestDevnet({ protocol: 'dbchain' });
+  // One call an hour: the node's first contact with the chain spends more than the bucket holds.
+  const gateway = await startGateway(
+    parseServeConfig(
+      [
+        '--rpc',
+        devnet.url,
+        '--rpc-budget',
+        '1',
+        '--verify-rpc',
+        devnet.url,
+        '--http',
+        '127.0.0.1:0',
+        '--embedder',
+        'none',
+      ],
+      {},
+    ),
+    createLogger('silent'),
+  );
+  const client = new Client({ name: 'verify-budget-test', version: '0.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${defined(gateway.httpUrl, 'http')}/mcp`)));
+    const result = (await client.callTool({
+      name: 'arkivector_verify',
+      arguments: { collection: 'notes', answer: { as_of_block: 0, as_of_block_hash: '0x00', results: [] } },
+    })) as CallToolResult;
+    assert.equal(result.isError, true, JSON.stringify(result.content));
+    assert.match(JSON.stringify(result.content), /--rpc-budget 1 calls an hour\) is spent/);
+  } finally {
+    await client.close();
+    await gateway.close();
+    await devnet.stop();
+  }
 });
