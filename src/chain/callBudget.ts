@@ -7,8 +7,15 @@ import type { RpcTransport } from './transport.ts';
 
 export interface CallBudget {
   readonly callsPerHour: number;
+  /** Calls the bucket holds when full. */
+  readonly burst: number;
   /** Records calls made. */
   spend(calls: number): void;
+  /**
+   * Spends `calls` if the bucket holds them, or would be at most `overdraw` calls short after them; else
+   * spends nothing. Returns 0 when spent, else how long (ms) until it would be.
+   */
+  trySpend(calls: number, overdraw?: number): number;
   /** How long (ms) until `calls` more fit the budget (0: now). */
   waitMs(calls: number): number;
   /**
@@ -44,9 +51,19 @@ export function createCallBudget(callsPerHour: number, burst = 10, clock?: Budge
   };
   return {
     callsPerHour,
+    burst: size,
     spend(calls) {
       refill();
       tokens -= calls;
+    },
+    trySpend(calls, overdraw = 0) {
+      refill();
+      const short = calls - overdraw - tokens;
+      if (short <= 0) {
+        tokens -= calls;
+        return 0;
+      }
+      return Math.ceil(short / perMs);
     },
     waitMs(calls) {
       refill();

@@ -37,6 +37,7 @@ export {
 } from './source.ts';
 export {
   ChainUnreachableError,
+  EntityNotLiveError,
   TransactionRefusedError,
   type ChainWriter,
   type SentTransaction,
@@ -54,6 +55,7 @@ export {
   type TransportOptions,
 } from './transport.ts';
 export { watchHeads, type HeadWatcher } from './headWatcher.ts';
+export { HEAD_SAMPLES_MAX, HeadClock, observeHeads } from './headEstimate.ts';
 export { createArkivV1Source, type ArkivV1SourceOptions } from './v1/source.ts';
 export {
   V1_UNTIL_DELETED_BTL,

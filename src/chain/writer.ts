@@ -40,6 +40,18 @@ export class TransactionRefusedError extends Error {
   override name = 'TransactionRefusedError';
 }
 
+/**
+ * Updates of entities that are not live at the tip (expired or deleted since the caller read them): the
+ * chain would revert the batch, so it is refused before signing. `keys` are those entities; the caller may
+ * write them anew as creates.
+ */
+export class EntityNotLiveError extends TransactionRefusedError {
+  override name = 'EntityNotLiveError';
+  constructor(readonly keys: readonly Hex[]) {
+    super(`not live at the chain's tip (expired or deleted): ${keys.join(', ')}`);
+  }
+}
+
 export interface ChainWriter {
   /** The signer's address, lowercase. */
   readonly address: Address;

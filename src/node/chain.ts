@@ -15,6 +15,8 @@ import {
   createDbChainSource,
   createDbChainWriter,
   createHttpTransport,
+  HeadClock,
+  observeHeads,
   type RpcTransport,
 } from '../chain/index.ts';
 import { CHAINS, type ServeConfig } from '../config.ts';
@@ -37,6 +39,8 @@ export interface NodeChain {
   offline: boolean;
   writer?: ChainWriter;
   callBudget?: CallBudget;
+  /** Every head the node read, with when: the head it expects now between its reads. */
+  heads: HeadClock;
   /** Whether the RPC answered "rate limited" within the last minute. */
   rateLimited(): boolean;
 }
@@ -80,6 +84,9 @@ export async function connectChain(
     transport = budgetedTransport(transport, callBudget);
     logger.info({ calls_per_hour: callBudget.callsPerHour }, 'rpc budget: the follower paces its polls to it');
   }
+  // Every head any part of the node reads times the chain, so the head expected between polls is known.
+  const heads = new HeadClock(config.chainBlockTime * 1000);
+  transport = observeHeads(transport, heads);
   // One driver per generation: the indexer reads and the signer writes through the same transport.
   const preset = config.chainName === undefined ? undefined : CHAINS[config.chainName];
   // One deadline for the whole first contact: a hanging RPC costs a node with a snapshot 3 block times.
@@ -109,6 +116,7 @@ export async function connectChain(
     offline,
     writer,
     callBudget,
+    heads,
     rateLimited: () => Date.now() - rateLimitedAt < RATE_LIMIT_WINDOW_MS,
   };
 }

@@ -5,7 +5,7 @@ import type { ChainSource } from '../chain/index.ts';
 import type { ServeConfig } from '../config.ts';
 import { chooseEmbedder } from '../embedder/index.ts';
 import { redactUrl } from '../redactUrl.ts';
-import { keepDefinitionsAlive, type ServiceContext } from '../service/index.ts';
+import { keepDefinitionsAlive, withHeadEstimate, type ServiceContext } from '../service/index.ts';
 import type { NodeChain } from './chain.ts';
 import type { Closers } from './closers.ts';
 
@@ -31,13 +31,14 @@ export function serviceContext(
   );
   if (text.close) closers.push(text.close);
   return {
-    indexer,
+    indexer: withHeadEstimate(indexer, chain.heads, config),
     chain: {
       chainId: chain.chainId,
       rpc: redactUrl(chain.rpc),
       protocol: chain.protocol,
       rateLimited: chain.rateLimited,
       callsPerHour: chain.callBudget?.callsPerHour,
+      callBudget: chain.callBudget,
     },
     minBlockTimeoutMs: config.minBlockTimeoutMs,
     // A stdio node is the user's own, so its chain is one they trust to check other nodes' answers.

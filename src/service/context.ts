@@ -14,7 +14,7 @@ import type {
   SearchParams,
 } from '../engine/index.ts';
 import type { DefinitionRefusal, PublishedCollection, SyncState } from '../../indexer/index.ts';
-import type { ChainWriter } from '../chain/index.ts';
+import type { CallBudget, ChainWriter, HeadClock } from '../chain/index.ts';
 import type { Embedder } from '../embedder/types.ts';
 
 export type { Embedder, EmbedderState } from '../embedder/types.ts';
@@ -46,7 +46,14 @@ export interface IndexerView {
   readonly asOfBlock: number | undefined;
   /** The hash of asOfBlock, when the indexer keeps it. */
   readonly asOfBlockHash?: string | undefined;
+  /** The chain head last seen. */
   readonly headBlock: number | undefined;
+  /**
+   * The head expected now: headBlock plus the blocks made since it was read, at the chain's pace
+   * (withHeadEstimate). Absent: headBlock.
+   */
+  readonly headBlockEstimated?: number | undefined;
+  /** Measured against headBlockEstimated where it is given: `live` only within --live-lag of it. */
   readonly syncState: SyncState;
   /** The failure of the last step; undefined once a step succeeded since. */
   readonly lastError: string | undefined;
@@ -83,6 +90,8 @@ export interface ServiceContext {
     rateLimited?: () => boolean;
     /** The node's JSON-RPC call budget (`--rpc-budget`), when it has one. */
     callsPerHour?: number;
+    /** That budget itself: calls the service makes beside the node's transport (arkivector_verify) spend from it. */
+    callBudget?: CallBudget;
   };
   minBlockTimeoutMs: number;
   /** The RPC arkivector_verify checks answers against (--verify-rpc; a stdio node's own); none: no such tool. */
@@ -94,4 +103,34 @@ export interface ServiceContext {
   blockTimestamp?(block: number): Promise<number>;
   /** How long a write waits for its receipt. */
   receiptTimeoutMs?: number;
+}
+
+/**
+ * The indexer with `syncState` measured against the head the node expects now, and that head as
+ * `headBlockEstimated`: a node paced to its call budget reads the head minutes apart, so `live` as of its
+ * last read would hide how far the chain has gone since. Only a `live` state is moved (to `catching_up`);
+ * every other member is the indexer's own (a proxy, so the indexer's private state stays its own).
+ */
+export function withHeadEstimate(
+  indexer: IndexerView,
+  clock: HeadClock,
+  options: { liveLag: number; confirmations: number },
+): IndexerView {
+  const estimated = () =>
+    indexer.headBlock === undefined ? undefined : clock.estimate(indexer.headBlock, indexer.headSeenAt);
+  const syncState = (): SyncState => {
+    const state = indexer.syncState;
+    const head = estimated();
+    const asOf = indexer.asOfBlock;
+    if (state !== 'live' || head === undefined || asOf === undefined) return state;
+    return Math.max(0, head - options.confirmations) - asOf > options.liveLag ? 'catching_up' : 'live';
+  };
+  return new Proxy(indexer, {
+    get(target, property) {
+      if (property === 'syncState') return syncState();
+      if (property === 'headBlockEstimated') return estimated();
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

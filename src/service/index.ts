@@ -25,6 +25,7 @@ export { upsert, type UpsertResult, vectorContent } from './upsert.ts';
 export { verify, verifyArgs, verifyResultShape } from './verify.ts';
 export type { ProgressReporter, WaitMode, WriteStep } from './submit.ts';
 export type { Embedder, IndexerView, ReadableStore, ServiceContext } from './context.ts';
+export { withHeadEstimate } from './context.ts';
 export {
   ChainUnavailableError,
   CollectionNotFoundError,

@@ -15,14 +15,18 @@ export interface StatusResult {
   rate_limited: boolean;
   /**
    * The call budget the follower paces itself to (`--rpc-budget`), and when it next polls if it is waiting
-   * for it: a paced node is not stalled, and its head_block is as of its last poll. Null: no budget.
+   * for it: a paced node is not stalled, and its head_block is as of its last poll (head_block_estimated is
+   * where the chain should be now). Null: no budget.
    */
   rpc_budget: { calls_per_hour: number; next_poll_at: string | null } | null;
+  /** The chain head last seen. */
   head_block: number | null;
   /**
-   * When the node last read the head (null: not yet): `head_block`, `lag` and `sync_state` are as of then,
-   * minutes old on a node paced to its call budget.
+   * The head the node expects now: `head_block` plus the blocks made since it was read (at the chain's
+   * measured pace); `head_block` itself right after a read. `lag` and `sync_state` are measured against it.
    */
+  head_block_estimated: number | null;
+  /** When the node last read the head (null: not yet): minutes ago on a node paced to its call budget. */
   head_seen_at: string | null;
   as_of_block: number | null;
   lag: number | null;
@@ -136,6 +140,7 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
   const { indexer } = ctx;
   const failure = indexer.lastFailure;
   const head = indexer.headBlock ?? null;
+  const estimated = indexer.headBlockEstimated ?? head;
   const asOf = indexer.asOfBlock ?? null;
   const seenAt = indexer.headSeenAt;
   const bootstrap = indexer.bootstrapProgress;
@@ -152,9 +157,10 @@ export async function status(ctx: ServiceContext): Promise<StatusResult> {
             next_poll_at: indexer.pacedUntil === undefined ? null : iso(indexer.pacedUntil),
           },
     head_block: head,
+    head_block_estimated: estimated,
     head_seen_at: seenAt === undefined ? null : iso(seenAt),
     as_of_block: asOf,
-    lag: head !== null && asOf !== null ? head - asOf : null,
+    lag: estimated !== null && asOf !== null ? estimated - asOf : null,
     sync_state: indexer.syncState,
     bootstrap: bootstrap
       ? {

@@ -2,7 +2,13 @@
 // the writer's one ordered queue), then wait as asked (none: accepted; receipt: mined; indexed: searchable on
 // this node), reporting each step.
 import type { Hex } from 'viem';
-import { ChainUnreachableError, TransactionRefusedError, type ChainWriter, type EntityBatch } from '../chain/index.ts';
+import {
+  ChainUnreachableError,
+  EntityNotLiveError,
+  TransactionRefusedError,
+  type ChainWriter,
+  type EntityBatch,
+} from '../chain/index.ts';
 import type { ServiceContext } from './context.ts';
 import { ChainUnavailableError, NotYetIndexedError, SignerNotConfiguredError, TxFailedError } from './errors.ts';
 import { RECEIPT_TIMEOUT_MS_DEFAULT } from './limits.ts';
@@ -58,7 +64,12 @@ export async function submit(
   try {
     ({ hash, keys } = await writer.send(batch));
   } catch (error) {
-    if (error instanceof TransactionRefusedError) throw new TxFailedError(error.message);
+    if (error instanceof TransactionRefusedError) {
+      const failed = new TxFailedError(error.message);
+      // Which updates the chain would refuse: a caller that can write them anew (upsert) does.
+      if (error instanceof EntityNotLiveError) Object.assign(failed.meta, { not_live: [...error.keys] });
+      throw failed;
+    }
     if (error instanceof ChainUnreachableError) throw new ChainUnavailableError(error.message);
     throw error;
   }

@@ -13,6 +13,7 @@ import {
   EmbedderUnavailableError,
   ForbiddenError,
   InvalidArgumentError,
+  TxFailedError,
 } from './errors.ts';
 import { embedTexts, textEmbedder } from './textEmbedder.ts';
 import { expiryAfterWrite, lifetimeBtl } from './lifetime.ts';
@@ -98,7 +99,7 @@ export async function upsert(
   writable(collectionIn(view(), args.collection), writer.address);
   const filled = await embedDocuments(ctx, view(), args);
   // Fail fast (bad values) before waiting behind other writes.
-  plan(view(), filled, writer.address);
+  plan(view(), filled, writer.address, landing(ctx, view()));
   // The store is read after earlier writes of the same ids are indexed, so a second upsert of a new id
   // updates the entity the first created.
   const release = await claim(
@@ -108,8 +109,17 @@ export async function upsert(
   let submitted;
   let planned;
   try {
-    planned = plan(view(), filled, writer.address);
-    submitted = await submit(ctx, planned.ops, args.wait, onProgress);
+    planned = plan(view(), filled, writer.address, landing(ctx, view()));
+    try {
+      submitted = await submit(ctx, planned.ops, args.wait, onProgress);
+    } catch (error) {
+      // Entities this node still lists that the chain no longer holds (expired since it read them, with
+      // the node behind): the ids are free again, so they are written anew.
+      const gone = notLive(error);
+      if (!gone) throw error;
+      planned = plan(view(), filled, writer.address, landing(ctx, view()), gone);
+      submitted = await submit(ctx, planned.ops, args.wait, onProgress);
+    }
   } finally {
     release(submitted?.settled);
   }
@@ -178,8 +188,26 @@ async function embedDocuments(ctx: ServiceContext, view: View, args: UpsertParam
   return { ...args, entities } as Filled;
 }
 
-/** The entity batch of a validated upsert against one view: updates for ids this signer owns. */
-function plan(view: View, args: Filled, signer: string) {
+/**
+ * The soonest block a write sent now can land in: the one after the head the node expects now (its last
+ * head read plus the blocks since, on a node paced to its call budget).
+ */
+const landing = (ctx: ServiceContext, view: View): bigint =>
+  BigInt((ctx.indexer.headBlockEstimated ?? ctx.indexer.headBlock ?? view.as_of_block) + 1);
+
+/** The keys of a refused write's updates whose entities are not live on the chain, if that was why. */
+function notLive(error: unknown): Set<string> | undefined {
+  if (!(error instanceof TxFailedError)) return undefined;
+  const keys = error.meta.not_live;
+  return Array.isArray(keys) && keys.length ? new Set(keys.map((k) => String(k).toLowerCase())) : undefined;
+}
+
+/**
+ * The entity batch of a validated upsert against one view: updates for ids this signer owns whose entity
+ * outlives the block the write lands in (`landing`), creates for the rest, and for the entities in `gone`
+ * (the chain said they are not live).
+ */
+function plan(view: View, args: Filled, signer: string, landing: bigint, gone?: ReadonlySet<string>) {
   const c = collectionIn(view, args.collection);
   writable(c, signer);
   const ops = emptyBatch();
@@ -190,8 +218,12 @@ function plan(view: View, args: Filled, signer: string) {
   const steps: Step[] = [];
   args.entities.forEach((entity, index) => {
     const content = vectorContent(c.name, c.definition, entity, index);
-    const existing = c.store.get(entity.id);
-    if (existing && existing.id === entity.id) {
+    const found = c.store.get(entity.id);
+    const existing =
+      found && found.id === entity.id && found.expiresAt > landing && !gone?.has(found.key.toLowerCase())
+        ? found
+        : undefined;
+    if (existing) {
       if (existing.owner !== signer) {
         throw new ConflictError(`id ${JSON.stringify(entity.id)} belongs to another writer (${existing.owner})`, {
           id: entity.id,

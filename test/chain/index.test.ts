@@ -10,6 +10,9 @@ test('src/chain exports', () => {
   assert.deepEqual(Object.keys(chain).sort(), [
     'ChainDataError',
     'ChainUnreachableError',
+    'EntityNotLiveError',
+    'HEAD_SAMPLES_MAX',
+    'HeadClock',
     'MAX_BATCH_OPERATIONS',
     'PERMANENT_BTL',
     'RPC_ANSWER_MAX_BYTES',
@@ -30,6 +33,7 @@ test('src/chain exports', () => {
     'dbChainQuery',
     'detectProtocol',
     'emptyBatch',
+    'observeHeads',
     'redactUrl',
     'watchHeads',
   ]);

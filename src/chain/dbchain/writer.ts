@@ -10,7 +10,7 @@ import { InvalidArgumentError } from '../../collections/index.ts';
 import { type EntityBatch, PERMANENT_BTL, type UpdateOp } from '../operations.ts';
 import { getBlockNumber } from '../headReads.ts';
 import { createWriterSender, type WriterOptions } from '../signer.ts';
-import type { ChainWriter, ReceiptLog } from '../writer.ts';
+import { EntityNotLiveError, type ChainWriter, type ReceiptLog } from '../writer.ts';
 import { REGISTRY_ADDRESS } from './abi.ts';
 import { MAX_CELLS_PER_OP, PERMANENT_EXPIRES_AT, createCells, type Cell } from './attributes.ts';
 import { encodeExecute, type RegistryOperation } from './calldata.ts';
@@ -63,6 +63,14 @@ export function createDbChainWriter(options: DbChainWriterOptions): ChainWriter 
     const needed = [...new Set([...batch.updates.map((u) => u.entityKey), ...batch.extends.map((e) => e.entityKey)])];
     for (const key of needed) current.set(key, await getEntity(transport, key));
     const head = batch.updates.length ? BigInt(await getBlockNumber(transport)) : 0n;
+    // An entity must outlive the block the batch lands in (head + 1 at the soonest) to be updated.
+    const gone = batch.updates
+      .map((u) => u.entityKey)
+      .filter((key) => {
+        const entity = current.get(key);
+        return entity === undefined || (entity.expiresAt !== undefined && BigInt(entity.expiresAt) <= head + 1n);
+      });
+    if (gone.length) throw new EntityNotLiveError(gone);
     const ops: RegistryOperation[] = [
       ...batch.creates.map(
         (c, i): RegistryOperation => ({
