@@ -85,12 +85,13 @@ export function createMetrics(ctx: ServiceContext, options: { defaultMetrics?: b
   });
   new Gauge({
     name: 'arkivector_sync_lag_blocks',
-    help: 'head_block - as_of_block',
+    help: 'head_block_estimated - as_of_block, as /v1/status lag',
     registers,
     collect() {
       this.reset();
-      const { headBlock, asOfBlock } = ctx.indexer;
-      if (headBlock !== undefined && asOfBlock !== undefined) this.set(headBlock - asOfBlock);
+      const { headBlock, headBlockEstimated, asOfBlock } = ctx.indexer;
+      const head = headBlockEstimated ?? headBlock;
+      if (head !== undefined && asOfBlock !== undefined) this.set(head - asOfBlock);
     },
   });
   new Gauge({
