@@ -27,8 +27,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeVectorPayload, encodeVectorPayload } from '../../src/collections/index.ts';
 import { ENGINE_ENV } from '../../src/engine/hnsw/engine.ts';
-import { exactTopK } from '../../src/engine/exact.ts';
-import { METRIC_OPS } from '../../src/engine/index.ts';
 import { clustered } from '../../test/helpers/generators.ts';
 import { BENCH_ENTRY, childArgs, suiteArgv } from './args.ts';
 import {
@@ -47,7 +45,8 @@ import {
 } from '../../test/bench/peers/common.ts';
 import { compare, compareAll, formatComparison, formatFull, labelOf } from '../../test/bench/peers/compare.ts';
 import { buckets, FILTER_CASES, parseFilterCases } from '../../test/bench/peers/filters.ts';
-import { exactSource, runArkivector, runExact, runHnswlib } from '../../test/bench/peers/inMemory.ts';
+import { ExactScan } from '../../test/bench/peers/exactScan.ts';
+import { runArkivector, runExact, runHnswlib } from '../../test/bench/peers/inMemory.ts';
 import {
   ensurePeerFolder,
   ensurePeers,
@@ -165,7 +164,8 @@ function dataset(job: Job): Record<string, number> {
   const qs = queryGen.vectors;
   const q = new Float32Array(queries * dim);
   for (let i = 0; i < queries; i++) q.set(qs[i]!, i * dim);
-  const src = exactSource(base, n, dim);
+  // The engine's exact scan (native), as the store's exact plan runs it: what a sweep is held to.
+  const scan = new ExactScan(base, n, dim, (d, t) => progress('exact scan index', d, t));
   const truth = new Int32Array(queries * K);
   const exactQps: Record<string, number> = {};
   // Searches per CPU second of this process (as a child's cpu_qps): what a sweep's point is held to.
@@ -175,7 +175,7 @@ function dataset(job: Job): Record<string, number> {
   };
   let c0 = process.cpuUsage();
   for (let i = 0; i < queries; i++) {
-    truth.set(exactTopK(METRIC_OPS.cosine, qs[i]!, src, undefined, K).slots, i * K);
+    truth.set(scan.topK(qs[i]!, K), i * K);
     progress('ground truth', i + 1, queries);
   }
   exactQps.unfiltered = queries / cpuSeconds(c0);
@@ -191,7 +191,7 @@ function dataset(job: Job): Record<string, number> {
   for (const c of cases) {
     const ok: number[] = [];
     for (let i = 0; i < n; i++) if (c.allows(bucket[i]!, cluster[i]!)) ok.push(i);
-    const allowed = Int32Array.from(ok);
+    const allowed = Uint32Array.from(ok);
     const asks = c.asks;
     const ids =
       asks === undefined ? qs.map((_, i) => i) : qs.map((_, i) => i).filter((i) => asks(queryGen.cluster[i]!));
@@ -199,7 +199,7 @@ function dataset(job: Job): Record<string, number> {
     const t = new Int32Array(ids.length * K);
     c0 = process.cpuUsage();
     ids.forEach((qi, i) => {
-      t.set(exactTopK(METRIC_OPS.cosine, qs[qi]!, src, allowed, K).slots, i * K);
+      t.set(scan.topK(qs[qi]!, K, allowed), i * K);
       progress(`ground truth ${c.name}`, i + 1, ids.length);
     });
     exactQps[c.name] = ids.length / cpuSeconds(c0);
