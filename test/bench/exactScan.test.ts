@@ -40,7 +40,7 @@ function assertNearest(
   assert.equal(got.length, want.length);
   assert.equal(new Set(got).size, got.length);
   for (const i of got) assert.ok(ids.includes(i), `${i} is not a candidate`);
-  got.forEach((i, j) => assert.ok(Math.abs(distance(base, dim, q, i) - want[j]!) < 1e-5, `rank ${j}`));
+  for (const [j, i] of got.entries()) assert.ok(Math.abs(distance(base, dim, q, i) - want[j]!) < 1e-5, `rank ${j}`);
 }
 
 /** Rounded to binary16, as the bench's base vectors are. */
@@ -63,7 +63,7 @@ describe('bench:peers exact scan (ground truth)', () => {
         (vectors, query, k, stride) => {
           const n = vectors.length;
           const base = new Float32Array(n * dim);
-          vectors.forEach((v, i) => base.set(half(v), i * dim));
+          for (const [i, v] of vectors.entries()) base.set(half(v), i * dim);
           const scan = new ExactScan(base, n, dim);
           const all = Array.from({ length: n }, (_, i) => i);
           assertNearest(base, dim, query, k, all, scan.topK(query, k));

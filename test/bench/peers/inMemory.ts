@@ -22,7 +22,7 @@ import {
   sweepRows,
 } from './common.ts';
 import { ExactScan } from './exactScan.ts';
-import { allowedIds, allowsId, casesFor, filteredOnce, filteredSweep } from './filters.ts';
+import { allowedIds, allowsId, casesFor, FRESH_FILTER, filteredOnce, filteredSweep, freshWhere } from './filters.ts';
 
 /** hnswlib's random seed, as the engine's graph uses (HNSW_RANDOM_SEED). */
 const HNSW_SEED = 100;
@@ -141,26 +141,37 @@ export async function runArkivector(job: Job, data: Dataset): Promise<Row[]> {
     search_modes: modesAt.get(ef) ?? {},
   }));
   // Filtered: the store's planner (exact scan, graph with the filter in the traversal, or a widened
-  // unfiltered search filtered afterwards) at the same ef_search mapping.
+  // unfiltered search filtered afterwards) at the same ef_search mapping; then again with a filter text
+  // of its own at every call (variant fresh-filter), which no memo kept per filter text can answer.
+  let calls = 0;
   for (const c of casesFor(job, data)) {
-    const modesOf = new Map<number, Record<string, number>>();
-    const where = c.where;
-    const caseRows = await filteredSweep(system, job, data, c, (ef) => {
-      const modes: Record<string, number> = {};
-      modesOf.set(ef, modes);
-      const efSearch = ef / EF_SEARCH_SCALE;
-      return (q, first) => {
-        const res = store.search({ vector: q, k: K, where, efSearch });
-        if (first) modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
-        return res.results.map((r) => Number(r.record.id));
-      };
-    });
-    for (const r of caseRows) {
-      r.engine = engine;
-      r.ef_search = r.ef! / EF_SEARCH_SCALE;
-      r.search_modes = modesOf.get(r.ef!) ?? {};
+    for (const fresh of [false, true]) {
+      const modesOf = new Map<number, Record<string, number>>();
+      const caseRows = await filteredSweep(
+        system,
+        job,
+        data,
+        c,
+        (ef) => {
+          const modes: Record<string, number> = {};
+          modesOf.set(ef, modes);
+          const efSearch = ef / EF_SEARCH_SCALE;
+          return (q, first) => {
+            const where = fresh ? freshWhere(c, calls++) : c.where;
+            const res = store.search({ vector: q, k: K, where, efSearch });
+            if (first) modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
+            return res.results.map((r) => Number(r.record.id));
+          };
+        },
+        fresh ? { variant: FRESH_FILTER } : {},
+      );
+      for (const r of caseRows) {
+        r.engine = engine;
+        r.ef_search = r.ef! / EF_SEARCH_SCALE;
+        r.search_modes = modesOf.get(r.ef!) ?? {};
+      }
+      rows.push(...caseRows);
     }
-    rows.push(...caseRows);
   }
   return rows;
 }
