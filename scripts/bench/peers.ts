@@ -215,13 +215,13 @@ function dataset(job: Job): Record<string, number> {
 function table(rows: Row[]): string {
   const pad = (s: string, w: number): string => (s.length >= w ? `${s} ` : s + ' '.repeat(w - s.length));
   const lines = [
-    `${pad('system', 26)}${pad('case', 14)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}queries`,
+    `${pad('system', 32)}${pad('case', 14)}${pad('ef', 6)}${pad('recall@10', 11)}${pad('QPS', 9)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}queries`,
   ];
   for (const r of rows) {
     // `120/500`: the point's time budget ran out after 120 of the 500 queries asked.
     const queries = r.queries_asked === undefined ? String(r.queries) : `${r.queries}/${r.queries_asked}`;
     lines.push(
-      `${pad(labelOf(r), 26)}${pad(r.case ?? '-', 14)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(r.qps >= 100 ? String(Math.round(r.qps)) : r.qps.toFixed(1), 9)}${pad(r.p50_ms.toFixed(3), 9)}${pad(r.p99_ms.toFixed(3), 9)}${queries}`,
+      `${pad(labelOf(r), 32)}${pad(r.case ?? '-', 14)}${pad(r.ef === null ? '-' : String(r.ef), 6)}${pad(r.recall_at_10.toFixed(3), 11)}${pad(r.qps >= 100 ? String(Math.round(r.qps)) : r.qps.toFixed(1), 9)}${pad(r.p50_ms.toFixed(3), 9)}${pad(r.p99_ms.toFixed(3), 9)}${queries}`,
     );
   }
   lines.push('');

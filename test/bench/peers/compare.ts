@@ -225,18 +225,18 @@ export function formatFull(c: FullComparison): string {
   const lines: string[] = [];
   for (const [name, byLabel] of Object.entries(c.cases)) {
     lines.push(`QPS at equal recall@10, ${name} (the fastest measured point at or above it: ef, recall, plan):`);
-    lines.push(`${pad('system', 26)}${c.targets.map((t) => pad(`@${t}`, 40)).join('')}best recall (QPS there)`);
+    lines.push(`${pad('system', 32)}${c.targets.map((t) => pad(`@${t}`, 40)).join('')}best recall (QPS there)`);
     for (const [label, at] of Object.entries(byLabel)) {
       const b = c.best[name]![label]!;
       const bestCell = `${b.recall.toFixed(3)} (${b.qps >= 100 ? Math.round(b.qps) : b.qps.toFixed(1)}${b.ef === null ? '' : ` @ ef ${b.ef}`})`;
-      lines.push(`${pad(label, 26)}${c.targets.map((t) => pad(standingText(at[String(t)]), 40)).join('')}${bestCell}`);
+      lines.push(`${pad(label, 32)}${c.targets.map((t) => pad(standingText(at[String(t)]), 40)).join('')}${bestCell}`);
     }
     lines.push('');
   }
   lines.push('arkivector ÷ peer, QPS at equal recall (measured point ÷ measured point):');
   for (const r of c.ratios) {
     const value = r.ratio === null ? 'n/a' : `${r.ratio.toFixed(2)}×`;
-    lines.push(`  ${pad(r.case, 13)} @${r.recall}  ${pad(r.base, 18)}÷ ${pad(r.peer, 26)} ${value}`);
+    lines.push(`  ${pad(r.case, 13)} @${r.recall}  ${pad(r.base, 18)}÷ ${pad(r.peer, 32)} ${value}`);
   }
   return lines.join('\n');
 }
