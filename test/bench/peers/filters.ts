@@ -67,12 +67,12 @@ export const FILTER_CASES: readonly FilterCase[] = [
 export const FRESH_FILTER = 'fresh-filter';
 
 /**
- * The case's `where` spelt anew for call number `call`: a bound every bucket meets (buckets are ≥ 0), so
- * the allowed set and the truth stay the case's, while the text, and so the compiled filter and whatever
- * the store keeps per filter, differs at every call (a memo per filter text never helps).
+ * The case's `where` spelt anew for call number `call`: led by call + 1 in binary, a space for each 0 and a
+ * tab for each 1. The filter, its cost and its truth stay the case's, while the text, and so the compiled
+ * filter and whatever the store keeps per filter, differs at every call (a memo per filter never helps).
  */
 export function freshWhere(c: FilterCase, call: number): string {
-  return `${c.where} && bucket > -${call + 1}`;
+  return (call + 1).toString(2).replace(/0/g, ' ').replace(/1/g, '\t') + c.where;
 }
 
 /**
