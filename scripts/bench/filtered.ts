@@ -2,8 +2,8 @@
 // enumeration, the native engine), against the same store's unfiltered search, in alternating chunks of
 // 10 queries timed in CPU time (the machine is shared): random 10 % and 1 % sets, a clustered ~10 % set
 // with queries from everywhere, and the same set with queries from the other clusters only (far), on the
-// data of the engine suite (ARCHITECTURE.md §10.1). Recall@10 against a float64 scan of the stored
-// binary16 values. `--graph` measures the native graph's filtered methods alone (scripts/bench/filteredGraph.ts).
+// data of the engine suite (ARCHITECTURE.md §10.1). Recall@10 against the engine's native exact scan of the
+// stored binary16 values (this checkout's, test/bench/peers/exactScan.ts, whichever checkout is measured). `--graph` measures the native graph's filtered methods alone (scripts/bench/filteredGraph.ts).
 //
 // Usage: npm run bench -- filtered [--n N] [--dim D] [--queries Q] [--out FILE] [--root CHECKOUT]
 //   default 100k × 384, 100 queries (the build takes minutes); --root measures another checkout's code
@@ -11,6 +11,7 @@
 //   two builds under the same load.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ExactScan } from '../../test/bench/peers/exactScan.ts';
 import { benchArgs, numberOption } from './args.ts';
 import { loadAvg, log, writeJson } from './output.ts';
 
@@ -48,20 +49,13 @@ for (let i = 0; i < N; i += 1000) {
   await store.apply({ remove: [], upsert: block });
 }
 log(`${ROOT}: ${N} × ${DIM}, build ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-const norms = halves.map((v: Float32Array) => Math.hypot(...v));
-const truthOf = (q: Float32Array, allows: (i: number) => boolean): Set<string> => {
-  const qn = Math.hypot(...q);
-  const top: [number, number][] = [];
-  for (let i = 0; i < N; i++) {
-    if (!allows(i)) continue;
-    const v = halves[i]!;
-    let d = 0;
-    for (let j = 0; j < DIM; j++) d += q[j]! * v[j]!;
-    top.push([1 - d / (qn * norms[i]!), i]);
-  }
-  top.sort((a, b) => a[0] - b[0]);
-  return new Set(top.slice(0, 10).map(([, i]) => String(i)));
-};
+const slab = new Float32Array(N * DIM);
+halves.forEach((v: Float32Array, i: number) => {
+  slab.set(v, i * DIM);
+});
+const scan = new ExactScan(slab, N, DIM);
+/** The exact top 10 of a case's query among the ids it allows. */
+const truthOf = (q: Float32Array, allowed: Uint32Array): Set<string> => new Set(scan.topK(q, 10, allowed).map(String));
 const all = qgen.vectors.slice(0, NQ);
 const away = qgen.vectors.filter((_: unknown, q: number) => qgen.cluster[q]! >= 2).slice(0, NQ);
 const near = (i: number) => data.cluster[i]! < 2 && bucket[i]! < 800;
@@ -73,7 +67,10 @@ const cases = [
 ];
 const rows: Record<string, unknown>[] = [];
 for (const c of cases) {
-  const truth = c.qs.map((q: Float32Array) => truthOf(q, c.allows));
+  const ids: number[] = [];
+  for (let i = 0; i < N; i++) if (c.allows(i)) ids.push(i);
+  const allowed = Uint32Array.from(ids);
+  const truth = c.qs.map((q: Float32Array) => truthOf(q, allowed));
   let cpuF = 0,
     cpuU = 0,
     hit = 0,

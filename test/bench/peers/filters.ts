@@ -1,9 +1,10 @@
 // The filter cases of `npm run bench:peers -- --filters`, drawn as scripts/bench/engine.ts draws them: `random-10`
 // and `random-1` (bucket < 100 and < 10: each base vector's bucket is floor(mulberry32(7)() × 1000), drawn
 // in id order, so the allowed set is spread like the data), `clustered-10` (cluster < 2 && bucket < 800:
-// two of the data's 16 clusters, ~10 % of the points, asked by queries from every cluster, so most queries
-// lie away from the allowed set) and `far-10` (the same set, asked only by the queries of the other 14
-// clusters). Each case carries its condition in every peer's filter language.
+// two of the data's 16 clusters, ~10 % of the points) and `clustered-1` (cluster < 1 && bucket < 160, ~1 %),
+// asked by queries from every cluster, so most queries lie away from the allowed set, and `far-10` / `far-1`
+// (the same sets, asked only by the queries of the clusters outside them). Each case carries its condition
+// in every peer's filter language; `freshWhere` spells arkivector's differently at every call.
 
 import { mulberry32 } from '../../helpers/generators.ts';
 import {
@@ -22,7 +23,7 @@ import {
 export type SearchFn = (q: Float32Array, first: boolean) => ArrayLike<number> | Promise<ArrayLike<number>>;
 
 export type FilterCase = {
-  name: 'random-10' | 'random-1' | 'clustered-10' | 'far-10';
+  name: 'random-10' | 'random-1' | 'clustered-10' | 'clustered-1' | 'far-10' | 'far-1';
   /** arkivector's `where` (src/query grammar). */
   where: string;
   /** SQL (LanceDB / DataFusion, libSQL). */
@@ -36,13 +37,14 @@ export type FilterCase = {
   asks?: (queryCluster: number) => boolean;
 };
 
-const clusteredSet = {
-  where: 'cluster < 2 && bucket < 800',
-  sql: 'cluster < 2 AND bucket < 800',
-  orama: { cluster: { lt: 2 }, bucket: { lt: 800 } },
-  vectra: { cluster: { $lt: 2 }, bucket: { $lt: 800 } },
-  allows: (b: number, c: number) => c < 2 && b < 800,
-};
+/** The points of the first `clusters` clusters whose bucket is below `limit`. */
+const clusteredSet = (clusters: number, limit: number) => ({
+  where: `cluster < ${clusters} && bucket < ${limit}`,
+  sql: `cluster < ${clusters} AND bucket < ${limit}`,
+  orama: { cluster: { lt: clusters }, bucket: { lt: limit } },
+  vectra: { cluster: { $lt: clusters }, bucket: { $lt: limit } },
+  allows: (b: number, c: number) => c < clusters && b < limit,
+});
 
 const randomSet = (limit: number) => ({
   where: `bucket < ${limit}`,
@@ -55,9 +57,23 @@ const randomSet = (limit: number) => ({
 export const FILTER_CASES: readonly FilterCase[] = [
   { name: 'random-10', ...randomSet(100) },
   { name: 'random-1', ...randomSet(10) },
-  { name: 'clustered-10', ...clusteredSet },
-  { name: 'far-10', ...clusteredSet, asks: (qc) => qc >= 2 },
+  { name: 'clustered-10', ...clusteredSet(2, 800) },
+  { name: 'clustered-1', ...clusteredSet(1, 160) },
+  { name: 'far-10', ...clusteredSet(2, 800), asks: (qc) => qc >= 2 },
+  { name: 'far-1', ...clusteredSet(1, 160), asks: (qc) => qc >= 1 },
 ];
+
+/** The variant of arkivector's filtered rows whose filter text changes at every call ({@link freshWhere}). */
+export const FRESH_FILTER = 'fresh-filter';
+
+/**
+ * The case's `where` spelt anew for call number `call`: led by call + 1 in binary, a space for each 0 and a
+ * tab for each 1. The filter, its cost and its truth stay the case's, while the text, and so the compiled
+ * filter and whatever the store keeps per filter, differs at every call (a memo per filter never helps).
+ */
+export function freshWhere(c: FilterCase, call: number): string {
+  return (call + 1).toString(2).replace(/0/g, ' ').replace(/1/g, '\t') + c.where;
+}
 
 /**
  * The filter cases a `--filters` value names: every case for a bare `--filters` (value undefined or

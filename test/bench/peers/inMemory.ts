@@ -1,11 +1,10 @@
 // The in-process systems of `npm run bench:peers`: arkivector's CollectionStore (driven as
 // scripts/bench/engine.ts drives it, records handed over per block and dropped after apply), raw hnswlib-node
-// at the same settings, and the engine's exact scan.
+// at the same settings, and the engine's exact scan (exactScan.ts).
 
 import hnswlib from 'hnswlib-node';
 import type { CollectionDefinition, VectorRecord } from '../../../src/collections/index.ts';
-import { type ExactSource, exactTopK, SLAB_CHUNK_SLOTS } from '../../../src/engine/exact.ts';
-import { CollectionStore, EF_SEARCH_SCALE, ENGINE_ENV, METRIC_OPS, selectedEngine } from '../../../src/engine/index.ts';
+import { CollectionStore, EF_SEARCH_SCALE, ENGINE_ENV, selectedEngine } from '../../../src/engine/index.ts';
 import { benchRecord } from '../../helpers/benchRecord.ts';
 import {
   type Dataset,
@@ -22,46 +21,26 @@ import {
   sweep,
   sweepRows,
 } from './common.ts';
-import { allowedIds, allowsId, casesFor, filteredOnce, filteredSweep } from './filters.ts';
+import { ExactScan } from './exactScan.ts';
+import { allowedIds, allowsId, casesFor, FRESH_FILTER, filteredOnce, filteredSweep, freshWhere } from './filters.ts';
 
 /** hnswlib's random seed, as the engine's graph uses (HNSW_RANDOM_SEED). */
 const HNSW_SEED = 100;
 /** Records per `apply`, as the indexer hands a block over. */
 const BLOCK = 1000;
 
-/** An exact-search view of a row-major slab (the engine's chunked layout). */
-export function exactSource(base: Float32Array, n: number, dim: number): ExactSource {
-  const chunks = Array.from({ length: Math.ceil(n / SLAB_CHUNK_SLOTS) }, (_, c) =>
-    base.subarray(c * SLAB_CHUNK_SLOTS * dim, (c + 1) * SLAB_CHUNK_SLOTS * dim),
-  );
-  const invNorms = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let d = i * dim; d < (i + 1) * dim; d++) s += base[d]! * base[d]!;
-    invNorms[i] = 1 / Math.sqrt(s);
-  }
-  return { chunks, invNorms, slotCount: n };
-}
-
 export async function runExact(job: Job, data: Dataset): Promise<Row[]> {
-  // The slab is the dataset itself; what exact search adds is the chunk views and inverse norms, so the
-  // vectors' own float32 bytes are counted explicitly.
+  // RSS growth holds the scan's whole copy (binary16 elements, inverse norms, the few links it carries).
   const before = await rss();
-  const src = exactSource(data.base, job.n, job.dim);
-  const bytes = ((await rss()) - before) / job.n + 4 * job.dim;
-  const m = await measure(
-    'exact',
-    data,
-    job.dim,
-    job.exactQueries,
-    (q) => exactTopK(METRIC_OPS.cosine, q, src, undefined, K).slots,
-  );
+  const scan = new ExactScan(data.base, job.n, job.dim, (d, t) => progress('exact scan index', d, t));
+  const bytes = ((await rss()) - before) / job.n;
+  const m = await measure('exact', data, job.dim, job.exactQueries, (q) => scan.topK(q, K));
   log(`  recall@10 ${m.recall.toFixed(3)}, ${m.qps.toFixed(1)} QPS over ${m.count} queries`);
   const filtered: Row[] = [];
   for (const c of casesFor(job, data)) {
-    const allowed = allowedIds(c, data);
+    const allowed = Uint32Array.from(allowedIds(c, data));
     filtered.push(
-      await filteredOnce('exact', job, data, c, (q) => exactTopK(METRIC_OPS.cosine, q, src, allowed, K).slots, {
+      await filteredOnce('exact', job, data, c, (q) => scan.topK(q, K, allowed), {
         count: job.exactQueries,
       }),
     );
@@ -162,26 +141,37 @@ export async function runArkivector(job: Job, data: Dataset): Promise<Row[]> {
     search_modes: modesAt.get(ef) ?? {},
   }));
   // Filtered: the store's planner (exact scan, graph with the filter in the traversal, or a widened
-  // unfiltered search filtered afterwards) at the same ef_search mapping.
+  // unfiltered search filtered afterwards) at the same ef_search mapping; then again with a filter text
+  // of its own at every call (variant fresh-filter), which no memo kept per filter text can answer.
+  let calls = 0;
   for (const c of casesFor(job, data)) {
-    const modesOf = new Map<number, Record<string, number>>();
-    const where = c.where;
-    const caseRows = await filteredSweep(system, job, data, c, (ef) => {
-      const modes: Record<string, number> = {};
-      modesOf.set(ef, modes);
-      const efSearch = ef / EF_SEARCH_SCALE;
-      return (q, first) => {
-        const res = store.search({ vector: q, k: K, where, efSearch });
-        if (first) modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
-        return res.results.map((r) => Number(r.record.id));
-      };
-    });
-    for (const r of caseRows) {
-      r.engine = engine;
-      r.ef_search = r.ef! / EF_SEARCH_SCALE;
-      r.search_modes = modesOf.get(r.ef!) ?? {};
+    for (const fresh of [false, true]) {
+      const modesOf = new Map<number, Record<string, number>>();
+      const caseRows = await filteredSweep(
+        system,
+        job,
+        data,
+        c,
+        (ef) => {
+          const modes: Record<string, number> = {};
+          modesOf.set(ef, modes);
+          const efSearch = ef / EF_SEARCH_SCALE;
+          return (q, first) => {
+            const where = fresh ? freshWhere(c, calls++) : c.where;
+            const res = store.search({ vector: q, k: K, where, efSearch });
+            if (first) modes[res.search_mode] = (modes[res.search_mode] ?? 0) + 1;
+            return res.results.map((r) => Number(r.record.id));
+          };
+        },
+        fresh ? { variant: FRESH_FILTER } : {},
+      );
+      for (const r of caseRows) {
+        r.engine = engine;
+        r.ef_search = r.ef! / EF_SEARCH_SCALE;
+        r.search_modes = modesOf.get(r.ef!) ?? {};
+      }
+      rows.push(...caseRows);
     }
-    rows.push(...caseRows);
   }
   return rows;
 }
