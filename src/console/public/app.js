@@ -20,6 +20,8 @@ let lastStatus = null;
 let pollTimer;
 /** Counts page renders, so a slow answer for a page the user has left does not replace the newer page. */
 let renderSeq = 0;
+/** The shown page's reaction to each new status (the search box follows the embedder); reset per page. */
+let onStatus = null;
 
 // ---------- DOM helpers (text only) ----------
 
@@ -251,6 +253,7 @@ async function poll() {
     });
     if (history.length > HISTORY_SAMPLES) history.splice(0, history.length - HISTORY_SAMPLES);
     lastStatus = status;
+    onStatus?.(status);
     // Rate limited is said beside the state: the node waits as the RPC asks, which is not an outage.
     syncPill.textContent = status.rate_limited ? `${status.sync_state} · rate limited` : status.sync_state;
     syncPill.className = `pill ${status.sync_state}${status.rate_limited ? ' rate_limited' : ''}`;
@@ -294,7 +297,8 @@ function chart() {
 /** What the node does with text: the model, where it runs, and (local) whether it is ready. */
 function embedderFact(e) {
   if (!e) return 'none (keyword and vector searches only)';
-  if (e.kind !== 'local') return `${e.model} (embeddings endpoint)`;
+  if (e.kind !== 'local')
+    return `${e.model} (embeddings endpoint${e.state === 'failed' ? `, failing: ${e.error}` : ''})`;
   const fetching =
     e.state === 'fetching'
       ? `: fetching ${e.file ?? ''} ${(e.received_bytes / 1e6).toFixed(1)}${e.total_bytes ? ` of ${(e.total_bytes / 1e6).toFixed(1)}` : ''} MB`
@@ -456,7 +460,8 @@ async function renderCollections() {
 
 async function renderCollection(name) {
   const seq = renderSeq;
-  const c = await api(collectionPath(name));
+  // The search box needs the embedder's state now, not at the next poll.
+  const [c, status] = await Promise.all([api(collectionPath(name)), api('/v1/status')]);
   if (seq !== renderSeq) return;
   const attributes = Object.entries(c.attributes);
   show(
@@ -516,7 +521,7 @@ async function renderCollection(name) {
           : h('p', { class: 'muted' }, 'none'),
       ),
     ),
-    playground(c),
+    playground(c, status.embedder),
     entityList(c),
   );
 }
@@ -632,26 +637,64 @@ function filterExamples(c) {
   };
 }
 
-function playground(c) {
-  const textModes = [
-    ['keyword', true],
-    ['semantic', Boolean(node.embedder)],
-    ['hybrid', Boolean(node.embedder)],
-  ];
+/**
+ * Why the node cannot embed a query for collection `c` now (GET /v1/status `embedder`), in one line with the
+ * ways out; null when it can. Fetching, failed, no embedder, or another model than the collection records.
+ */
+function semanticUnavailable(c, e) {
+  const keyword = 'mode "keyword" (BM25 over documents) works now';
+  if (!e)
+    return `this node has no embedder (--embedder none). Ways out: start it with --embedder local (the default model) or --embedder URL --embedder-model NAME; ${keyword}.`;
+  if (c.embedder && c.embedder.model !== e.model)
+    return `this collection was embedded with ${c.embedder.model} and this node embeds with ${e.model} (embedder_mismatch). Ways out: search it on a node that runs ${c.embedder.model}; ${keyword}.`;
+  if (e.state === 'failed') {
+    const retry = e.retry_at ? ` Not tried again before ${new Date(e.retry_at).toLocaleTimeString()}.` : '';
+    return `the node's embedder ${e.model} has failed: ${e.error}.${retry} ${e.ways_out ?? `Ways out: ${keyword}.`}`;
+  }
+  if (e.state === 'fetching') {
+    const of = e.total_bytes ? ` of ${(e.total_bytes / 1e6).toFixed(1)}` : '';
+    return `the node is still fetching ${e.model} (${((e.received_bytes ?? 0) / 1e6).toFixed(1)}${of} MB); semantic search works once it has loaded, ${keyword}.`;
+  }
+  return null;
+}
+
+/** A vector query's placeholder: the collection's width, with an example. */
+const vectorPlaceholder = (c) =>
+  `vector of ${c.dim} numbers, e.g. [${Array.from({ length: Math.min(c.dim, 4) }, (_, i) => (i === 0 ? 1 : 0)).join(', ')}${c.dim > 4 ? ', …' : ''}]`;
+
+/**
+ * The search box. A text collection (its definition records a model) opens on a text search: semantic
+ * while the node's embedder can answer, keyword otherwise, with one line saying why semantic is not offered.
+ * It follows the embedder's state at each poll (a fetch that ends, a failure).
+ */
+function playground(c, embedder) {
   const field = (label, control) => h('label', {}, h('span', {}, label), control);
-  const kind = h(
-    'select',
-    { name: 'kind' },
-    h('option', { value: 'vector' }, 'vector'),
-    textModes.map(([mode, allowed]) =>
-      h('option', { value: mode, disabled: !allowed }, allowed ? `text: ${mode}` : `text: ${mode} (needs --embedder)`),
-    ),
+  const modes = Object.fromEntries(
+    ['keyword', 'semantic', 'hybrid'].map((mode) => [mode, h('option', { value: mode })]),
   );
-  const query = h('textarea', {
-    name: 'query',
-    rows: 2,
-    placeholder: `vector of ${c.dim} numbers, e.g. [${Array.from({ length: Math.min(c.dim, 4) }, (_, i) => (i === 0 ? 1 : 0)).join(', ')}${c.dim > 4 ? ', …' : ''}]`,
-  });
+  const kind = h('select', { name: 'kind' }, h('option', { value: 'vector' }, 'vector'), Object.values(modes));
+  const reason = h('p', { class: 'notice', 'data-field': 'semantic-unavailable', role: 'status', hidden: true });
+  const query = h('textarea', { name: 'query', rows: 2 });
+  const placeholder = () => {
+    query.placeholder = kind.value === 'vector' ? vectorPlaceholder(c) : 'text to search for';
+  };
+  /** The user picked a kind: later states no longer change it unless it stops working. */
+  let chosen = false;
+  const follow = (e) => {
+    const why = semanticUnavailable(c, e);
+    modes.keyword.textContent = 'text: keyword';
+    for (const mode of ['semantic', 'hybrid']) {
+      modes[mode].disabled = why !== null;
+      modes[mode].textContent = why ? `text: ${mode} (unavailable)` : `text: ${mode}`;
+    }
+    reason.hidden = why === null;
+    reason.textContent = why ? `Semantic search unavailable: ${why}` : '';
+    const broken = kind.selectedOptions[0]?.disabled;
+    if (broken || (!chosen && c.embedder)) kind.value = why ? 'keyword' : 'semantic';
+    placeholder();
+  };
+  follow(embedder);
+  onStatus = (status) => follow(status.embedder);
   const examples = filterExamples(c);
   const where = h('input', { name: 'where', placeholder: examples.where, autocomplete: 'off' });
   const filter = h('textarea', { name: 'filter', rows: 1, placeholder: examples.filter });
@@ -659,7 +702,8 @@ function playground(c) {
   const withDocument = h('input', { name: 'include_document', type: 'checkbox', checked: true });
   const output = h('div', { class: 'results', 'data-field': 'results' });
   kind.addEventListener('change', () => {
-    query.placeholder = kind.value === 'vector' ? `vector of ${c.dim} numbers` : 'text to search for';
+    chosen = true;
+    placeholder();
   });
   const form = h(
     'form',
@@ -694,7 +738,8 @@ function playground(c) {
       field('k', k),
       h('label', { class: 'inline' }, withDocument, ' include document'),
     ),
-    field(kind.value === 'vector' ? 'vector or text' : 'text', query),
+    reason,
+    field('vector or text', query),
     field('where', where),
     field('filter (JSON)', filter),
     h('button', { type: 'submit' }, 'Search'),
@@ -875,6 +920,7 @@ function route() {
 
 async function render() {
   const seq = ++renderSeq;
+  onStatus = null;
   const r = route();
   for (const a of document.querySelectorAll('[data-nav]'))
     a.classList.toggle('active', a.dataset.nav === r.page || (a.dataset.nav === 'collections' && r.name !== undefined));
