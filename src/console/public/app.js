@@ -298,7 +298,7 @@ function chart() {
 function embedderFact(e) {
   if (!e) return 'none (keyword and vector searches only)';
   if (e.kind !== 'local')
-    return `${e.model} (embeddings endpoint${e.state === 'failed' ? `, failing: ${e.error}` : ''})`;
+    return `${e.model} (embeddings server${e.source ? ` at ${e.source}` : ''}${e.state === 'failed' ? `, failing: ${e.error}` : ''})`;
   const fetching =
     e.state === 'fetching'
       ? `: fetching ${e.file ?? ''} ${(e.received_bytes / 1e6).toFixed(1)}${e.total_bytes ? ` of ${(e.total_bytes / 1e6).toFixed(1)}` : ''} MB`
