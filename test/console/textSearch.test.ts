@@ -28,7 +28,7 @@ describe('console: the search box of a text collection', { skip: noBrowser }, ()
   let browser: Browser;
   let cacheRoot: string;
   const embedders: Embedder[] = [];
-  const urls = { ready: '', failed: '', none: '', other: '' };
+  const urls = { ready: '', failed: '', down: '', none: '', other: '' };
 
   before(async () => {
     chain = await startChain();
@@ -47,11 +47,17 @@ describe('console: the search box of a text collection', { skip: noBrowser }, ()
     });
     await assert.rejects(failed.ready());
     const other = createEmbedder({ url: server.url, model: 'someone/other-model' });
-    embedders.push(ready, failed, other);
+    // An embeddings server that stopped: its last call failed, refused.
+    const stopped = await startEmbedder();
+    await stopped.close();
+    const down = createEmbedder({ url: stopped.url, model: MODEL, maxAttempts: 1 });
+    await assert.rejects(down.embed('cat'));
+    embedders.push(ready, failed, other, down);
     urls.ready = (await chain.node({ ctx: { embedder: ready } })).url;
     urls.failed = (await chain.node({ ctx: { embedder: failed } })).url;
     urls.none = (await chain.node()).url;
     urls.other = (await chain.node({ ctx: { embedder: other } })).url;
+    urls.down = (await chain.node({ ctx: { embedder: down } })).url;
     browser = await launchBrowser();
   });
 
@@ -134,8 +140,12 @@ describe('console: the search box of a text collection', { skip: noBrowser }, ()
     await box.page.close();
   });
 
-  test('on a node without an embedder, or with another model than the collection, keyword only and why', async () => {
+  test('on a node without an embedder, with another model than the collection, or whose server is down, keyword only and why', async () => {
     for (const [url, why] of [
+      [
+        urls.down,
+        /has failed: .*connection refused.*Ways out: check the embeddings server at http:\/\/127\.0\.0\.1:\d+\/…/,
+      ],
       [urls.none, /no embedder.*--embedder/],
       [urls.other, new RegExp(`embedded with ${MODEL}.*someone/other-model`)],
     ] as const) {
