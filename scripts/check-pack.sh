@@ -52,8 +52,10 @@ bash -c "${install_lines[0]} --silent" >/dev/null
 [[ -f "$tarball" ]] || fail "npm pack produced no $tarball"
 contents="$(tar -tzf "$tarball")"
 # rebuildWorker.js is started by path (new Worker), never imported: make sure the package has it.
-for file in package/bin/arkivector.js package/dist/src/cli.js package/dist/src/console/public/index.html \
-  package/dist/src/console/public/app.js package/dist/src/engine/rebuildWorker.js \
+# Every file of the console (the page, its browser modules, style and icon) is served from the package.
+console_files=()
+for file in src/console/public/*; do console_files+=("package/dist/$file"); done
+for file in package/bin/arkivector.js package/dist/src/cli.js "${console_files[@]}" package/dist/src/engine/rebuildWorker.js \
   package/dist/src/embedder/local/embedWorker.js package/LICENSE \
   package/CHANGELOG.md package/README.md; do
   grep -qx "$file" <<<"$contents" || fail "$file is missing from the package"
@@ -115,6 +117,7 @@ node --input-type=module -e '
   await check("/healthz", /"ok"/);
   await check("/", /arkivector console/);
   await check("/console/app.js", /sessionStorage/);
+  await check("/console/search.js", /semantic/);
   // The Connect page shows the install lines this script just ran.
   const node = await (await fetch(base + "/console/node.json")).json();
   if (node.install.join("\n") !== process.argv[2]) throw new Error(`the console shows ${JSON.stringify(node.install)}`);
