@@ -3,7 +3,9 @@
 # checkout, installs the tarball into a temporary global prefix offline from npm's cache (`npm ci` has
 # just filled it; the network is not used), then runs the installed `arkivector`: --version, help,
 # --help of each command, `devnet` until it listens, `serve` until /healthz and the console answer, and
-# `serve` with the local embedder on a generated model folder until it has embedded text once.
+# `serve` with the local embedder on a generated model folder until it has embedded text once; then installs
+# the tarball again with onnxruntime-node's install step failing, and checks that `serve` says text needs the
+# runtime and how to get it (cause no_runtime), while vector search works.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,8 +52,10 @@ bash -c "${install_lines[0]} --silent" >/dev/null
 [[ -f "$tarball" ]] || fail "npm pack produced no $tarball"
 contents="$(tar -tzf "$tarball")"
 # rebuildWorker.js is started by path (new Worker), never imported: make sure the package has it.
-for file in package/bin/arkivector.js package/dist/src/cli.js package/dist/src/console/public/index.html \
-  package/dist/src/console/public/app.js package/dist/src/engine/rebuildWorker.js \
+# Every file of the console (the page, its browser modules, style and icon) is served from the package.
+console_files=()
+for file in src/console/public/*; do console_files+=("package/dist/$file"); done
+for file in package/bin/arkivector.js package/dist/src/cli.js "${console_files[@]}" package/dist/src/engine/rebuildWorker.js \
   package/dist/src/embedder/local/embedWorker.js package/LICENSE \
   package/CHANGELOG.md package/README.md; do
   grep -qx "$file" <<<"$contents" || fail "$file is missing from the package"
@@ -61,17 +65,22 @@ if grep -qE '^package/(src|test)/|\.ts$' <<<"$contents"; then fail "TypeScript s
 echo "check-pack: ${install_lines[1]} (offline, into a temporary prefix)"
 # The README's line as written; npm reads the prefix and the cache mode from its environment.
 # onnxruntime-node's install script would fetch a CUDA provider from outside the npm registry: skip it.
+# Arguments: the prefix, onnxruntime-node's install flag, and the cache mode.
 install() {
-  env ONNXRUNTIME_NODE_INSTALL=skip npm_config_prefix="$tmp/prefix" npm_config_audit=false npm_config_fund=false "$1"=true \
+  env ONNXRUNTIME_NODE_INSTALL="$2" npm_config_prefix="$1" npm_config_audit=false npm_config_fund=false "$3"=true \
     bash -c "${install_lines[1]}" >"$tmp/install.log" 2>&1
 }
-if ! install npm_config_offline; then
-  # `npm ci` caches package tarballs but not the registry's metadata, which resolving the tarball's
-  # dependency ranges needs: on a cache without it, read the metadata from the registry (once per machine).
-  grep -q ENOTCACHED "$tmp/install.log" || fail "npm install -g failed: $(tail -n 30 "$tmp/install.log")"
-  echo "check-pack: npm's cache lacks registry metadata; installing with --prefer-offline"
-  install npm_config_prefer_offline || fail "npm install -g failed: $(tail -n 30 "$tmp/install.log")"
-fi
+# Installs into prefix $1 with onnxruntime-node's install flag $2, offline when npm's cache allows.
+install_offline() {
+  if ! install "$1" "$2" npm_config_offline; then
+    # `npm ci` caches package tarballs but not the registry's metadata, which resolving the tarball's
+    # dependency ranges needs: on a cache without it, read the metadata from the registry (once per machine).
+    grep -q ENOTCACHED "$tmp/install.log" || fail "npm install -g failed: $(tail -n 30 "$tmp/install.log")"
+    echo "check-pack: npm's cache lacks registry metadata; installing with --prefer-offline"
+    install "$1" "$2" npm_config_prefer_offline || fail "npm install -g failed: $(tail -n 30 "$tmp/install.log")"
+  fi
+}
+install_offline "$tmp/prefix" skip
 bin="$tmp/prefix/bin/arkivector"
 [[ -x "$bin" ]] || fail "no arkivector command in $tmp/prefix/bin"
 [[ ! -e "$tmp/prefix/lib/node_modules/arkivector/node_modules/tsx" ]] || fail "tsx was installed at run time"
@@ -108,6 +117,7 @@ node --input-type=module -e '
   await check("/healthz", /"ok"/);
   await check("/", /arkivector console/);
   await check("/console/app.js", /sessionStorage/);
+  await check("/console/search.js", /semantic/);
   // The Connect page shows the install lines this script just ran.
   const node = await (await fetch(base + "/console/node.json")).json();
   if (node.install.join("\n") !== process.argv[2]) throw new Error(`the console shows ${JSON.stringify(node.install)}`);
@@ -138,5 +148,48 @@ node --input-type=module -e '
   const found = await post("/v1/collections/pack/search", { text: "my cat", k: 1, min_block: written.block_number });
   if (found.results[0]?.id !== "pet") throw new Error(`text search answered ${JSON.stringify(found)}`);
 ' "$base" || fail "the installed serve did not embed with the local model: $(cat "$tmp/serve-local.log")"
+kill "${pids[-1]}"
+
+echo "check-pack: ${install_lines[1]} where onnxruntime-node's install step fails (a second prefix)"
+# A flag value onnxruntime-node's install script rejects makes its install step fail at once, offline,
+# as a blocked CUDA download does on a machine that reaches only the npm registry (the issue's case):
+# npm then drops the optional dependency and the install succeeds. --omit=optional would leave it out
+# without running (or failing) any install step, which is not the case a user meets.
+rm -rf "$tmp/prefix" "$tmp/data" "$tmp/cache"
+install_offline "$tmp/prefix-no-runtime" arkivector-check-pack-fails-here
+bin="$tmp/prefix-no-runtime/bin/arkivector"
+[[ -x "$bin" ]] || fail "no arkivector command in $tmp/prefix-no-runtime/bin"
+[[ ! -e "$tmp/prefix-no-runtime/lib/node_modules/arkivector/node_modules/onnxruntime-node" ]] ||
+  fail "onnxruntime-node is installed although its install step failed"
+# The default embedder (the local model), the hub left at its default: the node must not try to fetch.
+XDG_DATA_HOME="$tmp/data" XDG_CACHE_HOME="$tmp/cache" "$bin" serve --http 127.0.0.1:0 --block-time 1 \
+  --log-level warn --no-demo --devnet-port 0 >"$tmp/serve-no-runtime.log" 2>&1 &
+pids+=($!)
+line="$(wait_for_line "$tmp/serve-no-runtime.log" '^REST: ' "${pids[-1]}")"
+base="$(sed -E 's#^REST: +(http://127\.0\.0\.1:[0-9]+)/.*#\1#' <<<"$line")"
+embedder_line="$(grep '^Embedder: ' "$tmp/serve-no-runtime.log")" || fail "the banner has no Embedder line"
+for want in 'unavailable' 'the packages that run a local model are not installed' 'onnxruntime-node' \
+  "ONNXRUNTIME_NODE_INSTALL=skip ${install_lines[1]}" 'mode "keyword"'; do
+  grep -qF "$want" <<<"$embedder_line" || fail "the banner's Embedder line does not say \"$want\": $embedder_line"
+done
+node --input-type=module -e '
+  const [base, reinstall] = process.argv.slice(1);
+  const call = async (path, body) => {
+    const response = await fetch(base + path, body && { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const answer = await response.json();
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const { embedder } = await call("/v1/status");
+  if (embedder?.state !== "failed" || embedder.cause !== "no_runtime") throw new Error(`status embedder: ${JSON.stringify(embedder)}`);
+  if (!embedder.ways_out?.includes(reinstall)) throw new Error(`the ways out do not name ${reinstall}: ${embedder.ways_out}`);
+  if (!embedder.ways_out.includes("mode \"keyword\"")) throw new Error(`the ways out do not name mode keyword: ${embedder.ways_out}`);
+  // Vectors need no runtime: a collection with its dim, an entity by vector, a vector search.
+  await call("/v1/collections", { name: "plain", dim: 3, metric: "cosine" });
+  const written = await call("/v1/collections/plain/entities", { entities: [{ id: "a", vector: [1, 0, 0] }, { id: "b", vector: [0, 1, 0] }] });
+  const found = await call("/v1/collections/plain/search", { vector: [0.9, 0.1, 0], k: 1, min_block: written.block_number });
+  if (found.results[0]?.id !== "a") throw new Error(`vector search answered ${JSON.stringify(found)}`);
+' "$base" "ONNXRUNTIME_NODE_INSTALL=skip ${install_lines[1]}" ||
+  fail "the installed serve without the runtime: $(cat "$tmp/serve-no-runtime.log")"
 kill "${pids[-1]}"
 echo "check-pack: ok ($tarball)"

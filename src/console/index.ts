@@ -25,13 +25,27 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-cache',
 } as const;
 
-/** Every file the console serves, with its type: a fixed list, so no request can name another path. */
-const FILES = {
+const JS = 'text/javascript; charset=utf-8';
+
+/**
+ * Every file the console serves, with its type: a fixed list, so no request can name another path. The
+ * script is app.js and the browser modules it imports, each named after what it does.
+ */
+export const CONSOLE_FILES = {
   'index.html': 'text/html; charset=utf-8',
-  'app.js': 'text/javascript; charset=utf-8',
+  'app.js': JS,
+  'api.js': JS,
+  'attributes.js': JS,
+  'collections.js': JS,
+  'connect.js': JS,
+  'dom.js': JS,
+  'overview.js': JS,
+  'search.js': JS,
+  'state.js': JS,
   'style.css': 'text/css; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 } as const;
+const FILES = CONSOLE_FILES;
 
 type FileName = keyof typeof FILES;
 
@@ -41,13 +55,10 @@ export const CONSOLE_DIR = new URL('./public/', import.meta.url);
 type ConsoleFile = { body: Uint8Array; type: string };
 
 function loadFiles(): Record<FileName, ConsoleFile> {
-  const load = (name: FileName): ConsoleFile => ({ body: readFileSync(new URL(name, CONSOLE_DIR)), type: FILES[name] });
-  return {
-    'index.html': load('index.html'),
-    'app.js': load('app.js'),
-    'style.css': load('style.css'),
-    'favicon.svg': load('favicon.svg'),
-  };
+  const files = {} as Record<FileName, ConsoleFile>;
+  for (const name of Object.keys(FILES) as FileName[])
+    files[name] = { body: readFileSync(new URL(name, CONSOLE_DIR)), type: FILES[name] };
+  return files;
 }
 
 /** What the console learns about the node besides the REST API (GET /console/node.json, `read` scope). */

@@ -4,8 +4,11 @@ import { ArkivectorError } from '../errors.ts';
 
 export class EmbedderUnavailableError extends ArkivectorError {
   override name = 'EmbedderUnavailableError';
-  /** `upstream_status`: the embedder's HTTP status, when it answered at all. */
-  constructor(message: string, meta: { upstream_status?: number } = {}) {
+  /**
+   * `upstream_status`: the embedder's HTTP status, when it answered at all; `cause` and `ways_out`: why, in
+   * one word, and every way out (an embeddings server's failure; the local model's say them in its state).
+   */
+  constructor(message: string, meta: { upstream_status?: number; cause?: string; ways_out?: string } = {}) {
     super('embedder_unavailable', message, { meta });
   }
 }

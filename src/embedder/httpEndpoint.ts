@@ -1,12 +1,14 @@
 // One call to an OpenAI-compatible `POST /embeddings` endpoint, made robust: credentials taken out of the
 // URL (fetch refuses them) and sent as Basic auth, a bearer key, a timeout per attempt, bounded retries
 // with backoff on 429 (honouring Retry-After), 5xx and connection failures, a bounded answer size, and a
-// strict check of the answer's shape. Every failure is EmbedderUnavailableError; no secret reaches it.
+// strict check of the answer's shape. Every failure is EmbedderUnavailableError with its cause and ways out
+// (httpFailure.ts); no secret reaches it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch } from 'undici';
 import { redactUrl } from '../redactUrl.ts';
 import { DIM_MAX } from '../collections/limits.ts';
 import { EmbedderUnavailableError } from './errors.ts';
+import { type EndpointFailureCause, EndpointFailure, endpointWaysOut } from './httpFailure.ts';
 import { readBounded } from '../readBounded.ts';
 
 /** Seconds one attempt may take before it is abandoned (and retried). */
@@ -36,12 +38,15 @@ export interface EmbedderEndpoint {
   readonly safeUrl: string;
   /** Embeds `input` (one request); vectors in input order. */
   post(model: string, input: string[]): Promise<number[][]>;
+  /** A failure of this endpoint for `model`: the reason after the redacted URL, the cause, the ways out. */
+  failure(model: string, cause: EndpointFailureCause, reason: string, upstreamStatus?: number): EndpointFailure;
 }
 
 /** A failure worth another attempt: `retryAfterMs` set when the server said how long to wait. */
 class Retryable extends Error {
   constructor(
     message: string,
+    readonly failure: EndpointFailureCause,
     readonly retryAfterMs?: number,
     readonly upstreamStatus?: number,
   ) {
@@ -79,6 +84,13 @@ export function embedderEndpoint(options: EmbedderEndpointOptions): EmbedderEndp
     for (const secret of secrets) if (secret) out = out.split(secret).join('***');
     return out;
   };
+  const failure = (model: string, cause: EndpointFailureCause, reason: string, upstreamStatus?: number) =>
+    new EndpointFailure(
+      `the embedder at ${safeUrl} ${reason}`,
+      cause,
+      endpointWaysOut(safeUrl, model, cause, upstreamStatus),
+      upstreamStatus,
+    );
 
   async function attempt(model: string, input: string[]): Promise<number[][]> {
     let response: Awaited<ReturnType<typeof fetch>>;
@@ -94,19 +106,16 @@ export function embedderEndpoint(options: EmbedderEndpointOptions): EmbedderEndp
         body: JSON.stringify({ model, input, encoding_format: 'float' }),
         signal: AbortSignal.timeout(timeoutMs),
       });
-      text = await readBounded(
-        response.body,
-        EMBEDDER_MAX_RESPONSE_BYTES,
-        (limit) => new EmbedderUnavailableError(`the embedder's answer is larger than ${limit} bytes`),
+      text = await readBounded(response.body, EMBEDDER_MAX_RESPONSE_BYTES, (limit) =>
+        failure(model, 'bad_answer', `answered more than ${limit} bytes`, response.status),
       );
     } catch (error) {
       if (error instanceof EmbedderUnavailableError) throw error;
       const name = (error as Error).name;
-      throw new Retryable(
-        name === 'TimeoutError' || name === 'AbortError'
-          ? `no answer within ${timeoutMs} ms`
-          : `cannot be reached (${connectionFailure(error)})`,
-      );
+      if (name === 'TimeoutError' || name === 'AbortError')
+        throw new Retryable(`gave no answer within ${timeoutMs} ms`, 'timeout');
+      const { words, cause } = connectionFailure(error);
+      throw new Retryable(`cannot be reached (${words})`, cause);
     }
     let body: unknown;
     try {
@@ -118,25 +127,22 @@ export function embedderEndpoint(options: EmbedderEndpointOptions): EmbedderEndp
       const upstream = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
       const reason = `answered HTTP ${response.status}${typeof upstream === 'string' ? `: ${scrub(upstream)}` : ''}`;
       if (response.status === 429 || response.status >= 500)
-        throw new Retryable(reason, retryAfterMs(response.headers.get('retry-after')), response.status);
-      throw new EmbedderUnavailableError(`the embedder at ${safeUrl} ${reason}`, { upstream_status: response.status });
+        throw new Retryable(reason, 'http_status', retryAfterMs(response.headers.get('retry-after')), response.status);
+      throw failure(model, 'http_status', reason, response.status);
     }
-    return parseEmbeddings(body, input.length, safeUrl);
+    return parseEmbeddings(body, input.length, (cause, why) => failure(model, cause, `answered ${why}`, 200));
   }
 
   return {
     safeUrl,
+    failure,
     async post(model, input) {
       for (let n = 1; ; n++) {
         try {
           return await attempt(model, input);
         } catch (error) {
           if (!(error instanceof Retryable)) throw error;
-          const fail = (why: string) =>
-            new EmbedderUnavailableError(
-              `the embedder at ${safeUrl} ${error.message}${why}`,
-              error.upstreamStatus ? { upstream_status: error.upstreamStatus } : {},
-            );
+          const fail = (why: string) => failure(model, error.failure, `${error.message}${why}`, error.upstreamStatus);
           if (n >= maxAttempts) throw fail(` (after ${n} attempts)`);
           if (error.retryAfterMs !== undefined && error.retryAfterMs > EMBEDDER_MAX_RETRY_AFTER_MS)
             throw fail(` (Retry-After ${Math.ceil(error.retryAfterMs / 1000)} s is longer than we wait)`);
@@ -163,17 +169,20 @@ const CONNECTION_ERRORS: Record<string, string> = {
 };
 
 /**
- * Why fetch could not reach the endpoint. fetch throws `TypeError: fetch failed` with the reason in
- * `cause`: a system error with a code, an AggregateError of one per address tried (localhost: ::1 and
- * 127.0.0.1), or a plain message ("bad port"). Never the URL: callers name it, redacted.
+ * Why fetch could not reach the endpoint, in words and as a cause (`refused` when nothing listens). fetch
+ * throws `TypeError: fetch failed` with the reason in `cause`: a system error with a code, an AggregateError
+ * of one per address tried (localhost: ::1 and 127.0.0.1), or a plain message ("bad port"). Never the URL:
+ * callers name it, redacted.
  */
-function connectionFailure(error: unknown): string {
+function connectionFailure(error: unknown): { words: string; cause: EndpointFailureCause } {
   const cause = (error as { cause?: { code?: unknown; message?: unknown; errors?: unknown } }).cause;
   const nested = Array.isArray(cause?.errors) ? (cause.errors as { code?: unknown }[]) : [];
   const code = [cause?.code, ...nested.map((e) => e?.code)].find((c): c is string => typeof c === 'string');
-  if (code) return CONNECTION_ERRORS[code] ?? code;
-  if (typeof cause?.message === 'string' && cause.message) return cause.message.slice(0, 100);
-  return (error as Error).message || (error as Error).name;
+  if (code)
+    return { words: CONNECTION_ERRORS[code] ?? code, cause: code === 'ECONNREFUSED' ? 'refused' : 'unreachable' };
+  if (typeof cause?.message === 'string' && cause.message)
+    return { words: cause.message.slice(0, 100), cause: 'unreachable' };
+  return { words: (error as Error).message || (error as Error).name, cause: 'unreachable' };
 }
 
 function retryAfterMs(header: string | null): number | undefined {
@@ -184,10 +193,13 @@ function retryAfterMs(header: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-/** `{data: [{index, embedding}]}` → vectors by `index`; anything else is garbage. */
-function parseEmbeddings(body: unknown, count: number, safeUrl: string): number[][] {
-  const garbage = (why: string) =>
-    new EmbedderUnavailableError(`the embedder at ${safeUrl} answered garbage: ${why}`, { upstream_status: 200 });
+/** `{data: [{index, embedding}]}` → vectors by `index`; anything else is a bad answer. */
+function parseEmbeddings(
+  body: unknown,
+  count: number,
+  fail: (cause: EndpointFailureCause, why: string) => EmbedderUnavailableError,
+): number[][] {
+  const garbage = (why: string) => fail('bad_answer', `garbage: ${why}`);
   const data = (body as { data?: unknown } | undefined)?.data;
   if (!Array.isArray(data)) throw garbage('no data list');
   if (data.length !== count) throw garbage(`${data.length} embeddings for ${count} inputs`);
@@ -205,6 +217,6 @@ function parseEmbeddings(body: unknown, count: number, safeUrl: string): number[
     out[at as number] = embedding as number[];
   }
   const dim = out[0]?.length;
-  if (out.some((v) => v.length !== dim)) throw garbage('embeddings of different lengths in one answer');
+  if (out.some((v) => v.length !== dim)) throw fail('wrong_dimension', 'embeddings of different lengths in one answer');
   return out;
 }

@@ -11,10 +11,12 @@ export {
   EMBEDDER_MAX_RESPONSE_BYTES,
   EMBEDDER_MAX_RETRY_AFTER_MS,
   EMBEDDER_PROBE_TEXT,
+  EMBEDDER_REPROBE_MS,
   EMBEDDER_TIMEOUT_MS,
   type BatchEmbedder,
   type EmbedderOptions,
 } from './httpClient.ts';
+export { type EndpointFailureCause, endpointWaysOut } from './httpFailure.ts';
 export {
   catalogNames,
   createLocalEmbedder,

@@ -1,7 +1,10 @@
 // What the rest of the node knows of an embedder: a model that turns text into vectors, in this process
 // or behind an endpoint, and what it is doing now (for /v1/status and the instructions).
 
-/** What an embedder is doing, for /v1/status and the instructions (the local embedder reports it). */
+/**
+ * What an embedder is doing, for /v1/status and the instructions: the local model's fetch and load, or an
+ * embeddings server's last answer (`idle` until it is first asked, then `ready` or `failed`).
+ */
 export interface EmbedderState {
   /** `idle`: the model is fetched and loaded at the first text call. */
   state: 'idle' | 'fetching' | 'loading' | 'ready' | 'failed';
@@ -12,10 +15,14 @@ export interface EmbedderState {
   received_bytes?: number;
   total_bytes?: number | null;
   dim?: number;
-  /** Failed: why, its cause (`unreachable`, `refused`, `too_large`, `hash_mismatch`, `stalled`, `invalid`, …). */
+  /**
+   * Failed: why, and its cause (local: `unreachable`, `refused`, `too_large`, `hash_mismatch`, `stalled`,
+   * `invalid`, `no_runtime`, …; a server: `refused`, `unreachable`, `timeout`, `http_status`, `bad_answer`,
+   * `wrong_dimension`).
+   */
   error?: string;
   cause?: string;
-  /** Failed: no text call tries again before this time (ISO), unless the model appears on disk. */
+  /** Failed (local): no text call tries again before this time (ISO), unless the model appears on disk. */
   retry_at?: string;
   /** Failed: every way to text without this model loading here. */
   ways_out?: string;

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { CONSOLE_CSP } from '../../src/console/index.ts';
+import { readdirSync } from 'node:fs';
+import { CONSOLE_CSP, CONSOLE_DIR, CONSOLE_FILES } from '../../src/console/index.ts';
 import { loadAccessPolicy } from '../../src/http/index.ts';
 import type { IndexerView } from '../../src/service/index.ts';
 import { INSTALL_COMMANDS, VERSION } from '../../src/packageInfo.ts';
@@ -65,10 +66,14 @@ describe('console: routes', () => {
     assert.doesNotMatch(CONSOLE_CSP, /unsafe-inline|unsafe-eval/);
   });
 
-  test('only the console files are served under /console/; anything else is a not_found problem', async () => {
-    for (const file of ['app.js', 'style.css', 'favicon.svg']) {
+  test('only the console files are served under /console/, each file of public/; anything else is not_found', async () => {
+    // A browser module missing from the list would be a 404 for its import, and the page would not start.
+    assert.deepEqual(Object.keys(CONSOLE_FILES).sort(), readdirSync(CONSOLE_DIR).sort());
+    for (const [file, type] of Object.entries(CONSOLE_FILES)) {
+      if (file === 'index.html') continue;
       const answer = await fetch(`${local.url}/console/${file}`);
       assert.equal(answer.status, 200, file);
+      assert.equal(answer.headers.get('content-type'), type);
       assert.equal(answer.headers.get('content-security-policy'), CONSOLE_CSP);
     }
     for (const path of ['/console/index.ts', '/console/..%2Findex.ts', '/console/%2e%2e%2F%2e%2e%2Fpackage.json'])

@@ -155,7 +155,7 @@ describe('embedder client', () => {
     const embedder = createEmbedder({ url, model: 'm', ...fast, maxAttempts: 2 });
     await unavailable(
       embedder.embed('x'),
-      /^the embedder at http:\/\/127\.0\.0\.1:\d+\/… cannot be reached \(connection refused\) \(after 2 attempts\)$/,
+      /^the embedder at http:\/\/127\.0\.0\.1:\d+\/… cannot be reached \(connection refused\) \(after 2 attempts\)\. Ways out: check the embeddings server at /,
     );
   });
 

@@ -218,7 +218,13 @@ describe('REST: collections and text writes', () => {
   });
 
   test('GET /v1/status names the embedder: the endpoint model, or null with --embedder none', async () => {
-    assert.deepEqual((await call(withEmbedder, '/v1/status')).body.embedder, { model: 'memory-model', kind: 'http' });
+    assert.deepEqual((await call(withEmbedder, '/v1/status')).body.embedder, {
+      model: 'memory-model',
+      kind: 'http',
+      state: 'ready',
+      source: `http://127.0.0.1:${new URL(embedder.url).port}/…`,
+      dim: 4,
+    });
     assert.equal((await call(without, '/v1/status')).body.embedder, null);
   });
 
