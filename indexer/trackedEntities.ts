@@ -144,7 +144,8 @@ export function restoredEntity(
 ): TrackedEntity {
   return {
     key: fields.key,
-    kind: fields.kind,
+    // The literal, not the attribute value decoded from the chain (a string of its own per entity).
+    kind: fields.kind === 'collection' ? 'collection' : 'vector',
     collection: intern(fields.collection),
     id: fields.id,
     owner: intern(fields.owner),
@@ -206,8 +207,10 @@ export class TrackedEntities {
   /**
    * Keys by the block their expiry falls on: a chain without expiry events (the DB-chain) ends them here
    * (`expiringAt`), and on one with them (v1) the sweep comes first and the events find nothing left.
+   * One key is held directly, a Set only from the second: entities written in different blocks mostly
+   * expire at different blocks, and a Set of one costs ~160 bytes.
    */
-  readonly #byExpiry = new Map<bigint, Set<Hex>>();
+  readonly #byExpiry = new Map<bigint, Hex | Set<Hex>>();
   /** Vector entities set with their content since the last dropResolvedContent. */
   #fresh: TrackedEntity[] = [];
   #current: JournalEntry | undefined;
@@ -271,19 +274,24 @@ export class TrackedEntities {
     if (previous?.expiresAt === next?.expiresAt) return;
     if (previous) {
       const keys = this.#byExpiry.get(previous.expiresAt);
-      keys?.delete(previous.key);
-      if (keys?.size === 0) this.#byExpiry.delete(previous.expiresAt);
+      if (keys === previous.key) this.#byExpiry.delete(previous.expiresAt);
+      else if (typeof keys === 'object') {
+        keys.delete(previous.key);
+        if (keys.size === 1) this.#byExpiry.set(previous.expiresAt, keys.values().next().value as Hex);
+      }
     }
     if (next) {
       const keys = this.#byExpiry.get(next.expiresAt);
-      if (keys) keys.add(next.key);
-      else this.#byExpiry.set(next.expiresAt, new Set([next.key]));
+      if (keys === undefined) this.#byExpiry.set(next.expiresAt, next.key);
+      else if (typeof keys === 'object') keys.add(next.key);
+      else if (keys !== next.key) this.#byExpiry.set(next.expiresAt, new Set([keys, next.key]));
     }
   }
 
   /** Keys of the entities whose lifetime ends at `block` (live at B iff expiresAt > B). */
   expiringAt(block: number): Hex[] {
-    return [...(this.#byExpiry.get(BigInt(block)) ?? [])];
+    const keys = this.#byExpiry.get(BigInt(block));
+    return keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
   }
 
   get(key: Hex): TrackedEntity | undefined {
