@@ -194,9 +194,23 @@ export function classify(
 
 export type EntityChangeListener = (previous: TrackedEntity | undefined, next: TrackedEntity | undefined) => void;
 
-interface JournalEntry {
+/** The block in progress: what each key it changed held before it (first change only). */
+interface OpenBlock {
   block: number;
   previous: Map<Hex, TrackedEntity | undefined>;
+}
+
+/**
+ * A journaled block: its OpenBlock's pairs laid flat (key, previous, key, previous…), two array slots a
+ * change where a Map costs ~3.5 words and a table of its own per block.
+ */
+interface JournalEntry {
+  block: number;
+  previous: (Hex | TrackedEntity | undefined)[];
+}
+
+function* pairs(flat: JournalEntry['previous']): Generator<[Hex, TrackedEntity | undefined]> {
+  for (let i = 0; i < flat.length; i += 2) yield [flat[i] as Hex, flat[i + 1] as TrackedEntity | undefined];
 }
 
 export class TrackedEntities {
@@ -213,7 +227,7 @@ export class TrackedEntities {
   readonly #byExpiry = new Map<bigint, Hex | Set<Hex>>();
   /** Vector entities set with their content since the last dropResolvedContent. */
   #fresh: TrackedEntity[] = [];
-  #current: JournalEntry | undefined;
+  #current: OpenBlock | undefined;
   /**
    * Rolling back to this block or later is exact: every change after it is journaled. A journal entry is
    * kept only for a block that was begun, so blocks skipped as empty (a source's span) need none.
@@ -314,7 +328,10 @@ export class TrackedEntities {
 
   endBlock(): void {
     if (!this.#current) return;
-    this.#journal.push(this.#current);
+    const { block, previous } = this.#current;
+    const flat: JournalEntry['previous'] = [];
+    for (const [key, entity] of previous) flat.push(key, entity);
+    this.#journal.push({ block, previous: flat });
     if (this.#journal.length > this.#depth) this.#horizon = this.#journal.shift()?.block;
     this.#current = undefined;
   }
@@ -323,7 +340,7 @@ export class TrackedEntities {
   abortBlock(): void {
     const entry = this.#current;
     this.#current = undefined;
-    if (entry) this.#undo(entry);
+    if (entry) this.#undo(entry.previous);
   }
 
   /**
@@ -359,12 +376,12 @@ export class TrackedEntities {
   rollBackTo(block: number): void {
     for (let newest = this.#journal.at(-1); newest && newest.block > block; newest = this.#journal.at(-1)) {
       this.#journal.pop();
-      this.#undo(newest);
+      this.#undo(pairs(newest.previous));
     }
   }
 
-  #undo(entry: JournalEntry): void {
-    for (const [key, previous] of entry.previous) {
+  #undo(changes: Iterable<[Hex, TrackedEntity | undefined]>): void {
+    for (const [key, previous] of changes) {
       const now = this.#entities.get(key);
       if (previous) this.#entities.set(key, previous);
       else this.#entities.delete(key);

@@ -98,3 +98,24 @@ test('property: expiringAt answers as a Map of expiry to keys built from the liv
     { numRuns: 300 },
   );
 });
+
+test('tracked entities: the journal keeps at most 24 bytes a change', async () => {
+  const blocks = 200;
+  const perBlock = 50;
+  const table = new TrackedEntities(() => {});
+  for (let b = 0; b < blocks; b++) {
+    table.beginBlock(1000 + b);
+    for (let j = 0; j < perBlock; j++) {
+      const i = b * perBlock + j;
+      const entity = arrival(`0x${i.toString(16).padStart(64, '0')}` as Hex, i);
+      table.set(entity.key, entity);
+    }
+    table.endBlock();
+    table.dropResolvedContent();
+  }
+  const journaled = await liveBytes();
+  table.resetJournal(1000 + blocks);
+  const perChange = (journaled - (await liveBytes())) / (blocks * perBlock);
+  assert.equal(table.size, blocks * perBlock);
+  assert.ok(perChange <= 24, `${perChange.toFixed(1)} bytes per change`);
+});
