@@ -329,8 +329,13 @@ export class TrackedEntities {
   endBlock(): void {
     if (!this.#current) return;
     const { block, previous } = this.#current;
-    const flat: JournalEntry['previous'] = [];
-    for (const [key, entity] of previous) flat.push(key, entity);
+    // Sized once: an array grown by push reserves up to half again its length.
+    const flat: JournalEntry['previous'] = new Array(2 * previous.size);
+    let i = 0;
+    for (const [key, entity] of previous) {
+      flat[i++] = key;
+      flat[i++] = entity;
+    }
     this.#journal.push({ block, previous: flat });
     if (this.#journal.length > this.#depth) this.#horizon = this.#journal.shift()?.block;
     this.#current = undefined;
