@@ -222,7 +222,7 @@ export class TrackedEntities {
    * Keys by the block their expiry falls on: a chain without expiry events (the DB-chain) ends them here
    * (`expiringAt`), and on one with them (v1) the sweep comes first and the events find nothing left.
    * One key is held directly, a Set only from the second: entities written in different blocks mostly
-   * expire at different blocks, and a Set of one costs ~160 bytes.
+   * expire at different blocks, and a Set of one is an object and a hash table of its own.
    */
   readonly #byExpiry = new Map<bigint, Hex | Set<Hex>>();
   /** Vector entities set with their content since the last dropResolvedContent. */
