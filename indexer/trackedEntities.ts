@@ -144,7 +144,8 @@ export function restoredEntity(
 ): TrackedEntity {
   return {
     key: fields.key,
-    kind: fields.kind,
+    // The literal, not the attribute value decoded from the chain (a string of its own per entity).
+    kind: fields.kind === 'collection' ? 'collection' : 'vector',
     collection: intern(fields.collection),
     id: fields.id,
     owner: intern(fields.owner),
@@ -193,9 +194,23 @@ export function classify(
 
 export type EntityChangeListener = (previous: TrackedEntity | undefined, next: TrackedEntity | undefined) => void;
 
-interface JournalEntry {
+/** The block in progress: what each key it changed held before it (first change only). */
+interface OpenBlock {
   block: number;
   previous: Map<Hex, TrackedEntity | undefined>;
+}
+
+/**
+ * A journaled block: its OpenBlock's pairs laid flat (key, previous, key, previous…), two array slots a
+ * change where a Map costs ~3.5 words and a table of its own per block.
+ */
+interface JournalEntry {
+  block: number;
+  previous: (Hex | TrackedEntity | undefined)[];
+}
+
+function* pairs(flat: JournalEntry['previous']): Generator<[Hex, TrackedEntity | undefined]> {
+  for (let i = 0; i < flat.length; i += 2) yield [flat[i] as Hex, flat[i + 1] as TrackedEntity | undefined];
 }
 
 export class TrackedEntities {
@@ -206,11 +221,13 @@ export class TrackedEntities {
   /**
    * Keys by the block their expiry falls on: a chain without expiry events (the DB-chain) ends them here
    * (`expiringAt`), and on one with them (v1) the sweep comes first and the events find nothing left.
+   * One key is held directly, a Set only from the second: entities written in different blocks mostly
+   * expire at different blocks, and a Set of one is an object and a hash table of its own.
    */
-  readonly #byExpiry = new Map<bigint, Set<Hex>>();
+  readonly #byExpiry = new Map<bigint, Hex | Set<Hex>>();
   /** Vector entities set with their content since the last dropResolvedContent. */
   #fresh: TrackedEntity[] = [];
-  #current: JournalEntry | undefined;
+  #current: OpenBlock | undefined;
   /**
    * Rolling back to this block or later is exact: every change after it is journaled. A journal entry is
    * kept only for a block that was begun, so blocks skipped as empty (a source's span) need none.
@@ -271,19 +288,24 @@ export class TrackedEntities {
     if (previous?.expiresAt === next?.expiresAt) return;
     if (previous) {
       const keys = this.#byExpiry.get(previous.expiresAt);
-      keys?.delete(previous.key);
-      if (keys?.size === 0) this.#byExpiry.delete(previous.expiresAt);
+      if (keys === previous.key) this.#byExpiry.delete(previous.expiresAt);
+      else if (typeof keys === 'object') {
+        keys.delete(previous.key);
+        if (keys.size === 1) this.#byExpiry.set(previous.expiresAt, keys.values().next().value as Hex);
+      }
     }
     if (next) {
       const keys = this.#byExpiry.get(next.expiresAt);
-      if (keys) keys.add(next.key);
-      else this.#byExpiry.set(next.expiresAt, new Set([next.key]));
+      if (keys === undefined) this.#byExpiry.set(next.expiresAt, next.key);
+      else if (typeof keys === 'object') keys.add(next.key);
+      else if (keys !== next.key) this.#byExpiry.set(next.expiresAt, new Set([keys, next.key]));
     }
   }
 
   /** Keys of the entities whose lifetime ends at `block` (live at B iff expiresAt > B). */
   expiringAt(block: number): Hex[] {
-    return [...(this.#byExpiry.get(BigInt(block)) ?? [])];
+    const keys = this.#byExpiry.get(BigInt(block));
+    return keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
   }
 
   get(key: Hex): TrackedEntity | undefined {
@@ -306,7 +328,15 @@ export class TrackedEntities {
 
   endBlock(): void {
     if (!this.#current) return;
-    this.#journal.push(this.#current);
+    const { block, previous } = this.#current;
+    // Sized once: an array grown by push reserves up to half again its length.
+    const flat: JournalEntry['previous'] = new Array(2 * previous.size);
+    let i = 0;
+    for (const [key, entity] of previous) {
+      flat[i++] = key;
+      flat[i++] = entity;
+    }
+    this.#journal.push({ block, previous: flat });
     if (this.#journal.length > this.#depth) this.#horizon = this.#journal.shift()?.block;
     this.#current = undefined;
   }
@@ -315,7 +345,7 @@ export class TrackedEntities {
   abortBlock(): void {
     const entry = this.#current;
     this.#current = undefined;
-    if (entry) this.#undo(entry);
+    if (entry) this.#undo(entry.previous);
   }
 
   /**
@@ -351,12 +381,12 @@ export class TrackedEntities {
   rollBackTo(block: number): void {
     for (let newest = this.#journal.at(-1); newest && newest.block > block; newest = this.#journal.at(-1)) {
       this.#journal.pop();
-      this.#undo(newest);
+      this.#undo(pairs(newest.previous));
     }
   }
 
-  #undo(entry: JournalEntry): void {
-    for (const [key, previous] of entry.previous) {
+  #undo(changes: Iterable<[Hex, TrackedEntity | undefined]>): void {
+    for (const [key, previous] of changes) {
       const now = this.#entities.get(key);
       if (previous) this.#entities.set(key, previous);
       else this.#entities.delete(key);

@@ -7,10 +7,13 @@
 // Memory (RSS per live entity, read-only node and write daemon): npm run bench -- indexer --memory
 // [--entities 30000] [--dim 32] [--heap-dir DIR] [--out FILE]; `--quick` shrinks either mode.
 // JSON-RPC calls of the DB-chain follower: npm run bench -- indexer --calls [--out FILE] (indexerCalls.ts).
+// Heap per entity of each structure of a node, built alone: npm run bench -- indexer --structures
+// [--entities 20000] [--dim 32] [--out FILE] (indexerStructures.ts).
 import { nodeRole, runMemoryBench } from './indexerMemory.ts';
 import { runThroughputBench, throughputChild } from './indexerThroughput.ts';
 import { BENCH_ENTRY, benchArgs, given } from './args.ts';
 import { runCallsBench } from './indexerCalls.ts';
+import { runStructuresBench } from './indexerStructures.ts';
 import { writeJson } from './output.ts';
 
 const values = benchArgs({
@@ -22,6 +25,7 @@ const values = benchArgs({
   out: { type: 'string' },
   memory: { type: 'boolean', default: false },
   calls: { type: 'boolean', default: false },
+  structures: { type: 'boolean', default: false },
   large: { type: 'boolean', default: false },
   quick: { type: 'boolean', default: false },
   'heap-dir': { type: 'string' },
@@ -35,7 +39,15 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 if (values.role === 'node') await nodeRole(values.rpc ?? '');
 else if (values.role === 'throughput-child') await throughputChild(values.task ?? '');
 else if (values.calls) await runCallsBench(values.out);
-else if (values.memory) {
+else if (values.structures) {
+  const result = await runStructuresBench(
+    Number(values.quick ? 2000 : values.entities),
+    Number(given('dim') ? values.dim : 32),
+  );
+  console.table(result.bytes_per_entity);
+  log(`${result.entities} entities, dim ${result.dim}: live heap bytes per entity of each structure, built alone`);
+  writeJson(values.out, result);
+} else if (values.memory) {
   const total = Number(values.quick ? 2000 : given('entities') ? values.entities : 30_000);
   const dim = Number(given('dim') ? values.dim : 32);
   const result = await runMemoryBench(BENCH_ENTRY, total, dim, values['heap-dir']);

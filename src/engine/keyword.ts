@@ -1,4 +1,4 @@
-// Keyword index over the documents of one collection (BM25 through minisearch) plus reciprocal rank
+// Keyword index over the documents of one collection (BM25, scored as MiniSearch scores) plus reciprocal rank
 // fusion for hybrid ranking. Used by CollectionStore.keywordSearch/hybridSearch, which arkivector_search
 // (`mode: keyword | hybrid`) and the KuraDB-compatible search_rag build on.
 //
@@ -6,8 +6,6 @@
 // runs of Han, Hiragana and Katakana, which are written without spaces, are indexed as single
 // characters plus overlapping bigrams, and queried by bigrams (single characters only for a one-character
 // run), so "東京" finds "東京都" but not every text containing "京".
-
-import MiniSearch from 'minisearch';
 
 /** RRF constant (Cormack et al. 2009; also Elasticsearch's and OpenSearch's default). */
 export const RRF_K = 60;
@@ -47,164 +45,132 @@ export function tokenize(text: string, mode: 'index' | 'query' = 'index'): strin
   return out;
 }
 
-const OPTIONS = {
-  fields: ['text'],
-  idField: 'id',
-  tokenize: (text: string) => tokenize(text, 'index'),
-  processTerm: (term: string) => term,
-  searchOptions: { tokenize: (text: string) => tokenize(text, 'query'), processTerm: (term: string) => term },
-};
+/** MiniSearch's BM25+ parameters (its defaults): the scores are those the MiniSearch-based index gave. */
+const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 
-/**
- * The parts of MiniSearch's internals (7.x) this module replaces: the running average that makes BM25
- * depend on history (exactAverages) and the per-term maps that make a rare term cost ~600 bytes
- * (compactPostings). Pinned by the tests in test/engine/keyword.test.ts, which compare scores with a
- * stock MiniSearch.
- */
-type Internals = {
-  _avgFieldLength: number[];
-  _fieldLength: Map<number, number[]>;
-  _dirtCount: number;
-  _index: TermTree;
-  addFieldLength(documentId: number, fieldId: number, count: number, length: number): void;
-  removeFieldLength(documentId: number, fieldId: number, count: number, length: number): void;
-  addTerm(fieldId: number, documentId: number, term: string): void;
-  removeTerm(fieldId: number, documentId: number, term: string): void;
-};
-
-/** What MiniSearch reads of a term's postings: field id → (short document id → term frequency). */
-type FieldPostings = Pick<Map<number, DocPostings>, 'get' | 'delete' | 'size' | typeof Symbol.iterator>;
-type DocPostings = Pick<Map<number, number>, 'get' | 'delete' | 'size' | 'keys' | typeof Symbol.iterator>;
-/** MiniSearch's radix tree of terms (SearchableMap). */
-type TermTree = Iterable<[string, FieldPostings]> & {
-  get(term: string): FieldPostings | undefined;
-  has(term: string): boolean;
-  fetch(term: string, initial: () => FieldPostings): FieldPostings;
-  set(term: string, value: FieldPostings): unknown;
-  delete(term: string): void;
-};
-
-/**
- * MiniSearch keeps the average document length as a running average, so its value (and every BM25
- * score) drifts in the last bits with the order documents came and went: two nodes with the same
- * documents scored them differently. Keep the integer total instead; the average is then a function of
- * the current documents only.
- */
-function exactAverages(mini: MiniSearch<{ id: number; text: string }>): void {
-  const m = mini as unknown as Internals;
-  let total = 0;
-  for (const lengths of m._fieldLength.values()) total += lengths[0] ?? 0;
-  if (m._fieldLength.size > 0) m._avgFieldLength[0] = total / m._fieldLength.size;
-  m.addFieldLength = (documentId, fieldId, count, length) => {
-    let lengths = m._fieldLength.get(documentId);
-    // `[length]` holds one element; `[]` grown by an index store reserves 17 (~130 bytes a document).
-    if (lengths === undefined) m._fieldLength.set(documentId, fieldId === 0 ? [length] : (lengths = []));
-    if (lengths !== undefined) lengths[fieldId] = length;
-    total += length;
-    m._avgFieldLength[fieldId] = total / (count + 1);
-  };
-  m.removeFieldLength = (_documentId, fieldId, count, length) => {
-    total -= length;
-    m._avgFieldLength[fieldId] = count <= 1 ? 0 : total / (count - 1);
-  };
+/** MiniSearch's calcBM25Score, operation for operation, so scores stay bit-identical. */
+function bm25(termFreq: number, matching: number, total: number, length: number, avgLength: number): number {
+  const { k, b, d } = BM25;
+  const invDocFreq = Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+  return invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * length) / avgLength)));
 }
 
-/**
- * The postings of a term found in one document: its frequency there, without the two Maps MiniSearch
- * would make (~340 bytes). Most terms of short documents (ids, numbers, names) are such terms.
- */
-class OneDoc implements DocPostings {
-  doc: number;
-  freq: number;
-  constructor(doc: number, freq: number) {
-    this.doc = doc;
-    this.freq = freq;
-  }
-  get size(): number {
-    return 1;
-  }
-  get(doc: number): number | undefined {
-    return doc === this.doc ? this.freq : undefined;
-  }
-  delete(): boolean {
-    // Never called: the term is dropped with its last document (FieldOf.delete, removeTerm).
-    throw new Error('OneDoc.delete');
-  }
-  *keys(): MapIterator<number> {
-    yield this.doc;
-  }
-  *[Symbol.iterator](): MapIterator<[number, number]> {
-    yield [this.doc, this.freq];
-  }
-}
+/** Entries past this share of a SlotCounts table make it grow. */
+const COUNTS_LOAD_MAX = 0.75;
+const COUNTS_MIN_CAPACITY = 4;
 
-/** A term's postings in the only field, 0: one object where MiniSearch keeps a Map of one entry. */
-class FieldOf implements FieldPostings {
-  docs: OneDoc | Map<number, number> | undefined;
+/**
+ * The postings of a term in more than one document (or more than once in one): slot → frequency, open
+ * addressed (linear probing, backward-shift deletion) in one Int32Array of (slot + 1, count) pairs.
+ * A Map<number, number> costs 28 to 56 bytes an entry; this costs 8 bytes a capacity pair, 11 to 21 an
+ * entry, which is what a term every document holds ("entity", "the") costs per document.
+ */
+export class SlotCounts {
+  #table = new Int32Array(2 * COUNTS_MIN_CAPACITY);
+  #size = 0;
+
   get size(): number {
-    return this.docs === undefined ? 0 : 1;
+    return this.#size;
   }
-  get(fieldId: number): DocPostings | undefined {
-    return fieldId === 0 ? this.docs : undefined;
+
+  /** The pair index holding `slot`, or the empty one where it would go. */
+  #find(slot: number): number {
+    const t = this.#table;
+    const mask = (t.length >> 1) - 1;
+    for (let i = Math.imul(slot, 0x9e3779b1) & mask; ; i = (i + 1) & mask) {
+      const k = t[2 * i]!;
+      if (k === 0 || k === slot + 1) return i;
+    }
   }
-  delete(fieldId: number): boolean {
-    if (fieldId !== 0 || this.docs === undefined) return false;
-    this.docs = undefined;
+
+  get(slot: number): number | undefined {
+    const i = this.#find(slot);
+    return this.#table[2 * i] === 0 ? undefined : this.#table[2 * i + 1];
+  }
+
+  /** Sets the count of `slot` (> 0). */
+  put(slot: number, count: number): void {
+    let i = this.#find(slot);
+    if (this.#table[2 * i] === 0) {
+      if (this.#size + 1 > (this.#table.length >> 1) * COUNTS_LOAD_MAX) {
+        this.#resize(this.#table.length);
+        i = this.#find(slot);
+      }
+      this.#table[2 * i] = slot + 1;
+      this.#size++;
+    }
+    this.#table[2 * i + 1] = count;
+  }
+
+  /** One more occurrence in `slot`. */
+  add(slot: number): void {
+    this.put(slot, (this.get(slot) ?? 0) + 1);
+  }
+
+  /** One occurrence fewer in `slot` (its entry goes with the last). */
+  take(slot: number): void {
+    const i = this.#find(slot);
+    if (this.#table[2 * i] === 0) return;
+    if (this.#table[2 * i + 1]! > 1) this.#table[2 * i + 1]!--;
+    else this.#removeAt(i);
+  }
+
+  delete(slot: number): boolean {
+    const i = this.#find(slot);
+    if (this.#table[2 * i] === 0) return false;
+    this.#removeAt(i);
     return true;
   }
-  *[Symbol.iterator](): MapIterator<[number, DocPostings]> {
-    if (this.docs !== undefined) yield [0, this.docs];
+
+  *entries(): Generator<[slot: number, count: number]> {
+    const t = this.#table;
+    for (let i = 0; i < t.length; i += 2) if (t[i] !== 0) yield [t[i]! - 1, t[i + 1]!];
+  }
+
+  #removeAt(at: number): void {
+    const t = this.#table;
+    const mask = (t.length >> 1) - 1;
+    let hole = at;
+    // Later entries of the run move back over the hole unless that would put them before their home.
+    for (let j = (at + 1) & mask; t[2 * j] !== 0; j = (j + 1) & mask) {
+      const home = Math.imul(t[2 * j]! - 1, 0x9e3779b1) & mask;
+      if (((j - home) & mask) >= ((j - hole) & mask)) {
+        t[2 * hole] = t[2 * j]!;
+        t[2 * hole + 1] = t[2 * j + 1]!;
+        hole = j;
+      }
+    }
+    t[2 * hole] = 0;
+    t[2 * hole + 1] = 0;
+    this.#size--;
+    const capacity = t.length >> 1;
+    if (capacity > COUNTS_MIN_CAPACITY && this.#size * 8 < capacity) this.#resize(capacity / 2);
+  }
+
+  /** Rehashes into `capacity` pairs. */
+  #resize(capacity: number): void {
+    const old = this.#table;
+    this.#table = new Int32Array(2 * capacity);
+    const mask = capacity - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      if (old[i] === 0) continue;
+      let j = Math.imul(old[i]! - 1, 0x9e3779b1) & mask;
+      while (this.#table[2 * j] !== 0) j = (j + 1) & mask;
+      this.#table[2 * j] = old[i]!;
+      this.#table[2 * j + 1] = old[i + 1]!;
+    }
   }
 }
 
 /**
- * Makes MiniSearch keep each term's postings as a FieldOf: the document and frequency inline while the
- * term is in one document, a Map from its second. Scores read the same frequencies, counts and lengths,
- * so they are bit-identical; KeywordIndex.fromJSON builds FieldOf postings directly. Only field 0 exists
- * (OPTIONS.fields).
+ * A term's postings: the slot itself while one document holds the term once (most terms of short
+ * documents: ids, numbers, names), a SlotCounts otherwise.
  */
-function compactPostings(mini: MiniSearch<{ id: number; text: string }>): void {
-  const m = mini as unknown as Internals;
-  const newField = (): FieldPostings => new FieldOf();
-  m.addTerm = (fieldId, documentId, term) => {
-    if (fieldId !== 0) throw new Error(`keyword index: unexpected field ${fieldId}`);
-    const f = m._index.fetch(term, newField) as FieldOf;
-    const docs = f.docs;
-    if (docs === undefined) f.docs = new OneDoc(documentId, 1);
-    else if (docs instanceof OneDoc) {
-      if (docs.doc === documentId) docs.freq++;
-      else
-        f.docs = new Map([
-          [docs.doc, docs.freq],
-          [documentId, 1],
-        ]);
-    } else docs.set(documentId, (docs.get(documentId) ?? 0) + 1);
-  };
-  m.removeTerm = (fieldId, documentId, term) => {
-    const f = m._index.get(term) as FieldOf | undefined;
-    const docs = f?.docs;
-    const freq = docs?.get(documentId);
-    // The text given to remove is the text indexed (KeywordIndex.remove), so the posting exists.
-    if (fieldId !== 0 || docs === undefined || freq === undefined) return;
-    if (freq > 1) {
-      if (docs instanceof OneDoc) docs.freq--;
-      else docs.set(documentId, freq - 1);
-      return;
-    }
-    if (docs instanceof OneDoc) {
-      m._index.delete(term);
-      return;
-    }
-    docs.delete(documentId);
-    if (docs.size === 1) {
-      const [doc, last] = docs[Symbol.iterator]().next().value!;
-      f!.docs = new OneDoc(doc, last);
-    }
-  };
-}
+type Postings = number | SlotCounts;
 
 /** What KeywordIndex.toJSON writes: documents as (short id, slot, length) triples, then each term with its
- * posting count and (short id, frequency) pairs. */
+ * posting count and (short id, frequency) pairs. The index writes each slot as its own short id; snapshots
+ * of the MiniSearch-based index have short ids of their own, which fromJSON maps to slots. */
 export type KeywordSnapshot = {
   documentCount: number;
   nextId: number;
@@ -214,39 +180,98 @@ export type KeywordSnapshot = {
 };
 
 /**
- * BM25 over documents keyed by record slot. Scores depend only on the documents indexed now, never on
- * the order they came and went (documents are removed with their text, not discarded lazily: a lazily
- * discarded posting changed the document frequency mid-search, and searches rewrote the index).
+ * BM25 over documents keyed by record slot, scored as MiniSearch 7 (fields: one, no prefix or fuzzy
+ * matching, OR of the query's terms) scores with exact average lengths. Scores depend only on the
+ * documents indexed now, never on the order they came and went. Per document it keeps a length in a
+ * column by slot and its postings; the text stays with the record, and removal takes it back.
  */
 export class KeywordIndex {
-  #mini: MiniSearch<{ id: number; text: string }>;
+  /** Distinct terms + 1 by slot; 0: no document. */
+  #lengths = new Int32Array(0);
+  #count = 0;
+  /** Sum of the documents' lengths: the average is a function of the current documents only. */
+  #total = 0;
+  readonly #terms = new Map<string, Postings>();
+  #dirty = false;
 
-  constructor(mini?: MiniSearch<{ id: number; text: string }>) {
-    this.#mini = mini ?? new MiniSearch<{ id: number; text: string }>(OPTIONS);
-    exactAverages(this.#mini);
-    compactPostings(this.#mini);
-  }
-
-  /** Whether a snapshot holds lazily discarded documents (written before removals carried their text). */
+  /** Whether this came from a snapshot holding lazily discarded documents (the store rebuilds it). */
   get dirty(): boolean {
-    return (this.#mini as unknown as Internals)._dirtCount > 0;
+    return this.#dirty;
   }
 
-  /** Documents indexed (pending ones included). */
+  /** Documents indexed. */
   get size(): number {
-    return this.#mini.documentCount;
+    return this.#count;
   }
 
-  /** Indexes a document; empty documents are skipped. */
+  #has(slot: number): boolean {
+    return slot < this.#lengths.length && this.#lengths[slot] !== 0;
+  }
+
+  #setLength(slot: number, length: number): void {
+    if (slot >= this.#lengths.length) {
+      const grown = new Int32Array(Math.max(slot + 1, Math.ceil(this.#lengths.length * 1.5), 16));
+      grown.set(this.#lengths);
+      this.#lengths = grown;
+    }
+    this.#lengths[slot] = length + 1;
+    this.#count++;
+    this.#total += length;
+  }
+
+  #addTerm(term: string, slot: number): void {
+    const p = this.#terms.get(term);
+    if (p === undefined) this.#terms.set(term, slot);
+    else if (typeof p === 'number') {
+      const counts = new SlotCounts();
+      counts.add(p);
+      counts.add(slot);
+      this.#terms.set(term, counts);
+    } else p.add(slot);
+  }
+
+  #removeTerm(term: string, slot: number, all = false): void {
+    const p = this.#terms.get(term);
+    if (p === undefined) return;
+    if (typeof p === 'number') {
+      if (p === slot) this.#terms.delete(term);
+      return;
+    }
+    if (all) p.delete(slot);
+    else p.take(slot);
+    if (p.size === 0) this.#terms.delete(term);
+    else if (p.size === 1) {
+      const [only, count] = p.entries().next().value!;
+      if (count === 1) this.#terms.set(term, only);
+    }
+  }
+
+  /** Indexes a document; empty documents are skipped. A slot that holds one is replaced. */
   add(slot: number, text: string): void {
     if (text.length === 0) return;
-    if (this.#mini.has(slot)) this.#mini.discard(slot);
-    this.#mini.add({ id: slot, text });
+    if (this.#has(slot)) this.#drop(slot);
+    const tokens = tokenize(text, 'index');
+    this.#setLength(slot, new Set(tokens).size);
+    for (const term of tokens) this.#addTerm(term, slot);
   }
 
   /** Removes a document; `text` must be the text it was added with. */
   remove(slot: number, text: string): void {
-    if (this.#mini.has(slot)) this.#mini.remove({ id: slot, text });
+    if (!this.#has(slot)) return;
+    for (const term of tokenize(text, 'index')) this.#removeTerm(term, slot);
+    this.#forget(slot);
+  }
+
+  /** Removes a document whose text is not at hand: every term is visited. */
+  #drop(slot: number): void {
+    for (const term of [...this.#terms.keys()]) this.#removeTerm(term, slot, true);
+    this.#forget(slot);
+  }
+
+  #forget(slot: number): void {
+    this.#total -= this.#lengths[slot]! - 1;
+    this.#lengths[slot] = 0;
+    this.#count--;
   }
 
   /**
@@ -264,85 +289,83 @@ export class KeywordIndex {
     accept: (slot: number) => boolean,
     tieKey: (slot: number) => string,
   ): { slots: number[]; scores: number[] } {
-    // MiniSearch returns every match sorted by score: extend the top k over the tie at its end.
-    const hits = this.#mini.search(text, { filter: (r) => accept(r.id as number) });
+    // Per document: the sum over query terms in query order (as MiniSearch folds them), times the number of
+    // distinct query terms it matched.
+    const found = new Map<number, { score: number; terms: string[] }>();
+    const avgLength = this.#count > 0 ? this.#total / this.#count : 0;
+    const score = (term: string, slot: number, freq: number, matching: number) => {
+      const s = bm25(freq, matching, this.#count, this.#lengths[slot]! - 1, avgLength);
+      const hit = found.get(slot);
+      if (hit === undefined) found.set(slot, { score: s, terms: [term] });
+      else {
+        hit.score = hit.score + s;
+        if (!hit.terms.includes(term)) hit.terms.push(term);
+      }
+    };
+    for (const term of tokenize(text, 'query')) {
+      const p = this.#terms.get(term);
+      if (p === undefined) continue;
+      if (typeof p === 'number') score(term, p, 1, 1);
+      else for (const [slot, freq] of p.entries()) score(term, slot, freq, p.size);
+    }
+    const hits: { slot: number; score: number }[] = [];
+    for (const [slot, hit] of found) if (accept(slot)) hits.push({ slot, score: hit.score * hit.terms.length });
+    hits.sort((a, b) => b.score - a.score);
+    // Extend the top k over the tie at its end, then order by score and key.
     let end = Math.min(k, hits.length);
     while (end > 0 && end < hits.length && hits[end]!.score === hits[end - 1]!.score) end++;
     const top = hits
       .slice(0, end)
-      .map((h) => ({ slot: h.id as number, score: h.score, key: tieKey(h.id as number) }))
+      .map((h) => ({ ...h, key: tieKey(h.slot) }))
       .sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .slice(0, k);
     return { slots: top.map((h) => h.slot), scores: top.map((h) => h.score) };
   }
 
-  /**
-   * The index as flat arrays (store snapshot format 3): MiniSearch's own JSON holds an object per
-   * document and two per term, and its loader builds two Maps per term that compactPostings then
-   * replaces; at 100k documents that load took about a second.
-   */
+  /** The index as flat arrays (store snapshot format 3): loading it builds no object per document. */
   toJSON(): KeywordSnapshot {
-    const m = this.#mini as unknown as Internals & {
-      _documentCount: number;
-      _nextId: number;
-      _documentIds: Map<number, unknown>;
-    };
     const documents: number[] = [];
-    for (const [shortId, slot] of m._documentIds)
-      documents.push(shortId, slot as number, m._fieldLength.get(shortId)?.[0] ?? 0);
+    for (let slot = 0; slot < this.#lengths.length; slot++)
+      if (this.#lengths[slot] !== 0) documents.push(slot, slot, this.#lengths[slot]! - 1);
     const terms: (string | number)[] = [];
-    for (const [term, fields] of m._index) {
-      const docs = fields.get(0);
-      if (docs === undefined || docs.size === 0) continue;
-      terms.push(term, docs.size);
-      for (const [doc, freq] of docs) terms.push(doc, freq);
+    for (const [term, p] of this.#terms) {
+      if (typeof p === 'number') terms.push(term, 1, p, 1);
+      else {
+        terms.push(term, p.size);
+        for (const [slot, freq] of p.entries()) terms.push(slot, freq);
+      }
     }
-    return { documentCount: m._documentCount, nextId: m._nextId, dirtCount: m._dirtCount, documents, terms };
+    return { documentCount: this.#count, nextId: this.#lengths.length, dirtCount: 0, documents, terms };
   }
 
+  /**
+   * Loads toJSON's output, or a snapshot of the MiniSearch-based index: its short ids become slots, and
+   * postings of documents it had discarded lazily are left out (such a snapshot is `dirty`).
+   */
   static fromJSON(json: string): KeywordIndex {
     const snap = JSON.parse(json) as KeywordSnapshot;
-    const mini = MiniSearch.loadJS<{ id: number; text: string }>(
-      {
-        documentCount: snap.documentCount,
-        nextId: snap.nextId,
-        documentIds: {},
-        fieldIds: { text: 0 },
-        fieldLength: {},
-        averageFieldLength: [0],
-        storedFields: {},
-        dirtCount: snap.dirtCount,
-        index: [],
-        serializationVersion: 2,
-      },
-      OPTIONS,
-    );
-    const m = mini as unknown as Internals & {
-      _documentIds: Map<number, number>;
-      _idToShortId: Map<number, number>;
-    };
+    const index = new KeywordIndex();
+    index.#dirty = snap.dirtCount > 0;
     const { documents, terms } = snap;
+    const slotOf = new Map<number, number>();
     for (let i = 0; i + 2 < documents.length; i += 3) {
-      const shortId = documents[i]!;
-      const slot = documents[i + 1]!;
-      m._documentIds.set(shortId, slot);
-      m._idToShortId.set(slot, shortId);
-      m._fieldLength.set(shortId, [documents[i + 2]!]);
+      slotOf.set(documents[i]!, documents[i + 1]!);
+      index.#setLength(documents[i + 1]!, documents[i + 2]!);
     }
     for (let i = 0; i < terms.length; ) {
       const term = terms[i] as string;
       const n = terms[i + 1] as number;
-      const f = new FieldOf();
-      if (n === 1) f.docs = new OneDoc(terms[i + 2] as number, terms[i + 3] as number);
-      else {
-        const docs = new Map<number, number>();
-        for (let j = 0; j < n; j++) docs.set(terms[i + 2 + 2 * j] as number, terms[i + 3 + 2 * j] as number);
-        f.docs = docs;
+      const counts = new SlotCounts();
+      for (let j = 0; j < n; j++) {
+        const slot = slotOf.get(terms[i + 2 + 2 * j] as number);
+        if (slot !== undefined) counts.put(slot, terms[i + 3 + 2 * j] as number);
       }
-      m._index.set(term, f);
+      const [first] = counts.entries();
+      if (counts.size === 1 && first![1] === 1) index.#terms.set(term, first![0]);
+      else if (counts.size > 0) index.#terms.set(term, counts);
       i += 2 + 2 * n;
     }
-    return new KeywordIndex(mini);
+    return index;
   }
 }
 
