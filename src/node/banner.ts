@@ -12,12 +12,15 @@ const PROTOCOL_NAMES: Record<ChainProtocol, string> = { v1: 'Arkiv v1', dbchain:
 /** The banner's line on text: which embedder, and what that means for writes and searches. */
 function embedderLine(embedder: ServiceContext['embedder']): string {
   if (!embedder) return 'none (--embedder none): vectors and keyword search only';
-  if (embedder.kind !== 'local') return `${embedder.model} through an embeddings endpoint: text writes and text search`;
+  const where = embedder.kind === 'local' ? 'in this process' : 'through an embeddings endpoint';
   const state = embedder.state?.();
   if (state?.state === 'failed')
-    return `${embedder.model} in this process, unavailable (text calls answer embedder_unavailable): ${state.error}${state.ways_out ? `. ${state.ways_out}` : ''}`;
-  const when = state?.state === 'idle' ? `; fetched from the hub at the first text call (${state.source})` : '';
-  return `${embedder.model} in this process: text writes and text search${when}`;
+    return `${embedder.model} ${where}, unavailable (text calls answer embedder_unavailable): ${state.error}${state.ways_out ? `. ${state.ways_out}` : ''}`;
+  const when =
+    embedder.kind === 'local' && state?.state === 'idle'
+      ? `; fetched from the hub at the first text call (${state.source})`
+      : '';
+  return `${embedder.model} ${where}: text writes and text search${when}`;
 }
 
 /** What `npm start` prints: where the gateway is and how to connect an MCP client. */
