@@ -27,7 +27,7 @@ import { loadNow, type Row, type Target, withCpu } from './rest/rows.ts';
 import { killChildren, type ServeProcess, spawnServe, waitLive } from '../../test/helpers/serveProcess.ts';
 import { clustered } from '../../test/helpers/generators.ts';
 import { benchArgs } from './args.ts';
-import { writeJson } from './output.ts';
+import { median, writeJson } from './output.ts';
 
 const values = benchArgs({
   quick: { type: 'boolean', default: false },
@@ -189,7 +189,7 @@ async function benchRest(targets: Target[], bodies: string[]): Promise<Row[]> {
     const ordered = round % 2 === 0 ? targets : [...targets].reverse();
     for (const { system, base, pid } of ordered) {
       log(`${system}: ${CONNECTIONS} connections for ${DURATION_S} s${ROUNDS > 1 ? ` (round ${round + 1})` : ''}`);
-      const { result, cpuMsPerRequest, mainMsPerRequest } = await withCpu(
+      const { result, cpuMsPerRequest, mainMsPerRequest, clientMsPerRequest } = await withCpu(
         pid,
         () => run(base, DURATION_S),
         (r) => r.requests.total,
@@ -208,6 +208,7 @@ async function benchRest(targets: Target[], bodies: string[]): Promise<Row[]> {
         p99_ms: result.latency.p99,
         server_cpu_ms_per_request: cpuMsPerRequest,
         server_main_thread_cpu_ms_per_request: mainMsPerRequest,
+        client_cpu_ms_per_request: clientMsPerRequest,
         load_avg: loadNow(),
       });
     }
@@ -363,6 +364,8 @@ console.table(
     'p99 ms': r.p99_ms.toFixed(2),
     'server CPU ms/req': r.server_cpu_ms_per_request?.toFixed(3) ?? '-',
     'main thread ms/req': r.server_main_thread_cpu_ms_per_request?.toFixed(3) ?? '-',
+    'client CPU ms/req': r.client_cpu_ms_per_request.toFixed(3),
+    load: r.load_avg,
   })),
 );
 writeJson(values.out, rows);
@@ -384,4 +387,12 @@ if (BASELINE) {
     log(`  server CPU ms per request ${ratios(after, before, (r) => r.server_cpu_ms_per_request)}`);
     log(`  main thread CPU ms per request ${ratios(after, before, (r) => r.server_main_thread_cpu_ms_per_request)}`);
   }
+}
+// The MCP target: concurrent MCP calls against REST requests, in server CPU per request (medians of rounds).
+for (const suffix of ['', '-baseline'] as const) {
+  const cpu = (system: string) =>
+    median(rows.filter((r) => r.system === system).map((r) => r.server_cpu_ms_per_request ?? Number.NaN));
+  const ratio = cpu(`arkivector-mcp-http-concurrent${suffix}`) / cpu(`arkivector-rest${suffix}`);
+  if (Number.isFinite(ratio))
+    log(`MCP over HTTP (${SESSIONS} sessions) ÷ REST${suffix}, server CPU per request: ${ratio.toFixed(2)}`);
 }

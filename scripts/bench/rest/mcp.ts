@@ -43,7 +43,7 @@ function searchCall(system: Row['system'], client: Client, search: McpSearch) {
 }
 
 function row(system: Row['system'], search: McpSearch, connections: number, measured: Measured): Row {
-  const { result: summary, cpuMsPerRequest, mainMsPerRequest } = measured;
+  const { result: summary, cpuMsPerRequest, mainMsPerRequest, clientMsPerRequest } = measured;
   return {
     system,
     n: search.n,
@@ -58,6 +58,7 @@ function row(system: Row['system'], search: McpSearch, connections: number, meas
     p99_ms: summary.p99_ms,
     server_cpu_ms_per_request: cpuMsPerRequest,
     server_main_thread_cpu_ms_per_request: mainMsPerRequest,
+    client_cpu_ms_per_request: clientMsPerRequest,
     load_avg: loadNow(),
   };
 }

@@ -29,6 +29,8 @@ export interface Row {
   server_cpu_ms_per_request: number | null;
   /** The server's main thread alone (searches on threads run beside it). */
   server_main_thread_cpu_ms_per_request: number | null;
+  /** The bench process's own CPU time per request: the clients (SDK Clients, autocannon) sharing the cores. */
+  client_cpu_ms_per_request: number;
   /** The machine's 1-minute load average when the row was measured (other work shares the cores). */
   load_avg: number;
 }
@@ -45,16 +47,23 @@ export async function withCpu<T>(
   pid: number | undefined,
   run: () => Promise<T>,
   count: (result: T) => number,
-): Promise<{ result: T; cpuMsPerRequest: number | null; mainMsPerRequest: number | null }> {
+): Promise<{ result: T; cpuMsPerRequest: number | null; mainMsPerRequest: number | null; clientMsPerRequest: number }> {
   const before = processCpuSeconds(pid);
   const mainBefore = processCpuSeconds(pid, true);
+  const clientBefore = process.cpuUsage();
   const result = await run();
+  const client = process.cpuUsage(clientBefore);
   const after = processCpuSeconds(pid);
   const mainAfter = processCpuSeconds(pid, true);
   const requests = count(result);
   const perRequest = (a: number | undefined, b: number | undefined) =>
     a === undefined || b === undefined || requests === 0 ? null : ((b - a) * 1000) / requests;
-  return { result, cpuMsPerRequest: perRequest(before, after), mainMsPerRequest: perRequest(mainBefore, mainAfter) };
+  return {
+    result,
+    cpuMsPerRequest: perRequest(before, after),
+    mainMsPerRequest: perRequest(mainBefore, mainAfter),
+    clientMsPerRequest: (client.user + client.system) / 1000 / Math.max(1, requests),
+  };
 }
 
 /** The 1-minute load average, rounded to hundredths. */
