@@ -13,7 +13,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ForbiddenError, SignerNotConfiguredError, type ServiceContext } from '../src/service/index.ts';
+import {
+  ForbiddenError,
+  type ProgressReporter,
+  SignerNotConfiguredError,
+  type ServiceContext,
+} from '../src/service/index.ts';
 import type { ToolDefinition } from './defineTool.ts';
 import { portableSchema } from './portableSchema.ts';
 import { progressReporter } from './progress.ts';
@@ -117,12 +122,59 @@ function listing(tool: ToolDefinition, ctx: ServiceContext): Tool {
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
+/** The tools/call side of a server, for one node and one kind of caller: it holds nothing per call. */
+export interface ToolCaller {
+  /** Whether this node serves a tool of that name (a listed one, or a write tool this caller may not use). */
+  serves(name: string): boolean;
+  /** Calls a tool this node serves; a failure of the tool is an isError result, never a throw. */
+  call(name: string, args: Record<string, unknown>, progress?: ProgressReporter): Promise<CallToolResult>;
+}
+
+/**
+ * The tools/call handler of buildServer, on its own: /mcp answers a plain tools/call with it straight
+ * away (src/http/routes/mcp.ts), without a server and transport for that one request.
+ */
+export function toolCaller({
+  ctx,
+  logger,
+  observe,
+  canWrite = true,
+  compat,
+}: Omit<BuildServerDeps, 'httpDocs'>): ToolCaller {
+  const exists = (tool: ToolDefinition | undefined): tool is ToolDefinition =>
+    tool !== undefined && (tool.compat === undefined || tool.compat === compat) && (tool.available?.(ctx) ?? true);
+  return {
+    serves: (name) => exists(BY_NAME.get(name)),
+    async call(name, args, progress) {
+      const tool = BY_NAME.get(name);
+      if (!exists(tool)) throw new Error(`${name} is not a tool of this node`);
+      const started = process.hrtime.bigint();
+      let ok = false;
+      try {
+        if (tool.needs === 'write') {
+          // The real reason first: without a signer no token could make this call succeed.
+          if (!ctx.writer) throw new SignerNotConfiguredError();
+          if (!canWrite) throw new ForbiddenError(`${tool.name} needs the write scope`);
+        }
+        const answer = await tool.call(ctx, args, { progress });
+        ok = true;
+        return success(tool.render(answer), answer);
+      } catch (error) {
+        return failure(error, logger, tool.errorStyle);
+      } finally {
+        observe?.(tool.name, ok, Number(process.hrtime.bigint() - started) / 1e9);
+      }
+    },
+  };
+}
+
 // The SDK's Server builds a fresh Ajv instance unless given a validator: a cost paid on every HTTP
-// request, where a server is built per request. It only validates elicitation answers, which this server never
-// asks for, so one instance serves every server of the process.
+// request that builds a server. It only validates elicitation answers, which this server never asks
+// for, so one instance serves every server of the process.
 let jsonSchemaValidator: AjvJsonSchemaValidator | undefined;
 
-export function buildServer({ ctx, logger, observe, canWrite = true, compat, httpDocs }: BuildServerDeps): Server {
+export function buildServer(deps: BuildServerDeps): Server {
+  const { ctx, canWrite = true, httpDocs } = deps;
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
@@ -131,35 +183,19 @@ export function buildServer({ ctx, logger, observe, canWrite = true, compat, htt
       jsonSchemaValidator: (jsonSchemaValidator ??= new AjvJsonSchemaValidator()),
     },
   );
-  const exists = (tool: ToolDefinition) =>
-    (tool.compat === undefined || tool.compat === compat) && (tool.available?.(ctx) ?? true);
+  const caller = toolCaller(deps);
   // Signer-only tools are listed only when this node can sign and the caller may write.
   const listed = (tool: ToolDefinition) =>
-    exists(tool) && (tool.needs === 'read' || (ctx.writer !== undefined && canWrite));
+    caller.serves(tool.name) && (tool.needs === 'read' || (ctx.writer !== undefined && canWrite));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: TOOLS.filter(listed).map((tool) => listing(tool, ctx)),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = BY_NAME.get(request.params.name);
+  server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
     // A name this node never serves is a protocol error, as the SDK's own server answers it.
-    if (!tool || !exists(tool)) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const started = process.hrtime.bigint();
-    let ok = false;
-    try {
-      if (tool.needs === 'write') {
-        // The real reason first: without a signer no token could make this call succeed.
-        if (!ctx.writer) throw new SignerNotConfiguredError();
-        if (!canWrite) throw new ForbiddenError(`${tool.name} needs the write scope`);
-      }
-      const answer = await tool.call(ctx, request.params.arguments ?? {}, { progress: progressReporter(extra) });
-      ok = true;
-      return success(tool.render(answer), answer);
-    } catch (error) {
-      return failure(error, logger, tool.errorStyle);
-    } finally {
-      observe?.(tool.name, ok, Number(process.hrtime.bigint() - started) / 1e9);
-    }
+    if (!caller.serves(name)) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    return caller.call(name, args ?? {}, progressReporter(extra));
   });
   return server;
 }

@@ -1,13 +1,16 @@
 // `npm run bench -- rest` (`npm run bench:e2e`): arkivector end to end, as a user runs it. The embedded devnet and the real
 // `arkivector serve` (a child process, with a signer, on loopback) hold a collection written through the
 // REST API; then REST search throughput and latency under load (autocannon, installed on demand), and
-// the latency of sequential `arkivector_search` calls through the MCP SDK's real Client over streamable
-// HTTP and over stdio (a second `serve --stdio` child that indexes the same chain). Query vectors come
-// from the seeded generator (test/helpers/generators.ts: ARCHITECTURE.md §10.1 clustered data, base seed 1, queries seed 2).
+// `arkivector_search` calls through the MCP SDK's real Client: sequential ones over streamable HTTP and
+// over stdio (a second `serve --stdio` child that indexes the same chain), and concurrent ones from
+// several sessions over streamable HTTP (rest/mcp.ts). Query vectors come from the seeded generator
+// (test/helpers/generators.ts: ARCHITECTURE.md §10.1 clustered data, base seed 1, queries seed 2).
 //
 // Usage: npm run bench -- rest [--quick] [--out FILE] [--n N] [--dim D] [--connections C] [--duration S]
-//                             [--calls N] [--profile DIR]
-//   default 10k × 384, 16 connections for 10 s, 1,000 MCP calls; --quick 1k × 384, 3 s, 200 calls.
+//                             [--calls N] [--sessions S] [--profile DIR] [--systems LIST]
+//                             [--baseline CHECKOUT] [--rounds R]
+//   default 10k × 384, 16 connections for 10 s, 1,000 sequential MCP calls, 16 MCP sessions for 10 s;
+//   --quick 1k × 384, 3 s, 200 calls. --systems: any of rest, mcp-http, mcp-http-concurrent, mcp-stdio.
 //   --profile DIR: run the HTTP serve under `node --cpu-prof` and write its .cpuprofile into DIR.
 // The server and the load generator share the machine's cores: on 2 cores autocannon takes a share.
 
@@ -15,18 +18,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { startDevnet } from '../../src/devnet/index.ts';
 import { loadAutocannon } from './rest/autocannon.ts';
-import { processCpuSeconds } from './rest/cpu.ts';
-import { timeSequential, type LatencySummary } from './rest/latency.ts';
+import { benchConcurrent, benchSequential, connectHttp, connectMcp, type McpSearch } from './rest/mcp.ts';
+import { loadNow, type Row, type Target, withCpu } from './rest/rows.ts';
 import { killChildren, type ServeProcess, spawnServe, waitLive } from '../../test/helpers/serveProcess.ts';
 import { clustered } from '../../test/helpers/generators.ts';
 import { benchArgs } from './args.ts';
-import { writeJson } from './output.ts';
+import { median, writeJson } from './output.ts';
 
 const values = benchArgs({
   quick: { type: 'boolean', default: false },
@@ -36,8 +37,9 @@ const values = benchArgs({
   connections: { type: 'string', default: '16' },
   duration: { type: 'string' },
   calls: { type: 'string' },
+  sessions: { type: 'string', default: '16' },
   profile: { type: 'string' },
-  systems: { type: 'string', default: 'rest,mcp-http,mcp-stdio' },
+  systems: { type: 'string', default: 'rest,mcp-http,mcp-http-concurrent,mcp-stdio' },
   baseline: { type: 'string' },
   rounds: { type: 'string' },
 });
@@ -48,9 +50,12 @@ const CONNECTIONS = Number(values.connections);
 const DURATION_S = Number(values.duration ?? (QUICK ? 3 : 10));
 const CALLS = Number(values.calls ?? (QUICK ? 200 : 1_000));
 const WARMUP_CALLS = QUICK ? 20 : 50;
+/** Concurrent MCP sessions over streamable HTTP, each calling in a loop for the duration. */
+const SESSIONS = Number(values.sessions);
 const SYSTEMS = new Set((values.systems ?? '').split(','));
 for (const system of SYSTEMS)
-  if (!['rest', 'mcp-http', 'mcp-stdio'].includes(system)) throw new Error(`--systems: unknown system ${system}`);
+  if (!['rest', 'mcp-http', 'mcp-http-concurrent', 'mcp-stdio'].includes(system))
+    throw new Error(`--systems: unknown system ${system}`);
 /** Another checkout (with node_modules) whose serve takes the same REST load, interleaved: before/after. */
 const BASELINE = values.baseline;
 const ROUNDS = Number(values.rounds ?? (BASELINE ? 3 : 1));
@@ -62,59 +67,13 @@ const COLLECTION = 'bench';
 /** Bounds of every wait: a phase that overruns fails the bench rather than hanging it. */
 const INDEX_WAIT_ROUNDS = 10;
 const MCP_PHASE_MS = 180_000;
-for (const [name, value] of Object.entries({ N, DIM, CONNECTIONS, DURATION_S, CALLS, ROUNDS }))
+for (const [name, value] of Object.entries({ N, DIM, CONNECTIONS, DURATION_S, CALLS, SESSIONS, ROUNDS }))
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** float32 as a client would send it: 8 significant digits, as embedding APIs print them. */
 const asJson = (v: Float32Array) => Array.from(v, (x) => Number(x.toPrecision(8)));
-
-interface Row {
-  system:
-    | 'arkivector-rest'
-    | 'arkivector-rest-baseline'
-    | 'arkivector-mcp-http'
-    | 'arkivector-mcp-http-baseline'
-    | 'arkivector-mcp-stdio';
-  n: number;
-  dim: number;
-  k: number;
-  connections: number;
-  duration_s: number;
-  requests: number;
-  requests_per_s: number;
-  p50_ms: number;
-  p90_ms: number;
-  p99_ms: number;
-  /** The server process's CPU time (all threads) per request: its cost, whatever share of the cores it got. */
-  server_cpu_ms_per_request: number | null;
-  /** The server's main thread alone (searches on threads run beside it). */
-  server_main_thread_cpu_ms_per_request: number | null;
-}
-
-interface Target {
-  system: Row['system'];
-  base: string;
-  pid: number | undefined;
-}
-
-/** CPU milliseconds per request of `pid` while `run` makes `count(result)` requests. */
-async function withCpu<T>(
-  pid: number | undefined,
-  run: () => Promise<T>,
-  count: (result: T) => number,
-): Promise<{ result: T; cpuMsPerRequest: number | null; mainMsPerRequest: number | null }> {
-  const before = processCpuSeconds(pid);
-  const mainBefore = processCpuSeconds(pid, true);
-  const result = await run();
-  const after = processCpuSeconds(pid);
-  const mainAfter = processCpuSeconds(pid, true);
-  const requests = count(result);
-  const perRequest = (a: number | undefined, b: number | undefined) =>
-    a === undefined || b === undefined || requests === 0 ? null : ((b - a) * 1000) / requests;
-  return { result, cpuMsPerRequest: perRequest(before, after), mainMsPerRequest: perRequest(mainBefore, mainAfter) };
-}
 
 async function json<T>(response: Response): Promise<T> {
   const body = await response.text();
@@ -230,7 +189,7 @@ async function benchRest(targets: Target[], bodies: string[]): Promise<Row[]> {
     const ordered = round % 2 === 0 ? targets : [...targets].reverse();
     for (const { system, base, pid } of ordered) {
       log(`${system}: ${CONNECTIONS} connections for ${DURATION_S} s${ROUNDS > 1 ? ` (round ${round + 1})` : ''}`);
-      const { result, cpuMsPerRequest, mainMsPerRequest } = await withCpu(
+      const { result, cpuMsPerRequest, mainMsPerRequest, clientMsPerRequest } = await withCpu(
         pid,
         () => run(base, DURATION_S),
         (r) => r.requests.total,
@@ -249,59 +208,12 @@ async function benchRest(targets: Target[], bodies: string[]): Promise<Row[]> {
         p99_ms: result.latency.p99,
         server_cpu_ms_per_request: cpuMsPerRequest,
         server_main_thread_cpu_ms_per_request: mainMsPerRequest,
+        client_cpu_ms_per_request: clientMsPerRequest,
+        load_avg: loadNow(),
       });
     }
   }
   return rows;
-}
-
-/** Sequential arkivector_search calls through the real MCP Client over `transport`. */
-async function benchMcp(
-  system: Row['system'],
-  client: Client,
-  queries: number[][],
-  pid: number | undefined,
-): Promise<Row> {
-  const call = async (i: number) => {
-    const result = await client.callTool({
-      name: 'arkivector_search',
-      arguments: { collection: COLLECTION, vector: queries[i % queries.length], k: K },
-    });
-    const hits = (result.structuredContent as { results?: unknown[] } | undefined)?.results?.length;
-    if (result.isError || hits !== K) throw new Error(`${system}: ${JSON.stringify(result.content).slice(0, 500)}`);
-  };
-  log(`${system}: ${WARMUP_CALLS} warm-up calls, then ${CALLS} sequential calls`);
-  for (let i = 0; i < WARMUP_CALLS; i++) await call(i);
-  const {
-    result: summary,
-    cpuMsPerRequest,
-    mainMsPerRequest,
-  } = await withCpu(
-    pid,
-    (): Promise<LatencySummary> => timeSequential(call, CALLS, 0, MCP_PHASE_MS),
-    (r) => r.calls,
-  );
-  return {
-    system,
-    n: N,
-    dim: DIM,
-    k: K,
-    connections: 1,
-    duration_s: summary.seconds,
-    requests: summary.calls,
-    requests_per_s: summary.per_s,
-    p50_ms: summary.p50_ms,
-    p90_ms: summary.p90_ms,
-    p99_ms: summary.p99_ms,
-    server_cpu_ms_per_request: cpuMsPerRequest,
-    server_main_thread_cpu_ms_per_request: mainMsPerRequest,
-  };
-}
-
-async function connect(transport: Transport): Promise<Client> {
-  const client = new Client({ name: 'arkivector-bench-e2e', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
 }
 
 log(`bench rest on ${cpus().length} cores, load average ${loadavg()[0]?.toFixed(2)} (the load generator shares them)`);
@@ -365,23 +277,40 @@ try {
     const bodies = queries.map((vector) => JSON.stringify({ vector, k: K }));
     rows.push(...(await phase('rest', () => benchRest(targets, bodies))));
   }
+  const search: McpSearch = { collection: COLLECTION, k: K, n: N, dim: DIM, queries, log };
+  const sequential = { calls: CALLS, warmup: WARMUP_CALLS, deadlineMs: MCP_PHASE_MS };
+  /** Each target measured `rounds` times, alternating which one goes first. */
+  const interleaved = async (targets: Target[], measure: (target: Target, i: number) => Promise<Row>) => {
+    for (let round = 0; round < (baseline ? ROUNDS : 1); round++)
+      for (const i of (round % 2 === 0 ? [0, 1] : [1, 0]).filter((i) => i < targets.length))
+        rows.push(await measure(targets[i] as Target, i));
+  };
+  const httpTargets = (system: 'mcp-http' | 'mcp-http-concurrent'): Target[] => [
+    { system: `arkivector-${system}`, base: node.url, pid: node.pid },
+    ...(baseline ? [{ system: `arkivector-${system}-baseline` as const, base: baseline.url, pid: baseline.pid }] : []),
+  ];
   if (SYSTEMS.has('mcp-http')) {
-    const targets: Target[] = [{ system: 'arkivector-mcp-http', base: node.url, pid: node.pid }];
-    if (baseline) targets.push({ system: 'arkivector-mcp-http-baseline', base: baseline.url, pid: baseline.pid });
-    const clients = await Promise.all(
-      targets.map(({ base }) => connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))),
-    );
+    const targets = httpTargets('mcp-http');
+    const clients = await Promise.all(targets.map(({ base }) => connectHttp(base)));
     try {
-      await phase('mcp-http', async () => {
-        for (let round = 0; round < (baseline ? ROUNDS : 1); round++)
-          for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
-            const target = targets[i];
-            const client = clients[i];
-            if (target && client) rows.push(await benchMcp(target.system, client, queries, target.pid));
-          }
-      });
+      await phase('mcp-http', () =>
+        interleaved(targets, (target, i) => benchSequential(target, clients[i] as Client, search, sequential)),
+      );
     } finally {
       for (const client of clients) await client.close();
+    }
+  }
+  if (SYSTEMS.has('mcp-http-concurrent')) {
+    const targets = httpTargets('mcp-http-concurrent');
+    const sessions = await Promise.all(
+      targets.map(({ base }) => Promise.all(Array.from({ length: SESSIONS }, () => connectHttp(base)))),
+    );
+    try {
+      await phase('mcp-http-concurrent', () =>
+        interleaved(targets, (target, i) => benchConcurrent(target, sessions[i] ?? [], search, DURATION_S)),
+      );
+    } finally {
+      for (const client of sessions.flat()) await client.close();
     }
   }
   while (servers.length) await servers.pop()?.stop();
@@ -398,7 +327,7 @@ try {
       cwd: root,
       stderr: 'ignore',
     });
-    const client = await connect(stdio);
+    const client = await connectMcp(stdio);
     try {
       for (let round = 0; ; round++) {
         const listed = await client.callTool({
@@ -408,7 +337,8 @@ try {
         if (!listed.isError) break;
         if (round + 1 >= INDEX_WAIT_ROUNDS) throw new Error(`stdio node: ${JSON.stringify(listed.content)}`);
       }
-      rows.push(await benchMcp('arkivector-mcp-stdio', client, queries, stdio.pid ?? undefined));
+      const target: Target = { system: 'arkivector-mcp-stdio', base: '', pid: stdio.pid ?? undefined };
+      rows.push(await benchSequential(target, client, search, sequential));
     } finally {
       await client.close();
       stdio = undefined;
@@ -434,6 +364,8 @@ console.table(
     'p99 ms': r.p99_ms.toFixed(2),
     'server CPU ms/req': r.server_cpu_ms_per_request?.toFixed(3) ?? '-',
     'main thread ms/req': r.server_main_thread_cpu_ms_per_request?.toFixed(3) ?? '-',
+    'client CPU ms/req': r.client_cpu_ms_per_request.toFixed(3),
+    load: r.load_avg,
   })),
 );
 writeJson(values.out, rows);
@@ -447,6 +379,7 @@ if (BASELINE) {
   for (const [label, after, before] of [
     ['REST', 'arkivector-rest', 'arkivector-rest-baseline'],
     ['MCP over HTTP', 'arkivector-mcp-http', 'arkivector-mcp-http-baseline'],
+    ['MCP over HTTP, concurrent sessions', 'arkivector-mcp-http-concurrent', 'arkivector-mcp-http-concurrent-baseline'],
   ] as const) {
     if (!of(after, (r) => r.requests_per_s).length) continue;
     log(`${label}, this checkout / baseline, per round:`);
@@ -454,4 +387,12 @@ if (BASELINE) {
     log(`  server CPU ms per request ${ratios(after, before, (r) => r.server_cpu_ms_per_request)}`);
     log(`  main thread CPU ms per request ${ratios(after, before, (r) => r.server_main_thread_cpu_ms_per_request)}`);
   }
+}
+// The MCP target: concurrent MCP calls against REST requests, in server CPU per request (medians of rounds).
+for (const suffix of ['', '-baseline'] as const) {
+  const cpu = (system: string) =>
+    median(rows.filter((r) => r.system === system).map((r) => r.server_cpu_ms_per_request ?? Number.NaN));
+  const ratio = cpu(`arkivector-mcp-http-concurrent${suffix}`) / cpu(`arkivector-rest${suffix}`);
+  if (Number.isFinite(ratio))
+    log(`MCP over HTTP (${SESSIONS} sessions) ÷ REST${suffix}, server CPU per request: ${ratio.toFixed(2)}`);
 }

@@ -1,29 +1,57 @@
-// MCP over streamable HTTP on /mcp: stateless, a fresh server and transport per POST; GET and DELETE
-// (sessions, SSE streams) are answered 405.
+// MCP over streamable HTTP on /mcp: stateless; GET and DELETE (sessions, SSE streams) are answered 405.
+// A plain tools/call (tools/plainCall.ts: one request, no progress token, the usual headers) is answered
+// by the node's tool caller for the caller's scopes, built once; every other POST gets a fresh SDK server
+// and transport of its own, so nothing of one request (its ids, progress token, client info) is seen by
+// another.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { buildServer } from '../../../tools/server.ts';
+import { plainAnswer, plainToolCall } from '../../../tools/plainCall.ts';
+import { type BuildServerDeps, buildServer, type ToolCaller, toolCaller } from '../../../tools/server.ts';
 import { MAX_REQUEST_BYTES } from '../../service/index.ts';
 import { readBody } from '../body.ts';
 import type { Ctx, RouteDefinition, RouteDeps } from '../types.ts';
 
+const decoder = new TextDecoder();
+
+/** The tool callers of a node: [without, with] the write scope. A caller holds nothing per call. */
+const callers = new WeakMap<BuildServerDeps, readonly [ToolCaller, ToolCaller]>();
+function callerFor(mcp: BuildServerDeps, canWrite: boolean): ToolCaller {
+  let pair = callers.get(mcp);
+  if (!pair) {
+    pair = [toolCaller({ ...mcp, canWrite: false }), toolCaller({ ...mcp, canWrite: true })];
+    callers.set(mcp, pair);
+  }
+  return pair[canWrite ? 1 : 0];
+}
+
 async function postMcp(c: Ctx, { logger, mcp }: RouteDeps): Promise<Response> {
   const grant = c.get('grant');
-  // Peek at the JSON-RPC body: a call carrying a progressToken gets an SSE answer so its progress
-  // notifications can be streamed; everything else gets one plain JSON answer (friendlier for curl).
   const bytes = await readBody(c.req.raw, MAX_REQUEST_BYTES);
   let body: unknown;
   try {
-    body = JSON.parse(new TextDecoder().decode(bytes));
+    body = JSON.parse(decoder.decode(bytes));
   } catch {
     body = bytes.byteLength ? '\u0000not json' : undefined; // the transport answers -32700 for it
   }
+  const canWrite = grant.scopes.has('write');
+  const plain = plainToolCall(body, {
+    accept: c.req.header('accept'),
+    contentType: c.req.header('content-type'),
+    protocolVersion: c.req.header('mcp-protocol-version'),
+  });
+  const caller = plain && callerFor(mcp, canWrite);
+  if (plain && caller?.serves(plain.name)) {
+    const answer = plainAnswer(plain, await caller.call(plain.name, plain.args));
+    return c.body(answer, 200, { 'content-type': 'application/json' });
+  }
+  // Peek at the JSON-RPC body: a call carrying a progressToken gets an SSE answer so its progress
+  // notifications can be streamed; everything else gets one plain JSON answer (friendlier for curl).
   const wantsProgress = (Array.isArray(body) ? body : [body]).some(
     (m) =>
       (m as { params?: { _meta?: { progressToken?: unknown } } } | undefined)?.params?._meta?.progressToken !==
       undefined,
   );
   // tools/list may vary with the authorization: write tools only for callers holding the write scope.
-  const server = buildServer({ ...mcp, canWrite: grant.scopes.has('write') });
+  const server = buildServer({ ...mcp, canWrite });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !wantsProgress,
