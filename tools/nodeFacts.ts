@@ -9,7 +9,7 @@ export interface TextFacts {
   kind?: 'local' | 'http';
   /** A local model read from a folder (`local:PATH`), or fetched from the hub into the cache. */
   from?: 'folder' | 'hub';
-  /** A local model that failed: why, and when it is tried again. */
+  /** An embedder that failed: why, and when it is tried again. */
   failed?: { error: string; retry_at?: string };
 }
 
@@ -37,11 +37,12 @@ export function embedderSentence(facts: TextFacts): string {
       : facts.from === 'folder'
         ? `in this process with the model ${facts.model}, read from its folder (nothing is fetched)`
         : `in this process with the model ${facts.model} (fetched once from the model hub into the local cache, at the first text call)`;
-  const waiting =
-    facts.kind !== 'local'
+  const waiting = facts.failed
+    ? facts.kind !== 'local'
+      ? ` Its last call failed: ${facts.failed.error}. Text calls answer embedder_unavailable with the ways out until the server answers again; use mode "keyword" meanwhile.`
+      : ` It has failed: ${facts.failed.error}; it is not tried again before ${facts.failed.retry_at ?? 'the next text call'}. Until then text calls answer embedder_unavailable with the ways out; use mode "keyword" meanwhile.`
+    : facts.kind !== 'local'
       ? ''
-      : facts.failed
-        ? ` It has failed: ${facts.failed.error}; it is not tried again before ${facts.failed.retry_at ?? 'the next text call'}. Until then text calls answer embedder_unavailable with the ways out; use mode "keyword" meanwhile.`
-        : ' While the model is being fetched or loaded, text calls answer embedder_unavailable saying so: try again shortly. If it fails, embedder_unavailable says why, when it is tried again and the ways out (that is not "try again shortly"); mode "keyword" works meanwhile.';
+      : ' While the model is being fetched or loaded, text calls answer embedder_unavailable saying so: try again shortly. If it fails, embedder_unavailable says why, when it is tried again and the ways out (that is not "try again shortly"); mode "keyword" works meanwhile.';
   return `This node embeds text ${how}: searches by text use mode semantic by default, and keyword or hybrid also match words.${waiting}`;
 }

@@ -257,4 +257,31 @@ describe('--embedder URL failures over REST and in /v1/status', () => {
     assert.equal(status.cause, 'refused');
     assert.equal(status.ways_out, answer.body.ways_out);
   });
+  test('after a failed call the MCP instructions say the embeddings server failed and what to do meanwhile', async () => {
+    const port = await closedPort();
+    const embedder = createEmbedder({ url: `http://127.0.0.1:${port}/v1`, model: MODEL, maxAttempts: 1 });
+    const node = await chain.node({ ctx: { embedder } });
+    const initialize = async (): Promise<string> => {
+      const response = await fetch(`${node.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } },
+        }),
+      });
+      const body = (await response.json()) as { result: { instructions: string } };
+      return body.result.instructions;
+    };
+    assert.doesNotMatch(await initialize(), /Its last call failed/);
+    await call(`${node.url}/v1/collections/notes/search`, {
+      method: 'POST',
+      json: { text: 'cats', mode: 'semantic', k: 1 },
+    });
+    const instructions = await initialize();
+    assert.match(instructions, /Its last call failed: .*connection refused/, instructions);
+    assert.match(instructions, /mode "keyword" meanwhile/);
+  });
 });
