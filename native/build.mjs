@@ -20,6 +20,7 @@ const here = dirname(fileURLToPath(import.meta.url));
  * without a use:
  * - MAX_LABEL_OPERATION_LOCKS mutexes per index, whatever its size: one instead;
  * - a mutex per element of capacity (40 bytes each on glibc): none (NoLock does nothing);
+ * a level per element takes one byte instead of an int;
  * and the label of each element is kept once, in the addon's map (src/labelMirror.h), not as 8 bytes inside
  * every element plus an unordered_map entry; the level-0 block is reserved and grown in place (src/level0.h)
  * instead of malloc'd and realloc'd; and hnswlib's own file reading and writing, which assume the label
@@ -35,6 +36,9 @@ const HNSW_PATCHES = [
       'typedef unsigned int tableint;',
   ],
   ['std::vector<std::mutex> link_list_locks_;', 'NoLocks link_list_locks_;'],
+  // A level in one byte: levels are -ln(uniform) / ln(m), below 64 for any m ≥ 2 (loads refuse more).
+  ['std::vector<int> element_levels_;', 'std::vector<int8_t> element_levels_;'],
+  ['element_levels_ = std::vector<int>(max_elements);', 'element_levels_ = std::vector<int8_t>(max_elements);'],
   ['link_list_locks_(max_elements),', ''],
   ['std::vector<std::mutex>(new_max_elements).swap(link_list_locks_);', ''],
   ['std::vector<std::mutex>(max_elements).swap(link_list_locks_);', ''],

@@ -3,8 +3,9 @@
 // native/build.mjs) holds both here instead, as hnswlib's `label_lookup_` and behind its getExternalLabel /
 // setExternalLabel, so the graph keeps every label once, in flat arrays of uint32. The filtered walk tests
 // thousands of elements per query and the exact scan of an allowed set looks up every allowed label: here
-// both are one read of an array, with a bit per element saying it is deleted (its mark in the element is a
-// cache miss away).
+// both are one read of an array, where a deleted element reads NONE (its mark in the element is a cache
+// miss away); the labels deleted elements still hold (hnswlib's files carry them, and a replacement reads
+// the one it replaces) wait beside, in a hash map as small as the deleted count.
 //
 // arkivector assigns labels densely (0, 1, 2, … and compacted by every rebuild), so the label → id array is
 // about as long as the graph; a label far above that (another user of the addon) moves the map to a hash map.
@@ -50,32 +51,44 @@ class LabelMirror {
   // ---- element → label (hnswlib's getExternalLabel / setExternalLabel) ----
 
   /** The label an element holds, deleted or not. */
-  uint32_t labelAt(size_t id) const { return id < labels_.size() ? labels_[id] : NONE; }
+  uint32_t labelAt(size_t id) const {
+    if (id >= labels_.size()) return NONE;
+    if (labels_[id] != NONE || deadLabels_.empty()) return labels_[id];
+    auto it = deadLabels_.find((uint32_t)id);
+    return it == deadLabels_.end() ? NONE : it->second;
+  }
 
   void setLabel(size_t id, size_t label) {
-    if (id >= labels_.size()) {
-      grow(labels_, id + 1, NONE);
-      grow(dead_, (id >> 6) + 1, uint64_t{0});
+    if (id >= labels_.size()) grow(labels_, id + 1, NONE);
+    if (!deadLabels_.empty()) {
+      auto it = deadLabels_.find((uint32_t)id);
+      if (it != deadLabels_.end()) {
+        it->second = (uint32_t)label;
+        return;
+      }
     }
     labels_[id] = (uint32_t)label;
   }
 
   /** Kept by hnswlib's markDeletedInternal / unmarkDeletedInternal (patched in) and by a load. */
   void setDead(size_t id, bool dead) {
-    if (id >= labels_.size()) setLabel(id, NONE);
-    if (dead)
-      dead_[id >> 6] |= uint64_t{1} << (id & 63);
-    else
-      dead_[id >> 6] &= ~(uint64_t{1} << (id & 63));
+    if (id >= labels_.size()) grow(labels_, id + 1, NONE);
+    if (dead) {
+      if (deadLabels_.count((uint32_t)id) != 0) return;
+      deadLabels_[(uint32_t)id] = labels_[id];
+      labels_[id] = NONE;
+      return;
+    }
+    auto it = deadLabels_.find((uint32_t)id);
+    if (it == deadLabels_.end()) return;
+    labels_[id] = it->second;
+    deadLabels_.erase(it);
   }
 
   // ---- what the walks and scans read ----
 
   /** The label of a live element, or NONE (deleted, or no such element). */
-  uint32_t labelOf(size_t id) const {
-    if (id >= labels_.size() || ((dead_[id >> 6] >> (id & 63)) & 1) != 0) return NONE;
-    return labels_[id];
-  }
+  uint32_t labelOf(size_t id) const { return id < labels_.size() ? labels_[id] : NONE; }
 
   /** The element of a live label, or NONE (absent or deleted). */
   uint32_t idOf(size_t label) const {
@@ -84,12 +97,6 @@ class LabelMirror {
   }
 
   bool dense() const { return dense_; }
-
-  /** Bytes held (the arrays' capacities and, for sparse labels, the hash map's nodes roughly). */
-  size_t bytes() const {
-    return labels_.capacity() * 4 + dead_.capacity() * 8 + ids_.capacity() * 4 + sparse_.size() * 32 +
-           sparse_.bucket_count() * 8;
-  }
 
  private:
   // Labels below max(DENSE_MIN, DENSE_FACTOR × elements) keep the label → id array.
@@ -131,8 +138,8 @@ class LabelMirror {
     ids_[label] = id;
   }
 
-  std::vector<uint32_t> labels_;  // element → label, kept when deleted (hnswlib's files carry it)
-  std::vector<uint64_t> dead_;    // a bit per element: deleted
+  std::vector<uint32_t> labels_;  // element → label, NONE when deleted
+  std::unordered_map<uint32_t, uint32_t> deadLabels_;  // deleted element → the label it holds
   std::vector<uint32_t> ids_;     // label → element, NONE when absent (while dense_)
   std::unordered_map<size_t, uint32_t> sparse_;
   bool dense_ = true;
