@@ -87,13 +87,14 @@ inline char* level0Grow(char* p, size_t from, size_t to, size_t& reserved) {
   const size_t r = reserveFor(want);
   char* q = reserveAligned(r);
   if (q == nullptr) return nullptr;
-  if (had > 0 && mremap(p, had, had, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
+  // Everything that can fail before the move: a failure leaves the block where it was, whole.
+  if (mprotect(q + had, want - had, PROT_READ | PROT_WRITE) != 0 ||
+      (had > 0 && mremap(p, had, had, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED)) {
     munmap(q, r);
     return nullptr;
   }
   // The moved prefix left its addresses; the rest of the old reservation goes too.
   munmap(p + had, reserved - had);
-  if (mprotect(q + had, want - had, PROT_READ | PROT_WRITE) != 0) return nullptr;
   reserved = r;
   return q;
 #else
