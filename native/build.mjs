@@ -13,13 +13,86 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * hnswlib's HierarchicalNSW holds MAX_LABEL_OPERATION_LOCKS mutexes per index, whatever its size, so that
- * several threads may write one label at once; the addon changes a graph from one thread at a time, so
- * that fixed cost would be every collection's least cost. The headers compiled are a copy (native/gen/,
- * remade at each build) with fewer locks; the patch must apply exactly, or the build stops.
+ * The changes the addon makes to hnswlib's HierarchicalNSW (hnswalg.h). The headers compiled are a copy
+ * (native/gen/, remade at each build); every patch must apply exactly as often as written, or the build
+ * stops. The addon changes a graph from one thread at a time (every change waits for the searches in
+ * flight, and a rebuild builds in one worker thread), so hnswlib's locks for concurrent writers are costs
+ * without a use:
+ * - MAX_LABEL_OPERATION_LOCKS mutexes per index, whatever its size: one instead;
+ * - a mutex per element of capacity (40 bytes each on glibc): none (NoLock does nothing);
+ * a level per element takes one byte instead of an int;
+ * and the label of each element is kept once, in the addon's map (src/labelMirror.h), not as 8 bytes inside
+ * every element plus an unordered_map entry; the level-0 block is reserved and grown in place (src/level0.h)
+ * instead of malloc'd and realloc'd; and hnswlib's own file reading and writing, which assume the label
+ * inside the element, refuse (the addon's graphFile.h reads and writes the same file format).
  */
-const LABEL_LOCKS_FROM = 'static const tableint MAX_LABEL_OPERATION_LOCKS = 65536;';
-const LABEL_LOCKS_TO = 'static const tableint MAX_LABEL_OPERATION_LOCKS = 1;';
+const HNSW_PATCHES = [
+  ['static const tableint MAX_LABEL_OPERATION_LOCKS = 65536;', 'static const tableint MAX_LABEL_OPERATION_LOCKS = 1;'],
+  [
+    'namespace hnswlib {\ntypedef unsigned int tableint;',
+    '#include "../../src/labelMirror.h"\n#include "../../src/level0.h"\n\nnamespace hnswlib {\n' +
+      'struct NoLocks { int operator[](size_t) const { return 0; } };\n' +
+      'struct NoLock { explicit NoLock(int) {} NoLock(int, std::defer_lock_t) {} void lock() {} void unlock() {} };\n' +
+      'typedef unsigned int tableint;',
+  ],
+  ['std::vector<std::mutex> link_list_locks_;', 'NoLocks link_list_locks_;'],
+  // A level in one byte: levels are -ln(uniform) / ln(m), below 64 for any m ≥ 2 (loads refuse more).
+  ['std::vector<int> element_levels_;', 'std::vector<int8_t> element_levels_;'],
+  ['element_levels_ = std::vector<int>(max_elements);', 'element_levels_ = std::vector<int8_t>(max_elements);'],
+  ['link_list_locks_(max_elements),', ''],
+  ['std::vector<std::mutex>(new_max_elements).swap(link_list_locks_);', ''],
+  ['std::vector<std::mutex>(max_elements).swap(link_list_locks_);', ''],
+  [/std::unique_lock <std::mutex> (\w+)\(link_list_locks_\[/g, 'NoLock $1(link_list_locks_[', 8],
+  ['std::unordered_map<labeltype, tableint> label_lookup_;', 'mutable arkivector::LabelMirror label_lookup_;'],
+  [
+    'size_data_per_element_ = size_links_level0_ + data_size_ + sizeof(labeltype);',
+    'size_data_per_element_ = size_links_level0_ + data_size_;',
+  ],
+  [
+    'memcpy(&return_label, (data_level0_memory_ + internal_id * size_data_per_element_ + label_offset_), sizeof(labeltype));',
+    'return_label = label_lookup_.labelAt(internal_id);',
+  ],
+  [
+    'memcpy((data_level0_memory_ + internal_id * size_data_per_element_ + label_offset_), &label, sizeof(labeltype));',
+    'label_lookup_.setLabel(internal_id, label);',
+  ],
+  ['memcpy(getExternalLabeLp(cur_c), &label, sizeof(labeltype));', 'setExternalLabel(cur_c, label);'],
+  ['*ll_cur |= DELETE_MARK;', '*ll_cur |= DELETE_MARK;\n            label_lookup_.setDead(internalId, true);'],
+  ['*ll_cur &= ~DELETE_MARK;', '*ll_cur &= ~DELETE_MARK;\n            label_lookup_.setDead(internalId, false);'],
+  ['char *data_level0_memory_{nullptr};', 'char *data_level0_memory_{nullptr};\n    size_t level0Reserved{0};'],
+  [
+    'data_level0_memory_ = (char *) malloc(max_elements_ * size_data_per_element_);',
+    'data_level0_memory_ = arkivector::level0Alloc(max_elements_ * size_data_per_element_, level0Reserved);',
+  ],
+  [
+    'char * data_level0_memory_new = (char *) realloc(data_level0_memory_, new_max_elements * size_data_per_element_);',
+    'char * data_level0_memory_new = arkivector::level0Grow(data_level0_memory_, max_elements_ * size_data_per_element_, new_max_elements * size_data_per_element_, level0Reserved);',
+  ],
+  ['free(data_level0_memory_);', 'arkivector::level0Free(data_level0_memory_, level0Reserved);'],
+  [
+    'void saveIndex(const std::string &location) {',
+    'void saveIndex(const std::string &) override { throw std::runtime_error("the addon writes graphs with graphFile.h"); }\n' +
+      '    void saveIndexAsHnswlib(const std::string &location) {',
+  ],
+  [
+    'void loadIndex(const std::string &location, SpaceInterface<dist_t> *s, size_t max_elements_i = 0) {',
+    'void loadIndex(const std::string &, SpaceInterface<dist_t> *, size_t = 0) { throw std::runtime_error("the addon reads graphs with graphFile.h"); }\n' +
+      '    void loadIndexAsHnswlib(const std::string &location, SpaceInterface<dist_t> *s, size_t max_elements_i = 0) {',
+  ],
+];
+
+/** hnswalg.h with every patch applied, or the build stops naming the one that did not apply. */
+function patchHnsw(text, file) {
+  for (const [from, to, times = 1] of HNSW_PATCHES) {
+    const found = typeof from === 'string' ? text.split(from).length - 1 : (text.match(from) ?? []).length;
+    if (found !== times)
+      fail(
+        `arkivector: ${file} does not read as the build expects (${String(from)} found ${found} times, not ${times})`,
+      );
+    text = typeof from === 'string' ? text.split(from).join(to) : text.replace(from, to);
+  }
+  return text;
+}
 
 function copyHeaders() {
   const from = join(dirname(createRequire(import.meta.url).resolve('hnswlib-node/package.json')), 'src', 'hnswlib');
@@ -28,11 +101,7 @@ function copyHeaders() {
   for (const name of readdirSync(from)) {
     if (!name.endsWith('.h')) continue;
     let text = readFileSync(join(from, name), 'utf8');
-    if (name === 'hnswalg.h') {
-      if (text.split(LABEL_LOCKS_FROM).length !== 2)
-        fail(`arkivector: ${join(from, name)} does not declare the label locks as expected (${LABEL_LOCKS_FROM})`);
-      text = text.replace(LABEL_LOCKS_FROM, LABEL_LOCKS_TO);
-    }
+    if (name === 'hnswalg.h') text = patchHnsw(text, join(from, name));
     writeFileSync(join(to, name), text);
   }
 }

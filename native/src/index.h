@@ -1,5 +1,5 @@
-// One half-precision index: hnswlib's HierarchicalNSW over the half space (halfSpace.h), the label
-// mirror the walks read, the encoding of vectors and queries, and every change of the graph (create, load
+// One half-precision index: hnswlib's HierarchicalNSW over the half space (halfSpace.h), with its labels in
+// the addon's map (labelMirror.h) and its file read and written by graphFile.h, the encoding of vectors and queries, and every change of the graph (create, load
 // with its checks, add, delete, resize, save). Every argument is checked before hnswlib sees it: hnswlib
 // trusts its callers and its own files.
 
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "graphFile.h"
 #include "halfSpace.h"
 #include "hnswlib/hnswlib.h"
 #include "labelMirror.h"
@@ -39,9 +40,6 @@ struct Index {
   size_t dim = 0;
   std::unique_ptr<HalfSpace> space;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> hnsw;
-  // hnswlib's labels in flat arrays (labelMirror.h): synced by every call that changes a label, rebuilt
-  // at a load; read by the filtered walk and the exact scan of an allowed set.
-  LabelMirror labels;
   std::vector<char> scratch;  // one encoded element (a point or a query)
   std::vector<float> query;   // the last encoded values as float32, and their inverse norm
   float invQuery = 0;
@@ -56,6 +54,10 @@ struct Index {
       : metric(metric_), kernel(kernel_), dim(dim_), space(new HalfSpace(metric_, dim_, kernel_)) {
     scratch.assign(elementSize(), 0);
   }
+
+  // The graph's labels (hnswlib's label map in the addon's copy of its headers): read by the filtered walk
+  // and the exact scan of an allowed set.
+  const LabelMirror& labels() const { return hnsw->label_lookup_; }
 
   void waitForReaders() {
     std::unique_lock<std::mutex> lock(readersLock);
@@ -104,40 +106,34 @@ struct Index {
   // An empty graph.
   void create(size_t maxElements, size_t m, size_t efConstruction, size_t seed) {
     hnsw.reset(new hnswlib::HierarchicalNSW<float>(space.get(), maxElements, m, efConstruction, seed, true));
-    adviseHugePages(*hnsw, Written::None);
+    adviseHugePages(*hnsw, false);
   }
 
   // A graph written by save, checked before and after hnswlib reads it; `m` 0 takes the file's.
   void load(const std::string& path, size_t m, size_t maxElements) {
-    const size_t count = checkHeader(path, m);
+    const Header file = checkHeader(path, m);
     // Never the capacity saved in the file (a damaged one could ask for any amount of memory).
-    const size_t capacity = std::max<size_t>(std::max<size_t>(count, maxElements), 16);
-    hnsw.reset(new hnswlib::HierarchicalNSW<float>(space.get(), path, false, capacity, true));
+    const size_t capacity = std::max<size_t>(std::max<size_t>(file.count, maxElements), 16);
+    hnsw.reset(new hnswlib::HierarchicalNSW<float>(space.get(), capacity, file.m, file.efc, 0, true));
+    // Advised before it is written, so level 0 is read straight into huge pages.
+    adviseHugePages(*hnsw, false);
+    readGraph(*hnsw, path, file.count, (size_t)MAX_LABEL);
     if (const char* why = graphDamage(*hnsw, (hnswlib::labeltype)MAX_LABEL))
       throw JsError(std::string("the index file is damaged (") + why + ")");
-    labels.rebuild(*hnsw);
-    adviseHugePages(*hnsw, Written::Copy);
   }
 
   // Adds or updates the element under a label (`element` encoded); `replace` reuses a deleted slot.
   void add(const void* element, size_t label, bool replace) {
     auto& h = *hnsw;
     const bool reuses = replace && h.getDeletedCount() > 0;
-    if (!reuses && h.cur_element_count >= h.max_elements_) {
-      // An update of an existing label needs no room.
-      std::unique_lock<std::mutex> lock(h.label_lookup_lock);
-      if (h.label_lookup_.find(label) == h.label_lookup_.end())
-        throw JsError("the index is full (" + std::to_string(h.max_elements_) + " elements): resize it first");
-    }
-    bool present;
-    {
-      std::unique_lock<std::mutex> lock(h.label_lookup_lock);
-      present = h.label_lookup_.find(label) != h.label_lookup_.end();
-    }
+    const uint32_t held = h.label_lookup_.at(label);  // deleted or not
+    // An update of an existing label needs no room.
+    if (!reuses && held == LabelMirror::NONE && h.cur_element_count >= h.max_elements_)
+      throw JsError("the index is full (" + std::to_string(h.max_elements_) + " elements): resize it first");
     // A label the index holds is updated in its own slot: hnswlib's replacement would take another deleted
     // slot for it and leave the old element answering under the same label (a ghost of the old vector).
-    if (present) {
-      if (h.isMarkedDeleted(h.label_lookup_.at(label))) h.unmarkDelete(label);
+    if (held != LabelMirror::NONE) {
+      if (h.isMarkedDeleted(held)) h.unmarkDelete(label);
       h.addPoint(element, label, false);
     } else if (reuses) {
       // Reusing a deleted slot: arkivector's replacement, which repairs the old neighbourhood too.
@@ -145,19 +141,15 @@ struct Index {
     } else {
       h.addPoint(element, label, false);
     }
-    labels.sync(h, label);
   }
 
-  void remove(size_t label) {
-    hnsw->markDelete(label);
-    labels.sync(*hnsw, label);
-  }
+  void remove(size_t label) { hnsw->markDelete(label); }
 
   void resize(size_t maxElements) {
     if (maxElements < hnsw->cur_element_count) throw JsError("cannot resize below the current element count");
     hnsw->resizeIndex(maxElements);
-    // No copy where the kernel cannot collapse: a growth must not hold the block twice.
-    adviseHugePages(*hnsw, Written::Keep);
+    // A block that grows past HUGE_PAGE_MIN holds its written elements on small pages until collapsed.
+    adviseHugePages(*hnsw, true);
     releaseFreedPages();
   }
 
@@ -166,24 +158,25 @@ struct Index {
       std::ofstream probe(path, std::ios::binary | std::ios::trunc);
       if (!probe.is_open()) throw JsError("cannot write " + path);
     }
-    hnsw->saveIndex(path);
+    writeGraph(*hnsw, path);
     std::ifstream check(path, std::ios::binary | std::ios::ate);
     if (!check.is_open() || check.tellg() <= 0) throw JsError("writing " + path + " failed");
   }
 
   // The binary16 values stored under a label (dim of them) into `out`.
   void copyHalves(size_t label, uint16_t* out) {
-    auto& h = *hnsw;
-    std::unique_lock<std::mutex> lock(h.label_lookup_lock);
-    auto it = h.label_lookup_.find(label);
-    if (it == h.label_lookup_.end() || h.isMarkedDeleted(it->second)) throw JsError("label not found");
-    std::memcpy(out, halvesOf(h.getDataByInternalId(it->second)), 2 * dim);
+    const uint32_t id = labels().idOf(label);
+    if (id == LabelMirror::NONE) throw JsError("label not found");
+    std::memcpy(out, halvesOf(hnsw->getDataByInternalId(id)), 2 * dim);
   }
 
  private:
-  // A saved file's header, checked before hnswlib reads it: hnswlib trusts its own files.
-  // Returns the element count it holds.
-  size_t checkHeader(const std::string& path, size_t m) const {
+  struct Header {
+    size_t count, m, efc;
+  };
+
+  // A saved file's header, checked before it is read (graphFile.h): it says how much to allocate.
+  Header checkHeader(const std::string& path, size_t m) const {
     std::ifstream in(path, std::ios::binary);
     if (!in.is_open()) throw JsError("cannot open " + path);
     in.seekg(0, in.end);
@@ -206,7 +199,7 @@ struct Index {
                     (long long)(header + count * sizePer + count * 4) <= fileSize &&
                     (count == 0 || (enter < count && maxLevel >= 0 && maxLevel < 64));
     if (!ok) throw JsError("the index file does not match this index (dim, metric, m) or is damaged");
-    return count;
+    return {count, mm, efc};
   }
 };
 

@@ -1,5 +1,6 @@
-// How the graph's memory is laid out and given back: level 0 on transparent huge pages, the C heap's
-// free pages returned after a resize, and glibc's own counts for the memory measurement.
+// How the graph's memory is laid out and given back: level 0 in a reservation of address space that is made
+// usable as the capacity grows (never copied, never touched before use), on transparent huge pages, the C
+// heap's free pages returned after a resize, and glibc's own counts for the memory measurement.
 
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "hnswlib/hnswlib.h"
+#include "level0.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -20,26 +22,19 @@
 
 namespace arkivector {
 
-// Level 0 (every element's links, vector and label) on transparent huge pages where the kernel offers
-// them on request (`madvise` mode, the common default): a search reads a few hundred elements scattered
-// over the whole block, and the exact scan of an allowed set thousands, each on another 4 KiB page, so
-// with small pages nearly every element read also misses the TLB. Blocks under HUGE_PAGE_MIN stay as they
-// are (an empty or small collection must not round up to 2 MiB pages).
-// A block just allocated (Written::None) faults its pages in huge once advised. One already written, after
-// a load or a resize, holds small pages (realloc keeps or remaps them, so a store grown block by block
-// holds most of its level 0 on small pages, and its exact scans run slower than in a graph made at full
-// size). They are collapsed in place (MADV_COLLAPSE, Linux 6.1+: one 2 MiB region at
-// a time, so the peak stays the block). Where the kernel cannot, Written::Copy moves them once into a new
-// block advised before the copy (a load: twice the block for a moment); Written::Keep leaves them (a
-// resize).
-enum class Written { None, Copy, Keep };
-constexpr size_t HUGE_PAGE = (size_t)2 << 20;
-constexpr size_t HUGE_PAGE_MIN = (size_t)16 << 20;
+// Level 0 on transparent huge pages where the kernel offers them on request (`madvise` mode, the common
+// default): a search reads a few hundred elements scattered over the whole block, and the exact scan of an
+// allowed set thousands, each on another 4 KiB page, so with small pages nearly every element read also
+// misses the TLB. Blocks under HUGE_PAGE_MIN stay as they are (an empty or small collection must not round
+// up to 2 MiB pages). The advice covers the usable prefix only (a huge page is made where an element is
+// written, never ahead in the unused capacity); pages already written on small pages (a block that grew
+// past HUGE_PAGE_MIN, `collapse`) are collapsed in place, whole huge pages inside the written elements only
+// (MADV_COLLAPSE, Linux 6.1+: one 2 MiB region at a time).
 #if defined(__linux__) && !defined(MADV_COLLAPSE)
 #define MADV_COLLAPSE 25
 #endif
 
-inline void adviseHugePages(hnswlib::HierarchicalNSW<float>& h, Written written) {
+inline void adviseHugePages(hnswlib::HierarchicalNSW<float>& h, bool collapse) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const size_t bytes = h.max_elements_ * h.size_data_per_element_;
   if (bytes < HUGE_PAGE_MIN) return;
@@ -49,31 +44,21 @@ inline void adviseHugePages(hnswlib::HierarchicalNSW<float>& h, Written written)
     const uintptr_t to = ((uintptr_t)p + length) & ~(uintptr_t)(HUGE_PAGE - 1);
     return std::pair<void*, size_t>((void*)from, to > from ? to - from : 0);
   };
-  auto advise = [&](char* p) {
-    const auto [at, length] = inside(p, bytes);
+  {
+    const auto [at, length] = inside(h.data_level0_memory_, bytes);
     if (length > 0) madvise(at, length, MADV_HUGEPAGE);  // advice only: a refusal changes nothing
-  };
-  advise(h.data_level0_memory_);
-  const size_t used = h.cur_element_count * h.size_data_per_element_;
-  if (written == Written::None) return;
-  // Under one whole huge page written, nothing to collapse: the rest faults in huge.
-  const auto [at, length] = inside(h.data_level0_memory_, used);
-  if (length == 0 || madvise(at, length, MADV_COLLAPSE) == 0) return;
-  if (written != Written::Copy) return;
-  char* copy = static_cast<char*>(malloc(bytes));
-  if (copy == nullptr) return;  // keep the small pages
-  advise(copy);
-  std::memcpy(copy, h.data_level0_memory_, used);
-  free(h.data_level0_memory_);
-  h.data_level0_memory_ = copy;
+  }
+  if (!collapse) return;
+  const auto [at, length] = inside(h.data_level0_memory_, h.cur_element_count * h.size_data_per_element_);
+  if (length > 0) madvise(at, length, MADV_COLLAPSE);
 #else
   (void)h;
-  (void)written;
+  (void)collapse;
 #endif
 }
 
-// hnswlib's resizeIndex frees the element arrays it replaces (level 0 when it moves, the link-list
-// pointers, levels and per-element mutexes, the visited list). glibc keeps those pages when they came
+// hnswlib's resizeIndex frees the element arrays it replaces (the link-list pointers, levels, the visited
+// list). glibc keeps those pages when they came
 // from its heap rather than their own mapping (its mmap threshold rises with every large free), so RSS
 // would keep each old copy: give the free pages back after each resize (growth is geometric, so this
 // runs O(log n) times).

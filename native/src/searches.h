@@ -98,11 +98,8 @@ inline void hiddenWalkHits(Index& ix, const void* q, size_t k, size_t ef, SlotFi
   while (!res.empty()) {
     const hnswlib::labeltype label = res.top().second;
     res.pop();
-    std::unique_lock<std::mutex> lock(h.label_lookup_lock);
-    auto it = h.label_lookup_.find(label);
-    if (it == h.label_lookup_.end()) continue;  // cannot happen for a checked index; never dereference end()
-    const hnswlib::tableint id = it->second;
-    lock.unlock();
+    const uint32_t id = ix.labels().idOf(label);
+    if (id == LabelMirror::NONE) continue;  // cannot happen for a checked index
     hits.emplace_back(ix.space->exactDistance(ix.query.data(), ix.invQuery, h.getDataByInternalId(id)),
                       (uint32_t)label);
   }
@@ -116,7 +113,7 @@ template <typename Filter>
 Hits filteredHits(Index& ix, const void* q, const float* query, float invQuery, size_t k, size_t ef,
                   const WalkTuning& tuning, size_t passing, const Filter& f, arkivector_filtered::Stats& st) {
   auto& h = *ix.hnsw;
-  const LabelMirror& labels = ix.labels;
+  const LabelMirror& labels = ix.labels();
   auto allowed = [&](hnswlib::tableint id) {
     const uint32_t label = labels.labelOf(id);
     return label != LabelMirror::NONE && f.allows(label);
@@ -141,7 +138,7 @@ inline std::priority_queue<std::pair<float, uint32_t>> exactTop(Index& ix, const
   if (all) {
     const size_t n = h.cur_element_count;
     for (size_t id = 0; id < n; id++) {
-      const uint32_t label = ix.labels.labelOf((hnswlib::tableint)id);
+      const uint32_t label = ix.labels().labelOf((hnswlib::tableint)id);
       if (label == LabelMirror::NONE) continue;  // deleted
       arkivector_filtered::keepNearest(top, k, distance(h.getDataByInternalId((hnswlib::tableint)id)), label);
     }
@@ -150,8 +147,8 @@ inline std::priority_queue<std::pair<float, uint32_t>> exactTop(Index& ix, const
   }
   std::vector<hnswlib::tableint> ids;
   arkivector_filtered::liveIds(
-      h.cur_element_count, count, [&](size_t i) { return ix.labels.idOf(h, candidates[i]); }, ids);
-  arkivector_filtered::scanIds(h, ids, k, distance, [&](hnswlib::tableint id) { return ix.labels.labelOf(id); }, top);
+      h.cur_element_count, count, [&](size_t i) { return ix.labels().idOf(candidates[i]); }, ids);
+  arkivector_filtered::scanIds(h, ids, k, distance, [&](hnswlib::tableint id) { return ix.labels().labelOf(id); }, top);
   checks = count;
   return top;
 }

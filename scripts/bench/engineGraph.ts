@@ -11,6 +11,7 @@
 //   [--graph-dir DIR]  reuse the native graph of this size saved there, or build it and save it
 //   [--checkpoints n1,n2,…]  with --graph-dir, also save the graph at these smaller sizes while building
 //     (the data of a smaller size is a prefix of a larger one's, inserted in the same order)
+// `--memory`: the graph's memory instead, exact and grown (engineGraphMemory.ts, its own options).
 
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -24,8 +25,13 @@ import { effectiveEf } from '../../src/engine/hnsw/params.ts';
 import { METRIC_OPS } from '../../src/engine/metrics.ts';
 import { benchDefinition } from '../../test/helpers/benchRecord.ts';
 import { clustered } from '../../test/helpers/generators.ts';
-import { benchArgs, numberOption } from './args.ts';
+import { benchArgs, given, numberOption } from './args.ts';
 import { log, median, writeJson } from './output.ts';
+
+if (given('memory')) {
+  await import('./engineGraphMemory.ts');
+  process.exit(0);
+}
 
 const args = benchArgs({
   graph: { type: 'boolean', default: false },

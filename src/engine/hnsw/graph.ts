@@ -42,10 +42,10 @@ export type GraphFilter = {
 };
 
 /**
- * How much a full graph grows at least. hnswlib allocates a mutex, a level and a visited mark per element
- * of capacity and writes them all at each resize: a small factor leaves little of that unused, and a
- * resize costs O(capacity) (level 0 moves by remapping, not copying), a few hundred bytes of memset per
- * insert over a graph's growth.
+ * How much a full graph grows at least. hnswlib allocates a level, an upper-levels pointer and a visited
+ * mark per element of capacity and writes the levels at each resize: a small factor leaves little of that
+ * unused, and a resize costs O(capacity) of those (level 0 is made usable in place, not copied, and its
+ * unused capacity is never touched: native/src/level0.h).
  */
 export const GRAPH_GROWTH = 1.125;
 

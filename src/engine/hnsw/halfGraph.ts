@@ -2,8 +2,8 @@
 // hnswlib space keeps every vector once in binary16 and computes distances from binary16 with a kernel
 // chosen at run time. A query is rounded to binary16 too, as pgvector casts a query to halfvec. Filters go
 // down once per query as typed arrays (the label → slot map, and the allowed slots as a bitset): no call
-// into JS per visited node. The index is made at the first insert: hnswlib allocates 65,536 label mutexes
-// per index, which an empty collection must not cost (a public chain can define any number of them).
+// into JS per visited node. The index is made at the first insert: an empty collection must cost no index
+// (a public chain can define any number of them).
 
 import { stat, writeFile } from 'node:fs/promises';
 import { HALF_TO_FLOAT32 } from '../../collections/index.ts';

@@ -1,9 +1,10 @@
-// The addon's label ↔ element mirror (native/src/labelMirror.h), which the exact scan of an allowed set and
-// the filtered walk read instead of hnswlib's label map and the labels inside the elements: after any
+// The graph's one label ↔ element map (native/src/labelMirror.h), which hnswlib's code, the exact scan of
+// an allowed set and the filtered walk all read (no label inside the elements any more): after any
 // sequence of adds, updates, deletes, re-adds of deleted labels, reuse of deleted elements, resizes and
 // snapshot round trips, both answer exactly what a model of the live labels says (the scan: the k nearest
 // live candidates with their own vectors' distances; the walk: only allowed live labels, none missing).
-// Labels far above the capacity switch the mirror to hnswlib's map, so those runs cover that path too.
+// Labels far above the element count move the label → element map to a hash map, so those runs cover that
+// path too.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { mulberry32 } from '../helpers.ts';
 
 const DIM = 8;
 const K = 10;
-/** Above the mirror's dense limit (max(2^20, 4 × capacity)): such labels turn it off. */
+/** Above the map's dense limit (max(2^20, 4 × elements)): such labels move it to a hash map. */
 const SPARSE_BASE = 1_100_000;
 const PARAMS = { metric: 'l2', dim: DIM, m: 8, efConstruction: 32, seed: 5 } as const;
 
