@@ -50,10 +50,10 @@ export class AttributeColumns implements RowSource {
   #shapes = new ShapeTable();
   /** Per slot: its attributes' shape (0: none). */
   #shapeOf = new Uint32Array(0);
-  /** Per slot with any: the values of its shape's EXTRA attributes, in order. */
-  #extras = new Map<number, AttributeValue[]>();
+  /** Per slot with any: the values of its shape's EXTRA attributes, in order (made when first needed). */
+  #extras: Map<number, AttributeValue[]> | undefined;
   /** A buffer for the places of the record being set. */
-  #places = new Uint8Array(8);
+  #places: number[] = [];
 
   /**
    * Empty columns; `reset` declares them.
@@ -104,7 +104,7 @@ export class AttributeColumns implements RowSource {
     this.#declared = attributes;
     this.#shapes = new ShapeTable();
     this.#shapeOf.fill(0);
-    this.#extras = new Map();
+    this.#extras = undefined;
   }
 
   /** Makes the declared columns and indexes that do not exist yet (the first record is coming). */
@@ -170,7 +170,7 @@ export class AttributeColumns implements RowSource {
     if (attrs !== undefined) this.#declare();
     if (slot >= this.#shapeOf.length) this.#growShapes(slot + 1);
     this.#shapes.unref(this.#shapeOf[slot] ?? 0);
-    this.#extras.delete(slot);
+    this.#extras?.delete(slot);
     for (const col of this.#columns.values()) {
       if (col.kind === 'num') col.data[slot] = NaN;
       // Past the end a slot reads undefined already: a column of values most records lack stays as
@@ -182,8 +182,8 @@ export class AttributeColumns implements RowSource {
       return;
     }
     const names = Object.keys(attrs);
-    if (this.#places.length < names.length) this.#places = new Uint8Array(names.length);
-    const places = this.#places.subarray(0, names.length);
+    const places = this.#places;
+    places.length = names.length;
     let extras: AttributeValue[] | undefined;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
@@ -206,7 +206,7 @@ export class AttributeColumns implements RowSource {
       if (place === EXTRA) (extras ??= []).push(v);
     }
     this.#shapeOf[slot] = this.#shapes.ref(names, places);
-    if (extras !== undefined) this.#extras.set(slot, extras);
+    if (extras !== undefined) (this.#extras ??= new Map()).set(slot, extras);
   }
 
   /**
@@ -220,7 +220,7 @@ export class AttributeColumns implements RowSource {
     // No prototype before any name is set, so `__proto__` is an own property like any other.
     const out: Record<string, AttributeValue> = {};
     Object.setPrototypeOf(out, null);
-    const extras = this.#extras.get(slot);
+    const extras = this.#extras?.get(slot);
     let e = 0;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;

@@ -17,7 +17,7 @@ export type Shape = {
 
 const NO_SHAPE: Shape = { names: [], places: new Uint8Array(0) };
 
-function sameShape(s: Shape, names: readonly string[], places: Uint8Array): boolean {
+function sameShape(s: Shape, names: readonly string[], places: readonly number[]): boolean {
   if (s.names.length !== names.length) return false;
   for (let i = 0; i < names.length; i++) if (s.names[i] !== names[i] || s.places[i] !== places[i]) return false;
   return true;
@@ -33,16 +33,16 @@ export class ShapeTable {
   #last = 0;
 
   /** The number of a shape, counted once more. */
-  ref(names: readonly string[], places: Uint8Array): number {
+  ref(names: readonly string[], places: readonly number[]): number {
     if (names.length === 0) return 0;
     let i = this.#last;
     const last = this.#shapes[i];
     if (i === 0 || last === undefined || !sameShape(last, names, places)) {
-      const key = JSON.stringify([names, Array.from(places)]);
+      const key = JSON.stringify([names, places]);
       const found = this.#byKey.get(key);
       if (found === undefined) {
         i = this.#free.pop() ?? this.#shapes.length;
-        this.#shapes[i] = { names: [...names], places: places.slice() };
+        this.#shapes[i] = { names: [...names], places: Uint8Array.from(places) };
         this.#counts[i] = 0;
         this.#byKey.set(key, i);
       } else i = found;

@@ -32,6 +32,11 @@ const ID_MAX_BYTES = 0xffff;
 /** The byte table is compacted once its dead bytes pass both this and its live bytes. */
 const ID_GARBAGE_MIN = 1 << 16;
 const UINT64_END = 1n << 64n;
+/**
+ * The fewest slots the columns take: a row is about 60 bytes over the columns, and a collection of one
+ * record must stay small (COLLECTION_SMALL_BYTES_MAX).
+ */
+const ROWS_MIN = 4;
 
 function hexValue(code: number): number {
   return code <= 57 ? code - 48 : code - 87;
@@ -90,8 +95,8 @@ export class AddressTable {
 export class RecordColumns {
   #keys = new Uint8Array(0);
   #keyBuf = Buffer.alloc(0);
-  /** Keys not in the lowercase key form, as given. */
-  #keyText = new Map<number, string>();
+  /** Keys not in the lowercase key form, as given (made when first needed, as the other maps). */
+  #keyText: Map<number, string> | undefined;
   readonly addresses = new AddressTable();
   owner = new Uint32Array(0);
   creator = new Uint32Array(0);
@@ -102,10 +107,10 @@ export class RecordColumns {
   #idUsed = 0;
   #idGarbage = 0;
   /** Ids not kept in the byte table (non-ASCII or too long), as given. */
-  #idText = new Map<number, string>();
+  #idText: Map<number, string> | undefined;
   #expiry = new BigUint64Array(0);
   /** Expiries outside uint64, as given. */
-  #expiryBig = new Map<number, bigint>();
+  #expiryBig: Map<number, bigint> | undefined;
   /** Per slot; set only up to the last non-empty document, so a collection without documents keeps none. */
   #documents: string[] = [];
   /**
@@ -122,7 +127,7 @@ export class RecordColumns {
   /** Grows every column to at least `cap` slots (new typed arrays are zeros the copy does not touch). */
   grow(cap: number): void {
     if (cap <= this.#capacity) return;
-    const n = grownLength(this.#capacity, cap);
+    const n = grownLength(this.#capacity, cap, ROWS_MIN);
     const keys = new Uint8Array(n * KEY_BYTES);
     keys.set(this.#keys);
     this.#keys = keys;
@@ -155,7 +160,7 @@ export class RecordColumns {
     this.#setId(slot, rec.id);
     const e = rec.expiresAt;
     if (e >= 0n && e < UINT64_END) this.#expiry[slot] = e;
-    else this.#expiryBig.set(slot, e);
+    else (this.#expiryBig ??= new Map()).set(slot, e);
     if (rec.document !== '' || slot < this.#documents.length) this.#documents[slot] = rec.document;
     this.#epoch[slot]!++;
   }
@@ -163,14 +168,14 @@ export class RecordColumns {
   /** Drops a slot's record. */
   clear(slot: number): void {
     if (!this.has(slot)) return;
-    this.#keyText.delete(slot);
+    this.#keyText?.delete(slot);
     this.addresses.unref(this.owner[slot]!);
     this.addresses.unref(this.creator[slot]!);
     this.owner[slot] = 0;
     this.creator[slot] = 0;
-    if (!this.#idText.delete(slot)) this.#idGarbage += this.#idLength[slot]!;
+    if (this.#idText?.delete(slot) !== true) this.#idGarbage += this.#idLength[slot]!;
     this.#idLength[slot] = 0;
-    this.#expiryBig.delete(slot);
+    this.#expiryBig?.delete(slot);
     if (slot < this.#documents.length) {
       this.#documents[slot] = '';
       // Trailing empty documents are dropped, so the array stays as short as its last document.
@@ -183,7 +188,7 @@ export class RecordColumns {
 
   #setKey(slot: number, key: string): void {
     if (!LOWER_KEY.test(key)) {
-      this.#keyText.set(slot, key);
+      (this.#keyText ??= new Map()).set(slot, key);
       return;
     }
     const keys = this.#keys;
@@ -194,7 +199,7 @@ export class RecordColumns {
 
   /** A slot's entity key as it was set. */
   keyAt(slot: number): string {
-    const text = this.#keyText.get(slot);
+    const text = this.#keyText?.get(slot);
     if (text !== undefined) return text;
     const o = slot * KEY_BYTES;
     return `0x${this.#keyBuf.toString('hex', o, o + KEY_BYTES)}`;
@@ -202,14 +207,14 @@ export class RecordColumns {
 
   /** A slot's entity key lowercased (the `$key` attribute). */
   keyLowerAt(slot: number): string {
-    const text = this.#keyText.get(slot);
+    const text = this.#keyText?.get(slot);
     return text === undefined ? this.keyAt(slot) : text.toLowerCase();
   }
 
   /** The lowercased keys' hash and comparison, for the `$key` index, without building the key's text. */
   readonly lowerKeys: SlotKeys = {
     hash: (slot) => {
-      const text = this.#keyText.get(slot);
+      const text = this.#keyText?.get(slot);
       if (text !== undefined) return hashOf(text.toLowerCase());
       const keys = this.#keys;
       let h = fnvStep(fnvStep(FNV_START, 48), 120);
@@ -220,7 +225,7 @@ export class RecordColumns {
       return fnvEnd(h);
     },
     equals: (slot, key) => {
-      const text = this.#keyText.get(slot);
+      const text = this.#keyText?.get(slot);
       if (text !== undefined) return text.toLowerCase() === key;
       if (key.length !== 2 + 2 * KEY_BYTES || key.charCodeAt(0) !== 48 || key.charCodeAt(1) !== 120) return false;
       const keys = this.#keys;
@@ -236,7 +241,7 @@ export class RecordColumns {
 
   #setId(slot: number, id: string): void {
     if (id.length > ID_MAX_BYTES || !ascii(id)) {
-      this.#idText.set(slot, id);
+      (this.#idText ??= new Map()).set(slot, id);
       return;
     }
     if (this.#idUsed + id.length > this.#idBytes.length) this.#makeIdRoom(id.length);
@@ -280,7 +285,7 @@ export class RecordColumns {
 
   /** A slot's id as it was set. */
   idAt(slot: number): string {
-    const text = this.#idText.get(slot);
+    const text = this.#idText?.get(slot);
     if (text !== undefined) return text;
     const from = this.#idStart[slot]!;
     return this.#idBuf.toString('latin1', from, from + this.#idLength[slot]!);
@@ -289,7 +294,7 @@ export class RecordColumns {
   /** The ids' hash and comparison, for the id → slot table, without building the id's text. */
   readonly ids: SlotKeys = {
     hash: (slot) => {
-      const text = this.#idText.get(slot);
+      const text = this.#idText?.get(slot);
       if (text !== undefined) return hashOf(text);
       const bytes = this.#idBytes;
       let h = FNV_START;
@@ -297,7 +302,7 @@ export class RecordColumns {
       return fnvEnd(h);
     },
     equals: (slot, id) => {
-      const text = this.#idText.get(slot);
+      const text = this.#idText?.get(slot);
       if (text !== undefined) return text === id;
       const n = this.#idLength[slot]!;
       if (id.length !== n) return false;
@@ -317,7 +322,7 @@ export class RecordColumns {
   }
 
   expiresAt(slot: number): bigint {
-    return this.#expiryBig.get(slot) ?? this.#expiry[slot]!;
+    return this.#expiryBig?.get(slot) ?? this.#expiry[slot]!;
   }
 
   documentAt(slot: number): string {

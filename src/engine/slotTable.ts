@@ -106,7 +106,7 @@ export class SlotTable {
 
   /** Whether a slot holds a live record. */
   has(slot: number): boolean {
-    return this.rows.has(slot);
+    return this.vectors.live[slot] === 1;
   }
 
   /**
@@ -154,7 +154,8 @@ export class SlotTable {
     const cap = this.vectors.capacity;
     this.slotLabel = growInt32(this.slotLabel, cap, -1);
     this.columns.grow(cap);
-    this.rows.grow(cap);
+    // To the slots used, not the slab's capacity: a row is wide, and a small collection must stay small.
+    this.rows.grow(n);
   }
 
   /**
@@ -192,8 +193,9 @@ export class SlotTable {
   /** Whether a slot holds a live record passing `cond` (every live record without one). */
   acceptor(cond: Cond | undefined): (slot: number) => boolean {
     const predicate = cond === undefined ? undefined : buildPredicate(cond, this.columns);
-    const rows = this.rows;
-    return predicate === undefined ? (s) => rows.has(s) : (s) => rows.has(s) && predicate(s);
+    // The flags of the moment: a search runs before the next block can grow them.
+    const live = this.vectors.live;
+    return predicate === undefined ? (s) => live[s] === 1 : (s) => live[s] === 1 && predicate(s);
   }
 
   /**
