@@ -44,6 +44,9 @@ export function emptyGraph(ops: MetricOps, def: CollectionDefinition, capacity?:
   return HalfGraph.create(ops, def.dim, graphParams(def), capacity);
 }
 
+/** Entries of a store's summary cache (a power of two). */
+const SUMMARY_CACHE = 256;
+
 export class SlotTable {
   readonly ops: MetricOps;
   /** The store's graph, which keeps the only copy of the vectors. */
@@ -71,6 +74,8 @@ export class SlotTable {
   readonly byId = new SlotHash(this.rows.ids);
   /** Made when first used: an empty collection holds no MiniSearch. */
   #keyword: KeywordIndex | undefined;
+  /** Recent summaries by slot (see `summary`). */
+  #summaries: { slot: Int32Array; epoch: Uint32Array; rec: (StoredRecord | undefined)[] } | undefined;
   /** What `view` decodes a graph's vector into. */
   #scratch: Float32Array | undefined;
 
@@ -110,10 +115,28 @@ export class SlotTable {
   }
 
   /**
-   * A live slot's record without its vector, built from the columns (a fresh object each call, so it
-   * keeps the fields it was read with whatever happens to the slot later).
+   * A live slot's record without its vector, built from the columns: an object no later change of the
+   * slot touches (a changed slot gets a new one), which readers must not change.
    */
   summary(slot: number): StoredRecord {
+    // Hits repeat (popular records, repeated queries): a small cache by slot, checked against the slot's
+    // epoch, spares building them again. Made at the first read, so a store never read holds none.
+    const c = (this.#summaries ??= {
+      slot: new Int32Array(SUMMARY_CACHE).fill(-1),
+      epoch: new Uint32Array(SUMMARY_CACHE),
+      rec: new Array(SUMMARY_CACHE),
+    });
+    const i = slot & (SUMMARY_CACHE - 1);
+    const epoch = this.rows.epoch(slot);
+    if (c.slot[i] === slot && c.epoch[i] === epoch) return c.rec[i]!;
+    const rec = this.#summary(slot);
+    c.slot[i] = slot;
+    c.epoch[i] = epoch;
+    c.rec[i] = rec;
+    return rec;
+  }
+
+  #summary(slot: number): StoredRecord {
     const r = this.rows;
     return {
       key: r.keyAt(slot),
