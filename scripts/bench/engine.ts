@@ -183,7 +183,7 @@ async function main(): Promise<void> {
         const m = await measureMemory(system, dir, SHAPE);
         memory[system] = m;
         log(
-          `memory (child process): ${system} ${Math.round(m.bytes)} B/vector (${Math.round(m.lessYoung)} B less V8's young generation; slope from n/2 to n ${Math.round(m.slope)} B; ${partsLine(m.parts)}), build ${m.buildS.toFixed(1)} s`,
+          `memory (child process): ${system} ${Math.round(m.bytes)} B/vector (${Math.round(m.lessYoung)} B less V8's young generation; slope from n/2 to n ${Math.round(m.slope)} B), build ${m.buildS.toFixed(1)} s; ${partsLine(m.parts)}`,
         );
       }
     } finally {
