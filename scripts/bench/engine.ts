@@ -46,10 +46,8 @@ import {
   type MemoryShape,
   type MemorySystem,
   measureMemory,
-  MEMORY_SYSTEMS,
   memoryChild,
   memoryLine,
-  partsLine,
 } from './engineMemory.ts';
 import { type CaseName, pct, type Row, rowTable } from './engineReport.ts';
 import { loadAvg, log, progress, writeJson } from './output.ts';
@@ -179,11 +177,11 @@ async function main(): Promise<void> {
       writeFileSync(join(dir, DATA_FILES.vectors), bytesOf(slab));
       writeFileSync(join(dir, DATA_FILES.bucket), bytesOf(bucket));
       writeFileSync(join(dir, DATA_FILES.cluster), bytesOf(cluster));
-      for (const system of MEMORY_SYSTEMS) {
+      for (const system of ['hnswlib-node', 'arkivector'] as const) {
         const m = await measureMemory(system, dir, SHAPE);
         memory[system] = m;
         log(
-          `memory (child process): ${system} ${Math.round(m.bytes)} B/vector (${Math.round(m.lessYoung)} B less V8's young generation; slope from n/2 to n ${Math.round(m.slope)} B), build ${m.buildS.toFixed(1)} s; ${partsLine(m.parts)}`,
+          `memory (child process): ${system} ${Math.round(m.bytes)} B/vector (${Math.round(m.lessYoung)} B less V8's young generation; slope from n/2 to n ${Math.round(m.slope)} B), build ${m.buildS.toFixed(1)} s`,
         );
       }
     } finally {
@@ -203,11 +201,10 @@ async function main(): Promise<void> {
     console.log(memoryLine(memory, SHAPE));
     writeJson(
       OUT,
-      MEMORY_SYSTEMS.flatMap((system) => {
+      (['hnswlib-node', 'arkivector'] as const).flatMap((system) => {
         const m = memory[system];
         if (m === undefined) return [];
-        const parts = m.parts;
-        return [{ system, n: N, dim: DIM, build_s: m.buildS, ...memoryOf(system), parts, load_avg: loadAvg() }];
+        return [{ system, n: N, dim: DIM, build_s: m.buildS, ...memoryOf(system), load_avg: loadAvg() }];
       }),
     );
     return;
@@ -457,7 +454,8 @@ async function main(): Promise<void> {
 }
 
 if (MEMORY_CHILD !== undefined) {
-  if (!(MEMORY_SYSTEMS as readonly string[]).includes(MEMORY_CHILD)) throw new Error(`unknown system ${MEMORY_CHILD}`);
+  if (MEMORY_CHILD !== 'hnswlib-node' && MEMORY_CHILD !== 'arkivector')
+    throw new Error(`unknown system ${MEMORY_CHILD}`);
   if (MEMORY_DATA === undefined) throw new Error('--memory-child needs --data DIR');
   const answer = await memoryChild(MEMORY_CHILD, MEMORY_DATA, SHAPE);
   process.send?.(answer, () => process.exit(0));

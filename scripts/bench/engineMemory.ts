@@ -1,7 +1,5 @@
 // The engine suite's memory per vector: each system built alone in a child process of its own over the
-// same vectors (scripts/bench/engine.ts explains why), and the report's memory lines. The store is
-// measured twice: built in blocks of BUILT_BLOCK records (a node catching up with the chain) and grown
-// in blocks of GROWN_BLOCK (a live chain's blocks), where each column and the graph grow in many steps.
+// same vectors (scripts/bench/engine.ts explains why), and the report's memory line.
 import { fork } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +7,6 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import hnswlib from 'hnswlib-node';
 import type { VectorRecord } from '../../src/collections/index.ts';
-import { nativeAddon } from '../../src/engine/hnsw/nativeAddon.ts';
 import { CollectionStore } from '../../src/engine/index.ts';
 import { benchDefinition, benchRecord } from '../../test/helpers/benchRecord.ts';
 import { BENCH_ENTRY, childArgs } from './args.ts';
@@ -31,12 +28,8 @@ export async function settledRss(): Promise<number> {
   return process.memoryUsage().rss;
 }
 
-/** The systems whose memory a child process measures: the raw graph, and the store built and grown. */
-export const MEMORY_SYSTEMS = ['hnswlib-node', 'arkivector', 'arkivector-grown'] as const;
-export type MemorySystem = (typeof MEMORY_SYSTEMS)[number];
-/** Records per block of the store built, and of the store grown. */
-export const BUILT_BLOCK = 1000;
-export const GROWN_BLOCK = 10;
+/** The systems whose memory a child process measures. */
+export type MemorySystem = 'hnswlib-node' | 'arkivector';
 /**
  * A memory child's answer, per vector: RSS growth, and the same less the growth of V8's young generation
  * (sized by the allocation rate, not by the count: it moves from run to run by as much as a small build
@@ -44,27 +37,7 @@ export const GROWN_BLOCK = 10;
  * point to its end per vector added (what each further vector costs, without the costs paid once: the
  * first pages of the C heap, V8's code and maps, the store's fixed tables); the build's seconds in the child.
  */
-export type MemoryFigure = { bytes: number; lessYoung: number; slope: number; buildS: number; parts: MemoryParts };
-/**
- * Where the RSS growth per vector went: the C heap's live blocks less the typed arrays' (the native
- * graph's elements and hnswlib's structures), typed arrays (V8's array buffers: the store's columns, maps
- * and postings), V8's heap in use after a full collection (objects and strings), and the rest (the
- * allocators' and V8's free room, code).
- */
-export type MemoryParts = { native: number; typedArrays: number; v8Heap: number; rest: number };
-
-type Usage = { cHeap: number; arrayBuffers: number; heapUsed: number };
-function usage(): Usage {
-  let cHeap = 0;
-  try {
-    const m = nativeAddon().mallocStats();
-    cHeap = m.inUse + m.mmapped;
-  } catch {
-    // No native addon: the C heap is not counted (its share is in the rest).
-  }
-  const u = process.memoryUsage();
-  return { cHeap, arrayBuffers: u.arrayBuffers, heapUsed: u.heapUsed };
-}
+export type MemoryFigure = { bytes: number; lessYoung: number; slope: number; buildS: number };
 /** Committed bytes of V8's young generation (the new space). */
 const youngBytes = (): number =>
   getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.physical_space_size ?? 0;
@@ -101,7 +74,6 @@ export async function memoryChild(system: MemorySystem, dir: string, shape: Memo
   // growing: give it back first (glibc's malloc_trim, through the addon when built).
   const trimmed = trimCHeap();
   const before = await settledRss();
-  const usageBefore = usage();
   const youngBefore = youngBytes();
   // The halfway point of the slope: its settling pauses are left out of the build's seconds.
   const half = N >> 1;
@@ -128,10 +100,9 @@ export async function memoryChild(system: MemorySystem, dir: string, shape: Memo
     built = index;
   } else {
     const store = new CollectionStore('bench', benchDefinition(DIM, { m: M, efConstruction: EF_CONSTRUCTION }));
-    const blockSize = system === 'arkivector-grown' ? GROWN_BLOCK : BUILT_BLOCK;
-    // Blocks of at most blockSize records, one of them ending at the halfway point.
+    // Blocks of at most 1,000 records, one of them ending at the halfway point.
     for (let i = 0; i < N; ) {
-      const end = Math.min(i < half ? half : N, i + blockSize);
+      const end = Math.min(i < half ? half : N, i + 1000);
       const block: VectorRecord[] = [];
       for (let j = i; j < end; j++) block.push(benchRecord(j, vector(j), { bucket: bucket[j]!, cluster: cluster[j]! }));
       await store.apply({ remove: [], upsert: block });
@@ -144,11 +115,6 @@ export async function memoryChild(system: MemorySystem, dir: string, shape: Memo
   const buildS = (performance.now() - t0 - pausedMs) / 1000;
   const after = await settledRss();
   const bytes = (after - before) / N;
-  const u = usage();
-  const typedArrays = (u.arrayBuffers - usageBefore.arrayBuffers) / N;
-  const native = (u.cHeap - usageBefore.cHeap) / N - typedArrays;
-  const v8Heap = (u.heapUsed - usageBefore.heapUsed) / N;
-  const parts = { native, typedArrays, v8Heap, rest: bytes - native - typedArrays - v8Heap };
   const young = youngBytes();
   const lessYoung = bytes - (young - youngBefore) / N;
   const slope = (after - atHalf.rss - (young - atHalf.young)) / Math.max(1, N - half);
@@ -159,7 +125,7 @@ export async function memoryChild(system: MemorySystem, dir: string, shape: Memo
   // build is done would leave RSS with it, understating the system by that much.
   if (built === undefined || slab.length + bucket.length + cluster.length !== N * (DIM + 2))
     throw new Error('memory child: lost its inputs');
-  return { bytes, lessYoung, slope, buildS, parts };
+  return { bytes, lessYoung, slope, buildS };
 }
 
 /** Forks the bench entry as a memory child for `system` and waits for its answer. */
@@ -186,26 +152,11 @@ export function measureMemory(system: MemorySystem, dir: string, shape: MemorySh
   });
 }
 
-/** A figure's breakdown, per vector. */
-export function partsLine(p: MemoryParts): string {
-  const b = (x: number) => `${Math.round(x)} B`;
-  return `native (graph) ${b(p.native)}, typed arrays ${b(p.typedArrays)}, V8 heap ${b(p.v8Heap)}, rest ${b(p.rest)}`;
-}
-
-/** The report's memory lines, from the memory children's answers. */
+/** The report's memory line, from the memory children's answers. */
 export function memoryLine(memory: Partial<Record<MemorySystem, MemoryFigure>>, shape: MemoryShape): string {
   const { n: N, dim: DIM } = shape;
   const raw = memory['hnswlib-node'];
   const ours = memory.arkivector;
-  const grown = memory['arkivector-grown'];
   if (raw === undefined || ours === undefined) return 'memory per vector: not measured (--no-memory)';
-  const lines = [
-    `memory per vector, each system built alone in a child process (RSS growth; less V8's young generation; slope from n/2 to n): hnswlib-node ${Math.round(raw.bytes)} B; ${Math.round(raw.lessYoung)} B; ${Math.round(raw.slope)} B (graph), arkivector ${Math.round(ours.bytes)} B; ${Math.round(ours.lessYoung)} B; ${Math.round(ours.slope)} B (graph, vectors, records and indexes, documents empty; blocks of ${BUILT_BLOCK}; ${(ours.lessYoung / raw.lessYoung).toFixed(2)}×, slope ${(ours.slope / raw.slope).toFixed(2)}×), n=${N} dim=${DIM}`,
-    `  arkivector built: ${partsLine(ours.parts)}`,
-  ];
-  if (grown !== undefined)
-    lines.push(
-      `  arkivector grown in blocks of ${GROWN_BLOCK}: ${Math.round(grown.bytes)} B; ${Math.round(grown.lessYoung)} B; ${Math.round(grown.slope)} B (${(grown.lessYoung / ours.lessYoung).toFixed(2)}× built): ${partsLine(grown.parts)}`,
-    );
-  return lines.join('\n');
+  return `memory per vector, each system built alone in a child process (RSS growth; less V8's young generation; slope from n/2 to n): hnswlib-node ${Math.round(raw.bytes)} B; ${Math.round(raw.lessYoung)} B; ${Math.round(raw.slope)} B (graph), arkivector ${Math.round(ours.bytes)} B; ${Math.round(ours.lessYoung)} B; ${Math.round(ours.slope)} B (graph, vectors, records and indexes; ${(ours.lessYoung / raw.lessYoung).toFixed(2)}×, slope ${(ours.slope / raw.slope).toFixed(2)}×), n=${N} dim=${DIM}`;
 }

@@ -11,9 +11,8 @@ const ARRAY_MIN = 64;
 
 /**
  * The length an array of `length` entries grows to so that it holds at least `min`.
- * @param floor the smallest length it takes (arrays of wide rows start smaller)
  * @returns at least `min`, and at least ×ARRAY_GROWTH the current length
  */
-export function grownLength(length: number, min: number, floor = ARRAY_MIN): number {
-  return Math.max(min, Math.ceil(length * ARRAY_GROWTH), floor);
+export function grownLength(length: number, min: number): number {
+  return Math.max(min, Math.ceil(length * ARRAY_GROWTH), ARRAY_MIN);
 }

@@ -1,36 +1,24 @@
 // Attribute columns and indexes of one collection store: values by slot for the filter predicates
-// (declared attributes, and the $key/$owner/$creator meta attributes read from the record columns) and
-// a posting index per attribute for the planner's enumeration and counts. The columns also keep the
-// records' attributes themselves: a slot's shape (attributeShapes.ts) says which column holds each
-// value, and the values no column holds exactly (undeclared attributes, a value of another type than
-// its column's) are kept beside them. Rebuilt from the live records when the definition changes.
+// (declared attributes and the $key/$owner/$creator meta attributes) and a posting index per
+// attribute for the planner's enumeration and counts. Rebuilt from the live records when the
+// definition changes.
 
 import type { AttributeType, AttributeValue } from '../collections/index.ts';
 import { grownLength } from './arrayGrowth.ts';
-import { EXTRA, IN_BOOL, IN_NUM, IN_STR, ShapeTable } from './attributeShapes.ts';
 import { AttributeIndex } from './filter/attributeIndex.ts';
-import { type Column, type RowSource, stringAt } from './filter/predicate.ts';
+import type { Column, RowSource } from './filter/predicate.ts';
 import type { Field, Key } from './filter/types.ts';
-import { RecordColumns, type RecordFields } from './recordColumns.ts';
+import type { StoredRecord } from './recordView.ts';
 
 /** Meta attributes every collection can filter on, lowercased like the chain's hex. */
 export const META_NAMES = ['$key', '$owner', '$creator'] as const;
 
-/**
- * The attributes of every record that has none: one object, frozen so that nothing changes what
- * every such record reads.
- */
-const NO_ATTRIBUTES: Readonly<Record<string, AttributeValue>> = Object.freeze(Object.setPrototypeOf({}, null));
-
-function isMeta(name: string): boolean {
-  return name === '$key' || name === '$owner' || name === '$creator';
+function lower(s: string | undefined): string | undefined {
+  return s === undefined ? undefined : s.toLowerCase();
 }
 
-/** A column's value at a slot, as its index keys it (undefined: absent). */
-function keyAt(col: Column, slot: number): Key | undefined {
-  if (col.kind !== 'num') return stringAt(col, slot);
-  const v = col.data[slot]!;
-  return Number.isNaN(v) ? undefined : v;
+function attrKey(v: AttributeValue): Key {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
 }
 
 export class AttributeColumns implements RowSource {
@@ -43,28 +31,13 @@ export class AttributeColumns implements RowSource {
   #declared: Readonly<Record<string, AttributeType>> | undefined;
   /** Slots a numeric column must hold: the vector slab's capacity. */
   readonly #capacity: () => number;
-  /** Where the meta attributes are read. */
-  readonly #records: RecordColumns;
-  /** Whether `set` keeps the records' other fields too (columns made without a store's record columns). */
-  readonly #ownsRecords: boolean;
-  #shapes = new ShapeTable();
-  /** Per slot: its attributes' shape (0: none). */
-  #shapeOf = new Uint32Array(0);
-  /** Per slot with any: the values of its shape's EXTRA attributes, in order (made when first needed). */
-  #extras: Map<number, AttributeValue[]> | undefined;
-  /** A buffer for the places of the record being set. */
-  #places: number[] = [];
 
   /**
    * Empty columns; `reset` declares them.
    * @param capacity the current slot capacity, read whenever a column is created
-   * @param records the store's record columns, where `$key`, `$owner` and `$creator` are read (which
-   *   the store fills itself); without them the columns keep their own, filled by `set`
    */
-  constructor(capacity: () => number, records?: RecordColumns) {
+  constructor(capacity: () => number) {
     this.#capacity = capacity;
-    this.#ownsRecords = records === undefined;
-    this.#records = records ?? new RecordColumns();
   }
 
   /**
@@ -73,20 +46,7 @@ export class AttributeColumns implements RowSource {
    */
   #newIndex(name: string): AttributeIndex {
     if (name !== '$key') return new AttributeIndex();
-    const r = this.#records;
-    return new AttributeIndex((slot) => r.keyLowerAt(slot), r.lowerKeys);
-  }
-
-  /** A meta attribute's column over the record columns as they are now. */
-  #metaColumn(name: string): Column {
-    const r = this.#records;
-    if (name === '$key')
-      return {
-        kind: 'key',
-        at: (slot) => (r.has(slot) ? r.keyLowerAt(slot) : undefined),
-        equals: (slot, key) => r.has(slot) && r.lowerKeys.equals(slot, key),
-      };
-    return { kind: 'ref', refs: name === '$owner' ? r.owner : r.creator, values: r.addresses.lowers };
+    return new AttributeIndex((slot) => this.#columns.get('$key')!.data[slot] as string);
   }
 
   #newColumn(kind: 'str' | 'num'): Column {
@@ -102,9 +62,6 @@ export class AttributeColumns implements RowSource {
     this.#indexes = new Map();
     this.#columns = new Map();
     this.#declared = attributes;
-    this.#shapes = new ShapeTable();
-    this.#shapeOf.fill(0);
-    this.#extras = undefined;
   }
 
   /** Makes the declared columns and indexes that do not exist yet (the first record is coming). */
@@ -112,17 +69,19 @@ export class AttributeColumns implements RowSource {
     const attributes = this.#declared;
     if (attributes === undefined) return;
     this.#declared = undefined;
-    for (const name of META_NAMES) if (!this.#indexes.has(name)) this.#indexes.set(name, this.#newIndex(name));
-    for (const [name, type] of Object.entries(attributes)) {
-      if (isMeta(name)) continue;
+    const kinds: [string, 'str' | 'num'][] = Object.entries(attributes).map(([name, type]) => [
+      name,
+      type === 'str' ? 'str' : 'num',
+    ]);
+    for (const name of META_NAMES) kinds.push([name, 'str']);
+    for (const [name, kind] of kinds) {
       if (!this.#indexes.has(name)) this.#indexes.set(name, this.#newIndex(name));
-      if (!this.#columns.has(name)) this.#columns.set(name, this.#newColumn(type === 'str' ? 'str' : 'num'));
+      if (!this.#columns.has(name)) this.#columns.set(name, this.#newColumn(kind));
     }
   }
 
   /** The current column of a field, created empty for an undeclared one (RowSource). */
   column(field: Field): Column {
-    if (isMeta(field.name)) return this.#metaColumn(field.name);
     let col = this.#columns.get(field.name);
     if (col === undefined) {
       col = this.#newColumn(field.type === 'str' ? 'str' : 'num');
@@ -149,95 +108,32 @@ export class AttributeColumns implements RowSource {
     return this.#indexes.get('$key')?.only(key);
   }
 
-  /**
-   * Keeps a record's attributes: each value in its attribute's column when one exists and holds it
-   * exactly, else beside the columns; and clears the columns' other values at the slot (undefined
-   * clears the slot entirely). The meta attributes are read from the record columns, which a store
-   * fills itself (columns of their own keep the record's other fields here).
-   */
-  set(slot: number, rec: (RecordFields & { attributes: Readonly<Record<string, AttributeValue>> }) | undefined): void {
-    if (this.#ownsRecords) {
-      if (rec === undefined) this.#records.clear(slot);
-      else {
-        this.#records.grow(slot + 1);
-        this.#records.set(slot, rec);
-      }
-    }
-    this.#setAttributes(slot, rec?.attributes);
-  }
-
-  #setAttributes(slot: number, attrs: Readonly<Record<string, AttributeValue>> | undefined): void {
-    if (attrs !== undefined) this.#declare();
-    if (slot >= this.#shapeOf.length) this.#growShapes(slot + 1);
-    this.#shapes.unref(this.#shapeOf[slot] ?? 0);
-    this.#extras?.delete(slot);
-    for (const col of this.#columns.values()) {
-      if (col.kind === 'num') col.data[slot] = NaN;
-      // Past the end a slot reads undefined already: a column of values most records lack stays as
-      // short as its last value instead of 8 bytes a slot.
-      else if (col.kind === 'str' && slot < col.data.length) col.data[slot] = undefined;
-    }
-    if (attrs === undefined) {
-      if (slot < this.#shapeOf.length) this.#shapeOf[slot] = 0;
-      return;
-    }
-    const names = Object.keys(attrs);
-    const places = this.#places;
-    places.length = names.length;
-    let extras: AttributeValue[] | undefined;
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i]!;
-      const v = attrs[name]!;
-      const col = isMeta(name) ? undefined : this.#columns.get(name);
-      let place = EXTRA;
-      if (col?.kind === 'num') {
-        if (typeof v === 'number') {
-          col.data[slot] = v;
-          place = IN_NUM;
-        } else if (typeof v === 'boolean') {
-          col.data[slot] = v ? 1 : 0;
-          place = IN_BOOL;
+  /** Writes a record's values into the columns (undefined clears the slot). */
+  set(slot: number, rec: StoredRecord | undefined): void {
+    if (rec !== undefined) this.#declare();
+    for (const [name, col] of this.#columns) {
+      let v: Key | undefined;
+      if (rec !== undefined) {
+        if (name === '$key') v = rec.key.toLowerCase();
+        else if (name === '$owner') v = rec.owner.toLowerCase();
+        else if (name === '$creator') v = lower(rec.creator);
+        else {
+          const a = rec.attributes[name];
+          v = a === undefined ? undefined : attrKey(a);
         }
-      } else if (col?.kind === 'str' && typeof v === 'string') {
-        col.data[slot] = this.#shared(name, col.data, v);
-        place = IN_STR;
       }
-      places[i] = place;
-      if (place === EXTRA) (extras ??= []).push(v);
+      if (col.kind === 'num') col.data[slot] = typeof v === 'number' ? v : NaN;
+      else if (typeof v === 'string') col.data[slot] = this.#shared(name, col.data, v);
+      // Past the end a slot reads undefined already: a column of values most records lack ($creator)
+      // stays as short as its last value instead of 8 bytes a slot.
+      else if (slot < col.data.length) col.data[slot] = undefined;
     }
-    this.#shapeOf[slot] = this.#shapes.ref(names, places);
-    if (extras !== undefined) (this.#extras ??= new Map()).set(slot, extras);
-  }
-
-  /**
-   * A slot's attributes as they were set: the same names in the same order, the same values, no
-   * prototype (a fresh object each call; the shared empty one for none).
-   */
-  attributesAt(slot: number): Record<string, AttributeValue> {
-    const shape = this.#shapes.get(this.#shapeOf[slot] ?? 0);
-    const { names, places } = shape;
-    if (names.length === 0) return NO_ATTRIBUTES as Record<string, AttributeValue>;
-    // No prototype before any name is set, so `__proto__` is an own property like any other.
-    const out: Record<string, AttributeValue> = {};
-    Object.setPrototypeOf(out, null);
-    const extras = this.#extras?.get(slot);
-    let e = 0;
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i]!;
-      const place = places[i]!;
-      if (place === EXTRA) out[name] = extras![e++]!;
-      else {
-        const col = this.#columns.get(name)!;
-        if (col.kind === 'num') out[name] = place === IN_BOOL ? col.data[slot] === 1 : col.data[slot]!;
-        else out[name] = stringAt(col, slot)!;
-      }
-    }
-    return out;
   }
 
   /**
    * The instance of a string value the column already holds for another slot, else `v`. Decoded records
-   * bring their own copy of each value: the slots sharing a value then share one string.
+   * bring their own copy of each value (an owner address is 64 bytes of heap, lowercasing a mixed-case
+   * one makes another): the slots sharing a value then share one string.
    */
   #shared(name: string, data: (string | undefined)[], v: string): string {
     const other = this.#indexes.get(name)?.anySlot(v);
@@ -245,28 +141,56 @@ export class AttributeColumns implements RowSource {
     return held === v ? held : v;
   }
 
-  /** Adds a slot's column values to the indexes, or removes them (before the slot is cleared). */
+  /**
+   * Points a record's owner, creator and string attributes at instances already kept (the same text:
+   * see #shared), so a value that many records repeat is kept once: an address as another record with
+   * it spells it (the meta columns hold it lowercased), else the column's; an attribute, the column's.
+   * Call after `set`, before `indexSlot`.
+   * @param records the records by slot
+   */
+  share(slot: number, rec: StoredRecord, records: readonly (StoredRecord | undefined)[]): void {
+    rec.owner = this.#sharedAddress('$owner', slot, rec.owner, records, (r) => r.owner) ?? rec.owner;
+    rec.creator = this.#sharedAddress('$creator', slot, rec.creator, records, (r) => r.creator);
+    for (const name of Object.keys(rec.attributes)) {
+      const a = rec.attributes[name];
+      if (typeof a !== 'string') continue;
+      const held = this.#columns.get(name)?.data[slot];
+      if (held === a && typeof held === 'string') rec.attributes[name] = held;
+    }
+  }
+
+  #sharedAddress(
+    name: string,
+    slot: number,
+    value: string | undefined,
+    records: readonly (StoredRecord | undefined)[],
+    field: (r: StoredRecord) => string | undefined,
+  ): string | undefined {
+    if (value === undefined) return undefined;
+    const lowered = this.#columns.get(name)?.data[slot];
+    if (typeof lowered !== 'string') return value;
+    if (lowered === value) return lowered;
+    const other = this.#indexes.get(name)?.anySlot(lowered);
+    const rec = other === undefined ? undefined : records[other];
+    const held = rec === undefined ? undefined : field(rec);
+    return held === value ? held : value;
+  }
+
+  /** Adds a slot's column values to the indexes, or removes them. */
   indexSlot(slot: number, add: boolean): void {
     for (const [name, idx] of this.#indexes) {
-      const col = isMeta(name) ? this.#metaColumn(name) : this.#columns.get(name);
+      const col = this.#columns.get(name);
       if (col === undefined) continue;
-      const key = keyAt(col, slot);
-      if (key === undefined) continue;
+      const key: Key | undefined = col.kind === 'num' ? col.data[slot] : col.data[slot];
+      if (key === undefined || Number.isNaN(key)) continue;
       if (add) idx.add(key, slot);
       else idx.remove(key, slot);
     }
   }
 
-  #growShapes(cap: number): void {
-    const shapeOf = new Uint32Array(grownLength(this.#shapeOf.length, cap));
-    shapeOf.set(this.#shapeOf);
-    this.#shapeOf = shapeOf;
-  }
-
   /** Grows the numeric columns to `cap` slots. */
   grow(cap: number): void {
     if (cap > 0) this.#declare();
-    if (this.#shapeOf.length < cap) this.#growShapes(cap);
     for (const col of this.#columns.values()) {
       if (col.kind === 'num' && col.data.length < cap) {
         // Grown geometrically, so they are not copied at every chunk of a slab.

@@ -10,13 +10,12 @@
 // (plan/: store → plan → graph and back). All writes and saves run one at a time on a queue; graph
 // rebuilds run in a worker thread beside it and are swapped in at a block boundary.
 //
-// The store keeps no object per record (slotTable.ts: typed columns). Records read out by get and
-// records are fresh objects built from the columns, carrying their own copy of the vector (halfvec bytes
-// derived from it on demand), so a caller never holds memory the store reuses. Search hits (vector,
-// keyword, hybrid) and listings carry a record summary built the same way, without the vector: answers
-// never show one, and a per-hit record with a vector copy would cost a small collection much of its
-// throughput. A summary is built when the answer is, so a hit keeps the fields it was found with;
-// `get(hit.record.key)` reads the vector.
+// Records read out by get and records are fresh objects carrying their own copy of the vector
+// (halfvec bytes derived from it on demand), so a caller never holds memory the store reuses. Search
+// hits (vector, keyword, hybrid) carry the store's own record summary instead, without the vector:
+// answers never show one, and a per-hit record with a vector copy would cost a small collection much of
+// its throughput. A summary is never changed once stored (a replaced record gets a new one), so a hit keeps the
+// fields it was found with; `get(hit.record.key)` reads the vector.
 
 import {
   checkDefinitionUpdate,
@@ -230,13 +229,9 @@ export class CollectionStore {
    * @throws DimensionMismatchError for a record of the wrong dim (nothing is staged)
    */
   prepare(changes: BlockChanges): Promise<() => void> {
-    // Let go once staged: the stage's hooks live in this scope, and the store keeps its last stage.
-    let block: BlockChanges | undefined = changes;
     const run = this.#enqueue(() => {
       this.#staged?.rollback();
-      const staging = block!;
-      block = undefined;
-      return stageBlock(this.#t, this.#def.dim, staging, {
+      return stageBlock(this.#t, this.#def.dim, changes, {
         name: this.name,
         staged: (stage) => {
           this.#staged = stage;
@@ -267,12 +262,12 @@ export class CollectionStore {
 
   /** Live records in slot order. */
   *records(): IterableIterator<VectorRecord> {
-    for (let s = 0; s < this.#t.slotCount; s++) if (this.#t.has(s)) yield this.#recordAt(s);
+    for (let s = 0; s < this.#t.slotCount; s++) if (this.#t.records[s] !== undefined) yield this.#recordAt(s);
   }
 
   /** A live slot's record with its vector copied out of the slab (a fresh object each call). */
   #recordAt(slot: number): VectorRecord {
-    return new RecordView(this.#t.summary(slot), this.#t.copy(slot), this.name);
+    return new RecordView(this.#t.records[slot]!, this.#t.copy(slot), this.name);
   }
 
   #compile(params: FilterParams): Cond | undefined {
@@ -330,12 +325,12 @@ export class CollectionStore {
   }
 
   #answer(res: PlannedResult): SearchAnswer {
-    const t = this.#t;
-    const score = t.ops.score;
+    const score = this.#t.ops.score;
+    const records = this.#t.records;
     const results: SearchHit[] = new Array(res.slots.length);
     for (let i = 0; i < res.slots.length; i++) {
       const d = res.distances[i]!;
-      results[i] = { record: t.summary(res.slots[i]!), distance: d, score: score(d) };
+      results[i] = { record: records[res.slots[i]!]!, distance: d, score: score(d) };
     }
     return { results, search_mode: res.mode };
   }
@@ -358,7 +353,7 @@ export class CollectionStore {
   }
 
   /** Entity key of a live slot: the order of equal scores, the same on every node. */
-  readonly #tieKey = (slot: number): string => this.#t.rows.keyAt(slot);
+  readonly #tieKey = (slot: number): string => this.#t.records[slot]!.key;
 
   /** `search`'s planned slots, answered here. */
   #searchSlots(params: SearchParams): PlannedResult {
@@ -390,13 +385,16 @@ export class CollectionStore {
   /**
    * The live records passing a filter, without their vectors (listings and deletes by filter).
    * @param params `{ where?, filter? }`
-   * @returns their summaries (fresh objects), in slot order
+   * @returns the store's own record objects, in slot order: read them, never change them
    * @throws InvalidFilterError
    */
   select(params: FilterParams = {}): RecordSummary[] {
     const accept = this.#acceptor(params);
     const out: RecordSummary[] = [];
-    for (let s = 0; s < this.#t.slotCount; s++) if (accept(s)) out.push(this.#t.summary(s));
+    for (let s = 0; s < this.#t.slotCount; s++) {
+      const rec = this.#t.records[s];
+      if (rec !== undefined && accept(s)) out.push(rec);
+    }
     return out;
   }
 
@@ -412,8 +410,8 @@ export class CollectionStore {
    */
   keywordSearch(params: KeywordSearchParams): KeywordAnswer {
     const hits = this.#keywordSlots(params);
-    const t = this.#t;
-    return { results: hits.slots.map((s, i) => ({ record: t.summary(s), score: hits.scores[i]! })) };
+    const records = this.#t.records;
+    return { results: hits.slots.map((s, i) => ({ record: records[s]!, score: hits.scores[i]! })) };
   }
 
   #keywordSlots(params: KeywordSearchParams): { slots: number[]; scores: number[] } {
@@ -453,7 +451,7 @@ export class CollectionStore {
     const t = this.#t;
     const q = this.#queryVector(params.vector);
     return fuse(vec, kw.slots, k, {
-      record: (slot) => t.summary(slot),
+      record: (slot) => t.records[slot]!,
       distance: (slot) => t.ops.distance(q, t.view(slot)),
     });
   }

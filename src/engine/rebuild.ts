@@ -20,6 +20,7 @@ import type { CollectionDefinition } from '../collections/index.ts';
 import { GRAPH_GROWTH, type Graph } from './hnsw/graph.ts';
 import { HalfGraph } from './hnsw/halfGraph.ts';
 import { REBUILD_DELETED_MIN, REBUILD_DELETED_RATIO } from './hnsw/params.ts';
+import type { StoredRecord } from './recordView.ts';
 import { buildInWorker, REBUILD_WORKER_URL, RebuildCancelledError, type WorkerBuild } from './rebuildThread.ts';
 import { SLICE_MS, yieldToLoop } from './slices.ts';
 import { emptyGraph, graphParams, growInt32, type SlotTable } from './slotTable.ts';
@@ -93,7 +94,7 @@ export async function rebuildGraph(t: SlotTable, def: CollectionDefinition): Pro
   let label = 0;
   let t0 = performance.now();
   for (let s = 0; s < t.slotCount; s++) {
-    if (!t.has(s)) continue;
+    if (t.records[s] === undefined) continue;
     graph.add(vectorOf(t, s), label);
     labelSlot[label] = s;
     slotLabel[s] = label;
@@ -109,20 +110,14 @@ export async function rebuildGraph(t: SlotTable, def: CollectionDefinition): Pro
   t.nextLabel = label;
 }
 
-/**
- * Marks a slot whose record changed while its vector was being copied: odd (the slot has a label, to
- * be dropped later) and never a slot's epoch.
- */
-const STALE = -1;
-
-/** Whether a held epoch stands for a label (an odd epoch: the slot held a record). */
-const labelled = (epoch: number | undefined): boolean => epoch !== undefined && (epoch & 1) !== 0;
+/** Marks a slot whose record changed while its vector was being copied: the label is dropped later. */
+const STALE = Object.freeze({}) as StoredRecord;
 
 /** The new graph and what it holds, per slot, while it catches up with the committed records. */
 type Shadow = {
   graph: Graph;
-  /** The epoch (recordColumns.ts) of the record each slot's label stands for; even or absent: no label. */
-  held: number[];
+  /** The record each slot's label stands for (undefined: no label). */
+  held: (StoredRecord | undefined)[];
   slotLabel: Int32Array;
   labelSlot: Int32Array;
   nextLabel: number;
@@ -260,17 +255,14 @@ export class GraphRebuilder {
     // The live slots now; their vectors are copied in slices, and a slot whose record changed before
     // its copy is marked STALE so the catch-up drops its label.
     const slotCount = t.slotCount;
-    const held: number[] = new Array(slotCount);
+    const held: (StoredRecord | undefined)[] = t.records.slice(0, slotCount);
     const slots: number[] = [];
-    for (let s = 0; s < slotCount; s++) {
-      held[s] = t.rows.epoch(s);
-      if (labelled(held[s])) slots.push(s);
-    }
+    for (let s = 0; s < slotCount; s++) if (held[s] !== undefined) slots.push(s);
     const vectors = new Float32Array(slots.length * dim);
     let t0 = performance.now();
     for (let i = 0; i < slots.length; i++) {
       const s = slots[i]!;
-      if (t.rows.epoch(s) !== held[s]) held[s] = STALE;
+      if (t.records[s] !== held[s]) held[s] = STALE;
       vectors.set(vectorOf(t, s), i * dim);
       if ((i & 255) === 255 && performance.now() - t0 > SLICE_MS) {
         await yieldToLoop();
@@ -332,21 +324,16 @@ export class GraphRebuilder {
   /** Brings one slot of the shadow up to the committed record; false when it already was. */
   #replay(shadow: Shadow, s: number): boolean {
     const t = this.#t;
-    const now = t.rows.epoch(s);
-    const was = shadow.held[s] ?? 0;
+    const now = t.records[s];
+    const was = shadow.held[s];
     if (now === was) return false;
-    if (!labelled(was) && !labelled(now)) {
-      // Filled and emptied meanwhile: nothing to replay.
-      shadow.held[s] = now;
-      return false;
-    }
-    if (labelled(was)) {
+    if (was !== undefined) {
       const label = shadow.slotLabel[s]!;
       shadow.graph.remove(label);
       shadow.labelSlot[label] = -1;
       shadow.slotLabel[s] = -1;
     }
-    if (labelled(now)) {
+    if (now !== undefined) {
       const label = shadow.nextLabel++;
       shadow.graph.reserve(1);
       shadow.labelSlot = growInt32(shadow.labelSlot, label + 1, -1);

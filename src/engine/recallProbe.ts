@@ -23,7 +23,7 @@ export function recallProbe(
   if (t.live <= k || t.slotCount === 0) return undefined;
   // Samples spread over the slots by the golden ratio; free slots skip to the next live one.
   let slot = Math.floor(((sample * 0.6180339887498949 + 0.5) % 1) * t.slotCount);
-  for (let tries = 0; !t.has(slot); tries++) {
+  for (let tries = 0; t.records[slot] === undefined; tries++) {
     if (tries >= t.slotCount) return undefined;
     slot = (slot + 1) % t.slotCount;
   }

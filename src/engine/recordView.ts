@@ -1,14 +1,14 @@
-// The record shapes a collection store hands out: the summary search hits carry (everything but the
-// vector) and what get/records readers get (a fresh object owning a copy of its vector). The store
-// itself keeps neither: its records are columns (slotTable.ts).
+// The record shapes of a collection store: what a slot keeps (everything but the vector, which lives
+// in the slab, and what search hits carry) and what get/records readers get (a fresh object owning a
+// copy of its vector).
 
 import type { AttributeValue, VectorRecord } from '../collections/index.ts';
 import { halfvecOf } from './vectorSlab.ts';
 
 /**
- * A record without its vector and the fields every record of a store shares (its collection's name and
- * dimension), which readers get from the store: what search hits and listings carry, built from the
- * store's columns on demand (slotTable.ts `summary`).
+ * What a slot keeps of a record: everything but the vector (in the slab or the graph) and the fields
+ * every record of a store shares (its collection's name and dimension: 16 bytes a record), which
+ * readers get from the store.
  */
 export type StoredRecord = Omit<VectorRecord, 'vector' | 'halfvec' | 'collection' | 'dim'>;
 
@@ -55,4 +55,70 @@ export class RecordView implements VectorRecord {
   set halfvec(bytes: Uint8Array) {
     this.#halfvec = bytes;
   }
+}
+
+/**
+ * The attributes of every record that has none: one object (nothing writes to a stored record's
+ * attributes but the string sharing, which finds no names here), frozen so that nothing can.
+ */
+const NO_ATTRIBUTES: Readonly<Record<string, AttributeValue>> = Object.freeze(Object.setPrototypeOf({}, null));
+
+/** A value JSON carries exactly (it has no −0, NaN or ±Infinity). */
+function jsonExact(v: AttributeValue): boolean {
+  return typeof v !== 'number' || (Number.isFinite(v) && !Object.is(v, -0));
+}
+
+/**
+ * A record's attributes as a fast-properties object with no prototype, sized to its properties.
+ * Decoders build them with `Object.create(null)`, which V8 keeps in dictionary mode (about 200 bytes
+ * for two attributes); an object literal preallocates four properties (56 bytes for one to four);
+ * JSON.parse allocates exactly the properties it reads (40 bytes for two), so values JSON carries
+ * exactly go through it. The prototype is dropped after parsing (JSON.parse makes `__proto__`, a valid
+ * attribute name, an own property) or, for the literal, before any name is set.
+ * @param attrs the decoded attributes
+ * @returns a copy with the same own properties, in the same order (the shared empty object for none)
+ */
+export function compactAttributes(attrs: Readonly<Record<string, AttributeValue>>): Record<string, AttributeValue> {
+  const names = Object.keys(attrs);
+  if (names.length === 0) return NO_ATTRIBUTES as Record<string, AttributeValue>;
+  let out: Record<string, AttributeValue>;
+  if (!Array.isArray(attrs) && names.every((name) => jsonExact(attrs[name]!))) {
+    out = JSON.parse(JSON.stringify(attrs));
+    Object.setPrototypeOf(out, null);
+  } else {
+    out = {};
+    Object.setPrototypeOf(out, null);
+    for (const name of names) out[name] = attrs[name]!;
+  }
+  return out;
+}
+
+/**
+ * Attributes read from a snapshot's JSON, kept as they are (JSON.parse sized them: see
+ * compactAttributes) once their prototype is dropped.
+ * @param parsed an object JSON.parse made, the caller's to give away
+ */
+export function parsedAttributes(parsed: Record<string, AttributeValue>): Record<string, AttributeValue> {
+  if (Array.isArray(parsed)) return compactAttributes(parsed);
+  if (Object.keys(parsed).length === 0) return NO_ATTRIBUTES as Record<string, AttributeValue>;
+  Object.setPrototypeOf(parsed, null);
+  return parsed;
+}
+
+/**
+ * The part of a record a slot keeps.
+ * @param rec an incoming record
+ * @returns a fresh object with the stored fields only: keeping the caller's record would pin its vector
+ * arrays (and its attributes in dictionary mode, see compactAttributes)
+ */
+export function storedRecord(rec: VectorRecord): StoredRecord {
+  return {
+    key: rec.key,
+    owner: rec.owner,
+    creator: rec.creator,
+    id: rec.id,
+    expiresAt: rec.expiresAt,
+    document: rec.document,
+    attributes: compactAttributes(rec.attributes),
+  };
 }

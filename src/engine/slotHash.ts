@@ -12,42 +12,26 @@ const DELETED = -2;
 const LOAD_MAX = 0.7;
 const MIN_CAPACITY = 16;
 
-/** FNV-1a's starting value and one step: callers hashing a slot's key from bytes (SlotKeys) use them. */
-export const FNV_START = 0x811c9dc5;
-export const fnvStep = (h: number, unit: number): number => Math.imul(h ^ unit, 0x01000193);
-/** Folds the high bits in: the table takes the low ones. */
-export const fnvEnd = (h: number): number => (h ^ (h >>> 15)) >>> 0;
-
-/** The hash of a string: FNV-1a over its UTF-16 units. */
-export function hashOf(s: string): number {
-  let h = FNV_START;
-  for (let i = 0; i < s.length; i++) h = fnvStep(h, s.charCodeAt(i));
-  return fnvEnd(h);
+function hashOf(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  // Fold the high bits in: the table takes the low ones.
+  return (h ^ (h >>> 15)) >>> 0;
 }
-
-/**
- * A slot's key read where the caller keeps it without making a string: its hash (equal to `hashOf` of
- * the key) and a comparison with a string. For keys kept as bytes, where `keyOf` would build a string
- * at every probe.
- */
-export type SlotKeys = { hash(slot: number): number; equals(slot: number, key: string): boolean };
 
 export class SlotHash {
   #table = new Int32Array(MIN_CAPACITY).fill(EMPTY);
   #live = 0;
   #used = 0;
   /** The string of a slot the table holds (called only with such slots). */
-  readonly #keys: SlotKeys;
+  readonly #keyOf: (slot: number) => string;
 
   /**
    * @param keyOf the string a slot was set under, read from where the caller keeps it: it must answer
-   * the same until the slot's entry is deleted or set to another slot; or that key's hash and comparison
+   * the same until the slot's entry is deleted or set to another slot
    */
-  constructor(keyOf: ((slot: number) => string) | SlotKeys) {
-    this.#keys =
-      typeof keyOf === 'function'
-        ? { hash: (slot) => hashOf(keyOf(slot)), equals: (slot, key) => keyOf(slot) === key }
-        : keyOf;
+  constructor(keyOf: (slot: number) => string) {
+    this.#keyOf = keyOf;
   }
 
   /** Entries held. */
@@ -102,7 +86,7 @@ export class SlotHash {
     for (let j = hashOf(key) & mask; ; j = (j + 1) & mask) {
       const slot = table[j]!;
       if (slot === EMPTY) return -1;
-      if (slot >= 0 && this.#keys.equals(slot, key)) return j;
+      if (slot >= 0 && this.#keyOf(slot) === key) return j;
     }
   }
 
@@ -114,7 +98,7 @@ export class SlotHash {
     const mask = cap - 1;
     for (const slot of old) {
       if (slot < 0) continue;
-      let j = this.#keys.hash(slot) & mask;
+      let j = hashOf(this.#keyOf(slot)) & mask;
       while (table[j] !== EMPTY) j = (j + 1) & mask;
       table[j] = slot;
     }

@@ -1,5 +1,5 @@
 // The state every phase of a collection store works on (ARCHITECTURE.md §1): records in dense, reused
-// *slots* (their fields in typed columns, recordColumns.ts and attributeColumns.ts, not one object each), the HNSW graph that knows them by *labels* (fresh per insert, because hnswlib reuses the
+// *slots*, the HNSW graph that knows them by *labels* (fresh per insert, because hnswlib reuses the
 // memory of deleted elements only for new labels) and keeps their vectors, the occupied flags, the
 // attribute columns, the id and key maps and the keyword index. The phases (staging.ts inserts, rebuild.ts compacts, snapshot.ts
 // saves and loads, collectionStore.ts reads) share it as pgvector's build/insert/scan/vacuum share an
@@ -18,7 +18,6 @@ import { HalfGraph } from './hnsw/halfGraph.ts';
 import { KeywordIndex } from './keyword.ts';
 import type { MetricOps } from './metrics.ts';
 import type { AllowedMemo, PlannerContext } from './plan/types.ts';
-import { RecordColumns, type RecordFields } from './recordColumns.ts';
 import type { StoredRecord } from './recordView.ts';
 import { SlotHash } from './slotHash.ts';
 import { VectorSlab } from './vectorSlab.ts';
@@ -44,17 +43,13 @@ export function emptyGraph(ops: MetricOps, def: CollectionDefinition, capacity?:
   return HalfGraph.create(ops, def.dim, graphParams(def), capacity);
 }
 
-/** Entries of a store's summary cache (a power of two). */
-const SUMMARY_CACHE = 256;
-
 export class SlotTable {
   readonly ops: MetricOps;
   /** The store's graph, which keeps the only copy of the vectors. */
   graph: Graph;
 
   // Per slot.
-  /** The records' fields but attributes and vector (`has` says which slots hold one). */
-  readonly rows = new RecordColumns();
+  records: (StoredRecord | undefined)[] = [];
   /** The occupied flags (the graph keeps the vectors: the slab holds none). */
   readonly vectors: VectorSlab;
   slotLabel: Int32Array = new Int32Array(0);
@@ -70,12 +65,12 @@ export class SlotTable {
   /** A block is staged: its labels are in the graph but not visible. */
   pending = false;
 
-  /** Live slots by record id (the ids are read back from `rows`: the table holds no strings). */
-  readonly byId = new SlotHash(this.rows.ids);
+  /** Live slots by record id (the ids are read back from `records`: the table holds no strings). */
+  readonly byId = new SlotHash((slot) => this.records[slot]!.id);
   /** Made when first used: an empty collection holds no MiniSearch. */
   #keyword: KeywordIndex | undefined;
-  /** Recent summaries by slot (see `summary`). */
-  #summaries: { slot: Int32Array; epoch: Uint32Array; rec: (StoredRecord | undefined)[] } | undefined;
+  /** The last expiry placed: the records of a block mostly share one, and a BigInt costs ~24 bytes each. */
+  #expiry = 0n;
   /** What `view` decodes a graph's vector into. */
   #scratch: Float32Array | undefined;
 
@@ -83,7 +78,7 @@ export class SlotTable {
     this.ops = ops;
     this.graph = emptyGraph(ops, def);
     this.vectors = new VectorSlab(def.dim, false);
-    this.columns = new AttributeColumns(() => this.vectors.capacity, this.rows);
+    this.columns = new AttributeColumns(() => this.vectors.capacity);
     this.columns.reset(def.attributes);
   }
 
@@ -98,55 +93,13 @@ export class SlotTable {
 
   /** Re-declares the attribute columns for a new definition and refills them from the live records. */
   reindexAttributes(def: CollectionDefinition): void {
-    // Read out before the reset: the columns being replaced hold them.
-    const held = new Map<number, StoredRecord>();
-    for (let s = 0; s < this.slotCount; s++) if (this.has(s)) held.set(s, this.summary(s));
     this.columns.reset(def.attributes);
-    this.columns.grow(this.vectors.capacity);
-    for (const [s, rec] of held) {
+    for (let s = 0; s < this.slotCount; s++) {
+      const rec = this.records[s];
+      if (rec === undefined) continue;
       this.columns.set(s, rec);
       this.columns.indexSlot(s, true);
     }
-  }
-
-  /** Whether a slot holds a live record. */
-  has(slot: number): boolean {
-    return this.vectors.live[slot] === 1;
-  }
-
-  /**
-   * A live slot's record without its vector, built from the columns: an object no later change of the
-   * slot touches (a changed slot gets a new one), which readers must not change.
-   */
-  summary(slot: number): StoredRecord {
-    // Hits repeat (popular records, repeated queries): a small cache by slot, checked against the slot's
-    // epoch, spares building them again. Made at the first read, so a store never read holds none.
-    const c = (this.#summaries ??= {
-      slot: new Int32Array(SUMMARY_CACHE).fill(-1),
-      epoch: new Uint32Array(SUMMARY_CACHE),
-      rec: new Array(SUMMARY_CACHE),
-    });
-    const i = slot & (SUMMARY_CACHE - 1);
-    const epoch = this.rows.epoch(slot);
-    if (c.slot[i] === slot && c.epoch[i] === epoch) return c.rec[i]!;
-    const rec = this.#summary(slot);
-    c.slot[i] = slot;
-    c.epoch[i] = epoch;
-    c.rec[i] = rec;
-    return rec;
-  }
-
-  #summary(slot: number): StoredRecord {
-    const r = this.rows;
-    return {
-      key: r.keyAt(slot),
-      owner: r.ownerAt(slot),
-      creator: r.creatorAt(slot),
-      id: r.idAt(slot),
-      expiresAt: r.expiresAt(slot),
-      document: r.documentAt(slot),
-      attributes: this.columns.attributesAt(slot),
-    };
   }
 
   /**
@@ -177,20 +130,18 @@ export class SlotTable {
     const cap = this.vectors.capacity;
     this.slotLabel = growInt32(this.slotLabel, cap, -1);
     this.columns.grow(cap);
-    // To the slots used, not the slab's capacity: a row is wide, and a small collection must stay small.
-    this.rows.grow(n);
   }
 
-  /**
-   * Makes a slot live; its vector is already in the graph under `label`. The record's fields are copied
-   * into the columns: nothing keeps `rec`.
-   */
-  place(slot: number, rec: RecordFields & Pick<StoredRecord, 'attributes'>, label: number): void {
-    this.rows.set(slot, rec);
+  /** Makes a slot live; its vector is already in the graph under `label`. `rec` becomes the table's own. */
+  place(slot: number, rec: StoredRecord, label: number): void {
+    if (rec.expiresAt === this.#expiry) rec.expiresAt = this.#expiry;
+    else this.#expiry = rec.expiresAt;
+    this.records[slot] = rec;
     this.vectors.live[slot] = 1;
     this.slotLabel[slot] = label;
     this.labelSlot[label] = slot;
     this.columns.set(slot, rec);
+    this.columns.share(slot, rec, this.records);
     this.columns.indexSlot(slot, true);
     this.byId.set(rec.id, slot);
     this.live++;
@@ -198,16 +149,17 @@ export class SlotTable {
 
   /** Drops a live slot's record everywhere and frees the slot. */
   remove(slot: number): void {
-    if (!this.has(slot)) return;
+    const rec = this.records[slot];
+    if (rec === undefined) return;
     this.columns.indexSlot(slot, false);
     const label = this.slotLabel[slot]!;
     this.graph.remove(label);
     this.labelSlot[label] = -1;
     this.slotLabel[slot] = -1;
-    this.keyword.remove(slot, this.rows.documentAt(slot));
-    this.byId.delete(this.rows.idAt(slot), slot);
+    this.keyword.remove(slot, rec.document);
+    this.byId.delete(rec.id, slot);
     this.columns.set(slot, undefined);
-    this.rows.clear(slot);
+    this.records[slot] = undefined;
     this.vectors.live[slot] = 0;
     this.freeSlots.push(slot);
     this.live--;
@@ -216,9 +168,8 @@ export class SlotTable {
   /** Whether a slot holds a live record passing `cond` (every live record without one). */
   acceptor(cond: Cond | undefined): (slot: number) => boolean {
     const predicate = cond === undefined ? undefined : buildPredicate(cond, this.columns);
-    // The flags of the moment: a search runs before the next block can grow them.
-    const live = this.vectors.live;
-    return predicate === undefined ? (s) => live[s] === 1 : (s) => live[s] === 1 && predicate(s);
+    const recs = this.records;
+    return predicate === undefined ? (s) => recs[s] !== undefined : (s) => recs[s] !== undefined && predicate(s);
   }
 
   /**
@@ -255,7 +206,7 @@ export class SlotTable {
       },
       index: (field) => t.columns.index(field),
       forEachLive: (fn: (slot: number) => void) => {
-        for (let s = 0; s < t.slotCount; s++) if (t.has(s)) fn(s);
+        for (let s = 0; s < t.slotCount; s++) if (t.records[s] !== undefined) fn(s);
       },
     };
   }

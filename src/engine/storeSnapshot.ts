@@ -10,6 +10,7 @@ import { defined } from '../defined.ts';
 import { HalfGraph } from './hnsw/halfGraph.ts';
 import { KeywordIndex } from './keyword.ts';
 import type { RebuildOptions } from './rebuild.ts';
+import { parsedAttributes, type StoredRecord } from './recordView.ts';
 import { graphParams, growInt32, type SlotTable } from './slotTable.ts';
 import { buildFromHalves } from './snapshotConversion.ts';
 
@@ -74,8 +75,8 @@ export async function writeStoreSnapshot(
   await t.graph.write(join(dir, 'hnsw.bin'));
   const tuples: RecordTuple[] = [];
   for (let s = 0; s < t.slotCount; s++) {
-    if (!t.has(s)) continue;
-    const rec = t.summary(s);
+    const rec = t.records[s];
+    if (rec === undefined) continue;
     // No prototype, so an attribute named `__proto__` is written like any other.
     const attributes: Record<string, AttributeValue | string> = Object.create(null);
     for (const [attr, v] of Object.entries(rec.attributes)) {
@@ -191,22 +192,30 @@ export async function restoreStoreSnapshot(
   let compact = 0;
   for (const [slot, written, key, owner, creator, id, expiresAt, document, stored] of tuples) {
     const label = convert ? compact++ : written;
-    // JSON.parse made own properties (`__proto__` included); the columns copy them.
-    const attributes = stored as Record<string, AttributeValue>;
+    // JSON.parse made own properties (`__proto__` included) and sized the object to them.
+    const attributes = parsedAttributes(stored as Record<string, AttributeValue>);
     for (const [k, v] of Object.entries(attributes))
       if (definition.attributes[k] === 'f32' && typeof v === 'string') attributes[k] = Number(v);
-    t.place(
-      slot,
-      { key, owner, creator: creator ?? undefined, id, expiresAt: BigInt(expiresAt), document, attributes },
-      label,
-    );
+    const rec: StoredRecord = {
+      key,
+      owner,
+      creator: creator ?? undefined,
+      id,
+      expiresAt: BigInt(expiresAt),
+      document,
+      attributes,
+    };
+    t.place(slot, rec, label);
   }
   for (let s = 0; s < manifest.slotCount; s++) if (occupied[s] === 0) t.freeSlots.push(s);
   t.keyword = KeywordIndex.fromJSON(keywordJson);
   if (t.keyword.dirty) {
     // Older snapshots discarded documents lazily; rebuild so scores depend on the documents only.
     t.keyword = new KeywordIndex();
-    for (let s = 0; s < t.slotCount; s++) if (t.has(s)) t.keyword.add(s, t.rows.documentAt(s));
+    for (let s = 0; s < t.slotCount; s++) {
+      const rec = t.records[s];
+      if (rec !== undefined) t.keyword.add(s, rec.document);
+    }
   }
   if (graphRead !== undefined) {
     t.graph = await graphRead;

@@ -16,7 +16,7 @@
 
 import { compareBytewise } from '../../query/index.ts';
 import { ARRAY_GROWTH, grownLength } from '../arrayGrowth.ts';
-import { SlotHash, type SlotKeys } from '../slotHash.ts';
+import { SlotHash } from '../slotHash.ts';
 import type { Key } from './types.ts';
 
 function compareKeys(a: Key, b: Key): number {
@@ -68,11 +68,10 @@ export class AttributeIndex {
   /**
    * @param keyOf for an index of string keys the caller keeps: the key a slot was added under, read
    * back until the slot is removed (the keys with one slot are then kept in a SlotHash, not the Map)
-   * @param keys the same keys' hash and comparison without a string (SlotKeys), when the caller has them
    */
-  constructor(keyOf?: (slot: number) => string, keys?: SlotKeys) {
+  constructor(keyOf?: (slot: number) => string) {
     this.#keyOf = keyOf;
-    this.#singles = keyOf === undefined ? undefined : new SlotHash(keys ?? keyOf);
+    this.#singles = keyOf === undefined ? undefined : new SlotHash(keyOf);
   }
 
   #get(key: Key): Posting | undefined {

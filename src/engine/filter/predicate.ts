@@ -7,20 +7,10 @@ import type { CompareOp, Cond, Field, Key, Leaf } from './types.ts';
 
 /**
  * Attribute values by slot, as the store keeps them: numeric and bool attributes in a Float64Array
- * (NaN = absent), strings in an array (undefined = absent), `$owner` and `$creator` as numbers into a
- * table of their values (0 = absent), `$key` read from its bytes (recordColumns.ts). Typed reads keep
- * the HNSW traversal filter close to a bare typed-array lookup (ARCHITECTURE.md §10.4).
+ * (NaN = absent), strings and meta attributes in an array (undefined = absent). Typed reads keep the
+ * HNSW traversal filter close to a bare typed-array lookup (ARCHITECTURE.md §10.4).
  */
-export type Column =
-  | { kind: 'num'; data: Float64Array }
-  | { kind: 'str'; data: (string | undefined)[] }
-  | { kind: 'ref'; refs: Uint32Array; values: readonly (string | undefined)[] }
-  | { kind: 'key'; at: (slot: number) => string | undefined; equals: (slot: number, key: string) => boolean };
-
-/** A string column's value at a slot (undefined: absent). */
-export function stringAt(col: Exclude<Column, { kind: 'num' }>, slot: number): string | undefined {
-  return col.kind === 'str' ? col.data[slot] : col.kind === 'ref' ? col.values[col.refs[slot]!] : col.at(slot);
-}
+export type Column = { kind: 'num'; data: Float64Array } | { kind: 'str'; data: (string | undefined)[] };
 
 /** Where predicates read values. */
 export type RowSource = {
@@ -137,25 +127,11 @@ export function buildPredicate(cond: Cond, rows: RowSource): SlotPredicate {
           return !Number.isNaN(v) && test(v);
         };
       }
-      const eq = cond.t === 'cmp' && cond.op === '=' ? cond.key : undefined;
-      if (col.kind === 'ref') {
-        const { refs, values } = col;
-        if (eq !== undefined) return (s) => values[refs[s]!] === eq;
-        return (s) => {
-          const v = values[refs[s]!];
-          return v !== undefined && test(v);
-        };
-      }
-      if (col.kind === 'key') {
-        const { at, equals } = col;
-        if (typeof eq === 'string') return (s) => equals(s, eq);
-        return (s) => {
-          const v = at(s);
-          return v !== undefined && test(v);
-        };
-      }
       const data = col.data;
-      if (eq !== undefined) return (s) => data[s] === eq;
+      if (cond.t === 'cmp' && cond.op === '=') {
+        const key = cond.key;
+        return (s) => data[s] === key;
+      }
       return (s) => {
         const v = data[s];
         return v !== undefined && test(v);
