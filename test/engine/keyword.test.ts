@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import MiniSearch from 'minisearch';
 import { CollectionStore, rrf, RRF_K, tokenize } from '../../src/engine/index.ts';
 import { KeywordIndex } from '../../src/engine/keyword.ts';
+import { indexScores, referenceScores } from '../helpers/keywordReference.ts';
 import { definition, makeRecord } from './helpers.ts';
 
 const DIM = 4;
@@ -135,28 +135,6 @@ describe('KeywordIndex: compact postings', () => {
   const op = fc.record({ slot: fc.integer({ min: 0, max: 12 }), text: fc.option(text, { nil: undefined }) });
   const queries = ['doc', 'cat dog', 'fox 7', '3', '12 doc', '40 39 38'];
 
-  /** Scores by slot from a stock MiniSearch built from `docs` alone, its average length set exactly. */
-  function reference(docs: Map<number, string>, query: string): Map<number, number> {
-    const mini = new MiniSearch<{ id: number; text: string }>({
-      fields: ['text'],
-      tokenize: (t) => tokenize(t, 'index'),
-      processTerm: (t) => t,
-      searchOptions: { tokenize: (t) => tokenize(t, 'query'), processTerm: (t) => t },
-    });
-    let total = 0;
-    for (const [id, t] of docs) {
-      mini.add({ id, text: t });
-      total += new Set(tokenize(t)).size;
-    }
-    (mini as unknown as { _avgFieldLength: number[] })._avgFieldLength[0] = total / docs.size;
-    return new Map(mini.search(query).map((h) => [h.id as number, h.score]));
-  }
-
-  function scores(idx: KeywordIndex, query: string): Map<number, number> {
-    const { slots, scores } = idx.search(query, 100, () => true, String);
-    return new Map(slots.map((s, i) => [s, scores[i]!]));
-  }
-
   test('property: scores equal a stock MiniSearch over the current documents, bit for bit, after any history and a reload', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
@@ -176,16 +154,16 @@ describe('KeywordIndex: compact postings', () => {
         assert.equal(idx.size, docs.size);
         const loaded = KeywordIndex.fromJSON(JSON.stringify(idx.toJSON()));
         for (const q of queries) {
-          const want = docs.size === 0 ? new Map() : reference(docs, q);
-          assert.deepEqual(scores(idx, q), want, q);
-          assert.deepEqual(scores(loaded, q), want, `${q} (reloaded)`);
+          const want = docs.size === 0 ? new Map() : referenceScores(docs, q);
+          assert.deepEqual(indexScores(idx, q), want, q);
+          assert.deepEqual(indexScores(loaded, q), want, `${q} (reloaded)`);
         }
         // The reloaded index keeps taking changes like the live one.
         for (const [slot, t] of docs) {
           loaded.remove(slot, t);
           idx.remove(slot, t);
         }
-        for (const q of queries) assert.equal(scores(loaded, q).size + scores(idx, q).size, 0);
+        for (const q of queries) assert.equal(indexScores(loaded, q).size + indexScores(idx, q).size, 0);
       }),
       { numRuns: 200 },
     );

@@ -7,33 +7,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import MiniSearch from 'minisearch';
-import { KeywordIndex, SlotCounts, tokenize } from '../../src/engine/keyword.ts';
+import { KeywordIndex, SlotCounts } from '../../src/engine/keyword.ts';
 import { heapNodes } from '../helpers/heapSnapshot.ts';
+import { indexScores, referenceScores } from '../helpers/keywordReference.ts';
 
 const liveBytes = async () => (await heapNodes()).reduce((sum, n) => sum + n.selfSize, 0);
-
-/** Scores by slot from a stock MiniSearch over `docs`, its average length set exactly (as keyword.test.ts). */
-function reference(docs: ReadonlyMap<number, string>, query: string): Map<number, number> {
-  const mini = new MiniSearch<{ id: number; text: string }>({
-    fields: ['text'],
-    tokenize: (t) => tokenize(t, 'index'),
-    processTerm: (t) => t,
-    searchOptions: { tokenize: (t) => tokenize(t, 'query'), processTerm: (t) => t },
-  });
-  let total = 0;
-  for (const [id, t] of docs) {
-    mini.add({ id, text: t });
-    total += new Set(tokenize(t)).size;
-  }
-  (mini as unknown as { _avgFieldLength: number[] })._avgFieldLength[0] = total / docs.size;
-  return new Map(mini.search(query).map((h) => [h.id as number, h.score]));
-}
-
-function scores(idx: KeywordIndex, query: string): Map<number, number> {
-  const { slots, scores } = idx.search(query, 100, () => true, String);
-  return new Map(slots.map((s, i) => [s, scores[i]!]));
-}
 
 describe('KeywordIndex: layout', () => {
   test('a short document with a term of its own costs at most 200 bytes of heap beyond its text', async () => {
@@ -94,7 +72,7 @@ test('KeywordIndex: adding to a slot that holds a document replaces it', () => {
       }
       assert.equal(idx.size, docs.size);
       for (const q of ['cat', 'dog fox', '7', '東京'])
-        assert.deepEqual(scores(idx, q), docs.size === 0 ? new Map() : reference(docs, q), q);
+        assert.deepEqual(indexScores(idx, q), docs.size === 0 ? new Map() : referenceScores(docs, q), q);
     }),
     { numRuns: 100 },
   );
@@ -112,7 +90,7 @@ describe('KeywordIndex: snapshots of the MiniSearch-based index', () => {
     const idx = KeywordIndex.fromJSON(JSON.stringify(fixture.index));
     assert.equal(idx.size, docs.size);
     assert.equal(idx.dirty, false);
-    for (const q of queries) assert.deepEqual(scores(idx, q), reference(docs, q), q);
+    for (const q of queries) assert.deepEqual(indexScores(idx, q), referenceScores(docs, q), q);
   });
 
   test('keep taking changes after the load, and write a snapshot that loads the same', () => {
@@ -126,8 +104,8 @@ describe('KeywordIndex: snapshots of the MiniSearch-based index', () => {
     live.set(12, 'cat on a doc');
     const again = KeywordIndex.fromJSON(JSON.stringify(idx.toJSON()));
     for (const q of queries) {
-      assert.deepEqual(scores(idx, q), reference(live, q), q);
-      assert.deepEqual(scores(again, q), reference(live, q), `${q} (reloaded)`);
+      assert.deepEqual(indexScores(idx, q), referenceScores(live, q), q);
+      assert.deepEqual(indexScores(again, q), referenceScores(live, q), `${q} (reloaded)`);
     }
   });
 });
